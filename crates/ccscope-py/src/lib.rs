@@ -1,3 +1,199 @@
+//! ccscope._native: the only PyO3 code. A thin layer over ccscope-core: JSON in, numpy
+//! columns out, Rust errors mapped to typed Python exceptions, panics caught at the boundary,
+//! and the GIL released while the engine runs.
+
+use ccscope_core::output::{Column, RunOutput};
+use ccscope_core::scenario::{self, Format, Scenario};
+use ccscope_core::units::SimTime;
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_native, ScenarioError, PyValueError, "A scenario that cannot be read or does not validate; the message names the field path, the value and what is allowed.");
+create_exception!(_native, SimulationError, PyRuntimeError, "A run failed an internal check (a bug: please report it with the scenario).");
+
+fn format_of(name: &str) -> PyResult<Format> {
+    match name {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
+        other => Err(PyValueError::new_err(format!("format = {other:?}: must be \"toml\" or \"json\""))),
+    }
+}
+
+fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
+            Err(SimulationError::new_err(format!("internal error in {what}: {msg}")))
+        }
+    }
+}
+
+fn parse(text: &str, format: &str) -> PyResult<Scenario> {
+    let fmt = format_of(format)?;
+    scenario::parse(text, fmt).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Parse and validate a scenario; return it as canonical JSON with every default filled in.
+#[pyfunction]
+#[pyo3(signature = (text, format = "json"))]
+fn validate(text: &str, format: &str) -> PyResult<String> {
+    guarded("validate", || Ok(parse(text, format)?.to_json()))
+}
+
+/// Parse, validate and expand a scenario to its explicit form (graph + flow list), as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, format = "json"))]
+fn expand(text: &str, format: &str) -> PyResult<String> {
+    guarded("expand", || {
+        let sc = parse(text, format)?;
+        let ex = sc.expand().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(ex.to_json())
+    })
+}
+
+/// Render a scenario (JSON text) as TOML.
+#[pyfunction]
+fn to_toml(json_text: &str) -> PyResult<String> {
+    guarded("to_toml", || {
+        let sc = parse(json_text, "json")?;
+        sc.to_toml().map_err(|e| SimulationError::new_err(e))
+    })
+}
+
+/// JSON Schema of the scenario, with field docs, units and defaults.
+#[pyfunction]
+fn schema() -> String {
+    scenario::json_schema()
+}
+
+/// A simulation in progress. Drive it with run_until / step; finish() returns the tables.
+#[pyclass(module = "ccscope._native")]
+struct Simulation {
+    inner: Option<ccscope_core::Simulation>,
+}
+
+impl Simulation {
+    fn sim(&mut self) -> PyResult<&mut ccscope_core::Simulation> {
+        self.inner.as_mut().ok_or_else(|| SimulationError::new_err("this simulation has finished"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Build from scenario JSON; `until_s` overrides the scenario's until_s.
+    #[new]
+    #[pyo3(signature = (scenario_json, until_s = None))]
+    fn new(scenario_json: &str, until_s: Option<f64>) -> PyResult<Self> {
+        guarded("build", || {
+            let sc = parse(scenario_json, "json")?;
+            if let Some(u) = until_s {
+                if !u.is_finite() || u <= 0.0 || u > scenario::MAX_TIME_S {
+                    return Err(ScenarioError::new_err(format!("until_s = {}: must be a finite number of seconds in (0, {}]", scenario::fmt_f(u), scenario::MAX_TIME_S)));
+                }
+            }
+            let sim = ccscope_core::Simulation::new(&sc, until_s).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+            Ok(Simulation { inner: Some(sim) })
+        })
+    }
+
+    /// Run every event up to time t_s (seconds), with the GIL released.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
+        if !t_s.is_finite() || t_s < 0.0 {
+            return Err(PyValueError::new_err(format!("t_s = {t_s}: must be a finite number of seconds >= 0")));
+        }
+        let sim = self.sim()?;
+        let t = SimTime::from_secs_f64(t_s);
+        py.detach(|| guarded("run", || {
+            sim.run_until(t);
+            Ok(())
+        }))
+    }
+
+    /// Process one event; returns its time in seconds, or None when no event is left.
+    fn step(&mut self) -> PyResult<Option<f64>> {
+        let sim = self.sim()?;
+        guarded("step", || Ok(sim.step().map(|t| t.as_secs_f64())))
+    }
+
+    /// Time of the next event in seconds, or None.
+    fn peek(&mut self) -> PyResult<Option<f64>> {
+        Ok(self.sim()?.peek().map(|t| t.as_secs_f64()))
+    }
+
+    /// Current simulated time, seconds.
+    #[getter]
+    fn now_s(&mut self) -> PyResult<f64> {
+        Ok(self.sim()?.now().as_secs_f64())
+    }
+
+    /// Scheduled end of the run, seconds.
+    #[getter]
+    fn end_s(&mut self) -> PyResult<f64> {
+        Ok(self.sim()?.end().as_secs_f64())
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.events_processed())
+    }
+
+    /// The expanded scenario, JSON.
+    fn scenario_json(&mut self) -> PyResult<String> {
+        Ok(self.sim()?.scenario().to_json())
+    }
+
+    /// End the run: check packet conservation and return every table.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.inner.take().ok_or_else(|| SimulationError::new_err("this simulation has finished"))?;
+        let out = py.detach(|| guarded("finish", || sim.finish().map_err(|e| SimulationError::new_err(e.to_string()))))?;
+        output_to_dict(py, out)
+    }
+}
+
+fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let tables = PyDict::new(py);
+    for t in out.tables {
+        let td = PyDict::new(py);
+        for (name, col) in t.columns {
+            match col {
+                Column::F64(v) => td.set_item(name, v.into_pyarray(py))?,
+                Column::U64(v) => td.set_item(name, v.into_pyarray(py))?,
+                Column::U32(v) => td.set_item(name, v.into_pyarray(py))?,
+                Column::U8(v) => td.set_item(name, v.into_pyarray(py))?,
+                Column::Str(v) => td.set_item(name, v)?,
+            }
+        }
+        tables.set_item(t.name, td)?;
+    }
+    d.set_item("tables", tables)?;
+    d.set_item("scenario_json", out.scenario_json)?;
+    let l = PyDict::new(py);
+    l.set_item("sent", out.ledger.sent)?;
+    l.set_item("delivered", out.ledger.delivered)?;
+    l.set_item("dropped", out.ledger.dropped)?;
+    l.set_item("in_flight", out.ledger.in_flight)?;
+    d.set_item("ledger", l)?;
+    d.set_item("events", out.events)?;
+    d.set_item("sim_time_s", out.sim_time_s)?;
+    Ok(d)
+}
+
 #[pymodule]
-fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> { m.add("X", ccscope_core::hello())?; Ok(()) }
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(expand, m)?)?;
+    m.add_function(wrap_pyfunction!(to_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! Queue policies (AQM) at switch egress ports.
+//!
+//! The port owns the buffer limit and asks its AQM, for every arriving packet, what to do:
+//! [`Verdict::Enqueue`], [`Verdict::Mark`] (set CE if the packet is ECN-capable, otherwise drop
+//! it — RFC 3168 AQM semantics, ALGORITHMS.md §2.1 [CHOICE]) or [`Verdict::Drop`].
+//! Dispatch is a closed enum; sans-IO (`now` is passed in, randomness comes from the port's
+//! own stream).
+
+pub mod red;
+pub mod threshold;
+
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::SimTime;
+pub use red::{Red, RedAction, RedConfig};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+pub use threshold::{Threshold, ThresholdConfig};
+
+/// What the queue looks like to an arriving packet (the arrival itself excluded).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    /// Packets waiting (the packet on the wire is not counted, as in ns-2).
+    pub pkts: u32,
+    pub bytes: u64,
+    /// When the queue last became empty, if it is empty now.
+    pub empty_since: Option<SimTime>,
+    /// Port line rate, bits/s.
+    pub rate_bps: f64,
+}
+
+/// An AQM's decision for one arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueue,
+    /// Set CE if the packet is ECT; a non-ECT packet is dropped instead.
+    Mark,
+    Drop,
+}
+
+/// Queue-policy configuration, chosen by `kind`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    /// Accept until the buffer is full (the port's limit), then tail-drop.
+    #[default]
+    DropTail,
+    /// DCTCP switch: mark when the instantaneous queue exceeds K (P000 eq 8).
+    Threshold(ThresholdConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993), mark or drop.
+    Red(RedConfig),
+}
+
+impl AqmConfig {
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            AqmConfig::DropTail => "drop_tail",
+            AqmConfig::Threshold(_) => "threshold",
+            AqmConfig::Red(_) => "red",
+        }
+    }
+}
+
+/// The hooks of a queue policy.
+pub trait QueuePolicy {
+    /// Called for every packet arriving at the port, before the buffer-limit check.
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict;
+}
+
+/// Closed set of queue policies.
+#[derive(Clone, Debug)]
+pub enum Aqm {
+    DropTail,
+    Threshold(Threshold),
+    Red(Red),
+}
+
+impl Aqm {
+    pub fn from_config(cfg: &AqmConfig, packet_bytes: u32) -> Aqm {
+        match cfg {
+            AqmConfig::DropTail => Aqm::DropTail,
+            AqmConfig::Threshold(c) => Aqm::Threshold(Threshold::new(c, packet_bytes)),
+            AqmConfig::Red(c) => Aqm::Red(Red::new(c, packet_bytes)),
+        }
+    }
+}
+
+impl QueuePolicy for Aqm {
+    #[inline]
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
+        match self {
+            Aqm::DropTail => Verdict::Enqueue,
+            Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
+            Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
+        }
+    }
+}

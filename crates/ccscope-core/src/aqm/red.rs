@@ -1,0 +1,259 @@
+//! Random Early Detection (Floyd & Jacobson 1993; P001 Appendix B; P003 eq 2), with the
+//! options the papers need (ALGORITHMS.md §3.2, §7.2):
+//! - EWMA `avg <- (1-w_q) avg + w_q q` per arrival (q = instantaneous queue before the arrival,
+//!   packets, or bytes / mean packet size in byte mode); after an idle period the average first
+//!   decays as `(1-w_q)^m`, m = idle time × link packet rate.
+//! - `min_th <= avg < max_th`: `p_b = max_p (avg-min_th)/(max_th-min_th)`,
+//!   `p_a = p_b / (1 - count p_b)` (F&J), or ns-2's `wait_` spacing rule when `ns2_wait`.
+//! - `avg >= max_th`: every arrival is marked (P003: "avg > max_th marks every ECT packet") or
+//!   dropped; gentle RED instead ramps `p_b = max_p + (1-max_p)(avg-max_th)/max_th` up to 2 max_th.
+//! - `action = "mark"` sets CE on ECT packets (non-ECT are dropped); `"drop"` drops.
+//! - `ns2_drop_ecn_above_p` (off by default): ns-2's `use_mark_p_` behaviour, an ECT packet is
+//!   dropped, not marked, whenever p_b >= this value (ALGORITHMS.md §3.2, E62).
+
+use super::{QueuePolicy, QueueView, Verdict};
+use crate::packet::Packet;
+use crate::rng::Rng;
+use crate::units::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedAction {
+    /// Set CE on ECT packets; drop non-ECT ones.
+    #[default]
+    Mark,
+    /// Drop.
+    Drop,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Lower threshold of the average queue, packets.
+    pub min_th_pkts: f64,
+    /// Upper threshold of the average queue, packets (> min_th_pkts).
+    pub max_th_pkts: f64,
+    /// Marking probability at max_th (0 < max_p <= 1). Default 0.1 (P001 App. B).
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+    /// EWMA weight w_q (0 < w_q <= 1). Default 0.002 (P001 App. B).
+    #[serde(default = "default_w_q")]
+    pub w_q: f64,
+    /// Gentle RED above max_th. Default false (P001 App. B).
+    #[serde(default)]
+    pub gentle: bool,
+    /// "mark" (ECN) or "drop". Default "mark".
+    #[serde(default)]
+    pub action: RedAction,
+    /// Byte mode: queue counted in mean-size packets and p_b scaled by size/mean. Default false.
+    #[serde(default)]
+    pub byte_mode: bool,
+    /// ns-2 `wait_` spacing rule instead of F&J's p_b/(1 - count p_b). Default false.
+    #[serde(default)]
+    pub ns2_wait: bool,
+    /// ns-2 `use_mark_p_`: drop ECT packets whenever p_b >= this (e.g. 0.1). Default off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_drop_ecn_above_p: Option<f64>,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_w_q() -> f64 {
+    0.002
+}
+
+#[derive(Clone, Debug)]
+pub struct Red {
+    cfg: RedConfig,
+    mean_pkt_bits: f64,
+    mean_pkt_bytes: f64,
+    /// Average queue, packets (or mean-size packets in byte mode).
+    pub avg: f64,
+    /// Arrivals since the last mark/drop (-1 below min_th, F&J).
+    pub count: i64,
+    /// p_b computed for the last arrival (for tests and probes).
+    pub last_p_b: f64,
+    /// p_a computed for the last arrival.
+    pub last_p_a: f64,
+}
+
+impl Red {
+    pub fn new(cfg: &RedConfig, packet_bytes: u32) -> Self {
+        Red {
+            cfg: cfg.clone(),
+            mean_pkt_bits: packet_bytes as f64 * 8.0,
+            mean_pkt_bytes: packet_bytes as f64,
+            avg: 0.0,
+            count: -1,
+            last_p_b: 0.0,
+            last_p_a: 0.0,
+        }
+    }
+
+    /// The EWMA update for one arrival (with idle decay), returning the new average.
+    pub fn update_average(&mut self, now: SimTime, q: &QueueView) -> f64 {
+        let w = self.cfg.w_q;
+        if let Some(since) = q.empty_since {
+            let idle_s = now.saturating_sub(since).as_secs_f64();
+            let m = idle_s * q.rate_bps / self.mean_pkt_bits;
+            if m > 0.0 {
+                self.avg *= (1.0 - w).powf(m);
+            }
+        }
+        let inst = if self.cfg.byte_mode { q.bytes as f64 / self.mean_pkt_bytes } else { q.pkts as f64 };
+        self.avg = (1.0 - w) * self.avg + w * inst;
+        self.avg
+    }
+
+    /// p_b for an average queue (before byte scaling); None above the marking range.
+    pub fn base_probability(&self, avg: f64) -> Option<f64> {
+        let c = &self.cfg;
+        if avg < c.min_th_pkts {
+            Some(0.0)
+        } else if avg < c.max_th_pkts {
+            Some(c.max_p * (avg - c.min_th_pkts) / (c.max_th_pkts - c.min_th_pkts))
+        } else if c.gentle && avg < 2.0 * c.max_th_pkts {
+            Some(c.max_p + (1.0 - c.max_p) * (avg - c.max_th_pkts) / c.max_th_pkts)
+        } else {
+            None
+        }
+    }
+
+    fn act(&self, p_b: f64, pkt: &Packet) -> Verdict {
+        match self.cfg.action {
+            RedAction::Drop => Verdict::Drop,
+            RedAction::Mark => match self.cfg.ns2_drop_ecn_above_p {
+                Some(th) if p_b >= th => Verdict::Drop,
+                _ => {
+                    let _ = pkt;
+                    Verdict::Mark
+                }
+            },
+        }
+    }
+}
+
+impl QueuePolicy for Red {
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
+        let avg = self.update_average(now, q);
+        match self.base_probability(avg) {
+            Some(p) if p == 0.0 && avg < self.cfg.min_th_pkts => {
+                self.count = -1;
+                self.last_p_b = 0.0;
+                self.last_p_a = 0.0;
+                Verdict::Enqueue
+            }
+            Some(mut p_b) => {
+                if self.cfg.byte_mode {
+                    p_b *= pkt.size_bytes as f64 / self.mean_pkt_bytes;
+                }
+                self.count += 1;
+                let cp = self.count as f64 * p_b;
+                let p_a = if self.cfg.ns2_wait {
+                    if cp < 1.0 {
+                        0.0
+                    } else if cp < 2.0 {
+                        p_b / (2.0 - cp)
+                    } else {
+                        1.0
+                    }
+                } else if cp >= 1.0 {
+                    1.0
+                } else {
+                    p_b / (1.0 - cp)
+                };
+                self.last_p_b = p_b;
+                self.last_p_a = p_a;
+                if p_a > 0.0 && rng.uniform() < p_a {
+                    self.count = 0;
+                    self.act(p_b, pkt)
+                } else {
+                    Verdict::Enqueue
+                }
+            }
+            None => {
+                self.count = 0;
+                self.last_p_b = 1.0;
+                self.last_p_a = 1.0;
+                self.act(1.0, pkt)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+    use crate::world::{FlowId, RouteId};
+
+    fn pkt() -> Packet {
+        Packet { ts: SimTime(0), seq: 0, flow: FlowId(0), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags: 1 }
+    }
+    fn view(n: u32) -> QueueView {
+        QueueView { pkts: n, bytes: n as u64 * 1500, empty_since: None, rate_bps: 1e9 }
+    }
+    fn cfg() -> RedConfig {
+        RedConfig { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, w_q: 0.002, gentle: false, action: RedAction::Mark, byte_mode: false, ns2_wait: false, ns2_drop_ecn_above_p: None }
+    }
+
+    #[test]
+    fn average_and_probability_match_the_formulas_on_a_synthetic_queue() {
+        let mut red = Red::new(&cfg(), 1500);
+        let mut rng = Rng::stream(1, "red");
+        let seq: Vec<u32> = (0..3000).map(|i| ((i / 7) % 40) as u32).collect();
+        let mut avg = 0.0f64;
+        let mut count: i64 = -1;
+        for &q in &seq {
+            avg = (1.0 - 0.002) * avg + 0.002 * q as f64;
+            let v = red.on_enqueue(SimTime(0), &pkt(), &view(q), &mut rng);
+            assert!((red.avg - avg).abs() < 1e-12);
+            if avg < 5.0 {
+                count = -1;
+                assert_eq!(v, Verdict::Enqueue);
+            } else if avg < 15.0 {
+                count += 1;
+                let p_b = 0.1 * (avg - 5.0) / 10.0;
+                assert!((red.last_p_b - p_b).abs() < 1e-12);
+                let p_a = if count as f64 * p_b >= 1.0 { 1.0 } else { p_b / (1.0 - count as f64 * p_b) };
+                assert!((red.last_p_a - p_a).abs() < 1e-12);
+                if v != Verdict::Enqueue {
+                    count = 0;
+                }
+            } else {
+                assert_eq!(v, Verdict::Mark);
+                count = 0;
+            }
+        }
+        assert!(avg > 5.0, "the sequence reaches the marking range");
+    }
+
+    #[test]
+    fn idle_period_decays_the_average() {
+        let mut red = Red::new(&cfg(), 1500);
+        red.avg = 10.0;
+        // idle 1.2 ms at 1 Gb/s with 1500-B packets = 100 packet times
+        let q = QueueView { pkts: 0, bytes: 0, empty_since: Some(SimTime(0)), rate_bps: 1e9 };
+        let a = red.update_average(SimTime::from_secs_f64(1.2e-3), &q);
+        let want = 10.0 * (0.998f64).powf(100.0) * 0.998;
+        assert!((a - want).abs() < 1e-9, "{a} vs {want}");
+    }
+
+    #[test]
+    fn gentle_ramps_and_ns2_rule_drops_ect_above_p() {
+        let mut c = cfg();
+        c.gentle = true;
+        let red = Red::new(&c, 1500);
+        assert!((red.base_probability(22.5).unwrap() - (0.1 + 0.9 * 7.5 / 15.0)).abs() < 1e-12);
+        assert!(red.base_probability(30.0).is_none());
+        let mut c2 = cfg();
+        c2.ns2_drop_ecn_above_p = Some(0.1);
+        let mut red2 = Red::new(&c2, 1500);
+        red2.avg = 100.0;
+        let mut rng = Rng::stream(1, "x");
+        assert_eq!(red2.on_enqueue(SimTime(0), &pkt(), &view(100), &mut rng), Verdict::Drop);
+    }
+}

@@ -1,0 +1,167 @@
+//! Scenario -> Simulation: the only module that knows both the schema and the engine.
+//! Expands templates, fills the arenas, computes routes once, seeds per-component random
+//! streams, and schedules flow starts and samplers.
+
+use crate::aqm::{Aqm, AqmConfig};
+use crate::cc::dctcp::DctcpRule;
+use crate::cc::{Cc, Dctcp, NewReno};
+use crate::engine::{Event, EventQueue};
+use crate::error::ScenarioError;
+use crate::net::routing::{shortest_path, PortEnds};
+use crate::net::Port;
+use crate::record::{Ledger, Recorder};
+use crate::rng::Rng;
+use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
+use crate::sim::{FlowState, Simulation};
+use crate::transport::receiver::TcpReceiverConfig;
+use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
+use crate::units::{BitsPerSec, SimDuration, SimTime};
+use crate::world::{FlowId, NodeId, PortId, RouteId};
+use std::collections::HashMap;
+
+pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
+    let mut sc = scenario.clone();
+    if let Some(u) = until_s {
+        sc.until_s = u;
+    }
+    let sc = sc.expand()?;
+    let Topology::Graph(g) = &sc.topology else { unreachable!("expand() yields a graph") };
+    let end = SimTime::from_secs_f64(sc.until_s);
+
+    let node_ids: HashMap<&str, NodeId> = g.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
+    let is_host: Vec<bool> = g.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
+    let mut ports = Vec::with_capacity(g.links.len());
+    let mut ends = Vec::with_capacity(g.links.len());
+    let mut port_names = Vec::with_capacity(g.links.len());
+    for l in &g.links {
+        let name = port_name(&l.from, &l.to);
+        let rate = BitsPerSec(l.rate_bps.round() as u64);
+        let aqm = Aqm::from_config(l.aqm.as_ref().unwrap_or(&AqmConfig::DropTail), sc.packet_bytes);
+        let rng = Rng::stream(sc.seed, &format!("port/{name}"));
+        ports.push(Port::new(rate, SimDuration::from_secs_f64(l.delay_s), l.buffer_pkts, l.buffer_bytes, aqm, rng));
+        ends.push(PortEnds { from: node_ids[l.from.as_str()], to: node_ids[l.to.as_str()] });
+        port_names.push(name);
+    }
+
+    let mut route_ports = Vec::new();
+    let mut routes: Vec<(u32, u16)> = Vec::new();
+    let mut route_of: HashMap<(NodeId, NodeId), RouteId> = HashMap::new();
+    let mut route = |src: NodeId, dst: NodeId, path: &str| -> Result<RouteId, ScenarioError> {
+        if let Some(r) = route_of.get(&(src, dst)) {
+            return Ok(*r);
+        }
+        let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst)
+            .ok_or_else(|| ScenarioError::new(path, format!("{:?}", g.nodes[dst.idx()].name), format!("no route from {:?}: connect the two hosts through links", g.nodes[src.idx()].name)))?;
+        if p.len() > u16::MAX as usize {
+            return Err(ScenarioError::new(path, p.len(), "route too long"));
+        }
+        let id = RouteId(routes.len() as u32);
+        routes.push((route_ports.len() as u32, p.len() as u16));
+        route_ports.extend(p);
+        route_of.insert((src, dst), id);
+        Ok(id)
+    };
+
+    let t = &sc.tcp;
+    let mut flows = Vec::with_capacity(sc.flow.len());
+    let mut events = EventQueue::with_capacity(1024 + 4 * sc.flow.len());
+    for (i, f) in sc.flow.iter().enumerate() {
+        let src = node_ids[f.src.as_str()];
+        let dst = node_ids[f.dst.as_str()];
+        let fwd = route(src, dst, &format!("flow[{i}].dst"))?;
+        let rev = route(dst, src, &format!("flow[{i}].src"))?;
+        let cc = match f.cc {
+            CcKind::NewReno => Cc::NewReno(NewReno::new(sc.packet_bytes, t.iw_pkts, t.ecn, t.dupack_threshold)),
+            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::WindowCut, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
+            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::PerAck, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
+        };
+        let scfg = TcpSenderConfig {
+            mss_bytes: sc.packet_bytes,
+            size_bytes: f.size_bytes,
+            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
+            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
+            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
+            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
+            dupack_threshold: t.dupack_threshold,
+            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
+            ect_on_retransmissions: f.cc.is_dctcp(),
+        };
+        let rcfg = TcpReceiverConfig {
+            mss_bytes: sc.packet_bytes,
+            size_bytes: f.size_bytes,
+            dctcp_echo: f.cc.is_dctcp(),
+            delayed_ack: t.delayed_ack,
+            delack_count: t.delack_count,
+            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
+        };
+        let start = SimTime::from_secs_f64(f.start_s);
+        events.schedule(start, Event::FlowStart(FlowId(i as u32)));
+        flows.push(FlowState {
+            sender: TcpSender::new(scfg, cc),
+            receiver: TcpReceiver::new(rcfg),
+            fwd,
+            rev,
+            cc_kind: f.cc,
+            src,
+            dst,
+            start,
+            size_bytes: f.size_bytes,
+            rto_event: None,
+            delack_event: None,
+            first_sent: None,
+        });
+    }
+
+    let names = sc.record.ports.clone().unwrap_or_default();
+    let mut rec_ports = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let id = port_names.iter().position(|p| p == n).ok_or_else(|| ScenarioError::new(format!("record.ports[{i}]"), format!("{n:?}"), "must name a port \"from->to\""))?;
+        rec_ports.push(PortId(id as u32));
+    }
+    let mut rec = Recorder::new(&sc.record.traces, rec_ports, sc.record.queue_every_change);
+    if rec.queue_every_change {
+        for p in &rec.ports {
+            ports[p.idx()].change_log = Some(Vec::with_capacity(1024));
+        }
+    }
+    let queue_interval = SimDuration::from_secs_f64(sc.record.queue_interval_s);
+    let flow_interval = SimDuration::from_secs_f64(sc.record.flow_interval_s);
+    if queue_interval.0 == 0 || flow_interval.0 == 0 {
+        return Err(ScenarioError::new("record.queue_interval_s", fmt_f(sc.record.queue_interval_s.min(sc.record.flow_interval_s)), "must be at least 1 ps"));
+    }
+    if rec.wants_queue_samples() && !rec.ports.is_empty() {
+        let n = end.0 / queue_interval.0 + 1;
+        let per = n as usize * rec.ports.len();
+        if rec.want_queue && !rec.queue_every_change {
+            rec.queue.time_ps.reserve(per);
+            rec.queue.port.reserve(per);
+            rec.queue.pkts.reserve(per);
+            rec.queue.bytes.reserve(per);
+        }
+        events.schedule(SimTime::ZERO, Event::SampleQueues);
+    }
+    if rec.wants_flow_samples() {
+        events.schedule(SimTime::ZERO, Event::SampleFlows);
+    }
+
+    Ok(Simulation {
+        now: SimTime::ZERO,
+        end,
+        events,
+        ports,
+        port_names,
+        node_names: g.nodes.iter().map(|n| n.name.clone()).collect(),
+        route_ports,
+        routes,
+        flows,
+        rec,
+        ledger: Ledger::default(),
+        mss: sc.packet_bytes,
+        ack_bytes: sc.ack_bytes,
+        queue_interval,
+        flow_interval,
+        queue_samples: 0,
+        flow_samples: 0,
+        scenario: sc.clone(),
+    })
+}

@@ -1,0 +1,269 @@
+//! DCTCP (Alizadeh et al. SIGCOMM 2010; analysis: Alizadeh, Javanmard, Prabhakar,
+//! SIGMETRICS 2011 — "P000"), and the per-ACK "improved fairness" variant of P000 §5.2 eq 36.
+//!
+//! - alpha <- (1 - g) alpha + g F once per window of data, F = marked/acked bytes (P000 eq 3).
+//! - On ECN-Echo, at most once per window: cwnd <- max(cwnd (1 - alpha/2), 2 pkts) (eq 4,
+//!   2-packet floor of P000 §2.2), ssthresh <- cwnd.
+//! - Everything else is Reno ([`RenoWindow`]); a loss halves as NewReno.
+//! - `ecn_echo_blocks_growth` (ALGORITHMS.md §2.1 [CHOICE], on by default): as in the papers'
+//!   simulator ns-2, an ACK carrying ECN-Echo does not grow cwnd. It sets the N = 100 fixed
+//!   point of P000 Fig 2 (queue 2N - Cd); off gives Linux-like growth on every ACK.
+//! - Per-ACK variant (eq 36), in congestion avoidance, per acknowledged segment:
+//!   W <- W + 1/W (no ECE) or W + 1/W - alpha/2 (ECE); no once-per-window guard; floor 2 pkts.
+
+use super::reno::RenoWindow;
+use super::{AckSample, CcProbe, Congestion, CongestionControl};
+use crate::units::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// DCTCP parameters. Units in names; sources in the docs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpConfig {
+    /// EWMA gain g of the alpha estimator (dimensionless, 0 < g <= 1). Default 1/16
+    /// (P000 §2.2, Fig 2; Linux dctcp_shift_g = 4).
+    #[serde(default = "default_g")]
+    pub g: f64,
+    /// Initial alpha, 0..1. Default 1 (Linux dctcp_alpha_on_init; ns-2 DCTCP).
+    #[serde(default = "default_alpha_init")]
+    pub alpha_init: f64,
+    /// Floor of cwnd after an ECN cut, packets. Default 2 (P000 §2.2).
+    #[serde(default = "default_min_cwnd")]
+    pub min_cwnd_pkts: f64,
+    /// An ACK carrying ECN-Echo does not grow cwnd (ns-2 rule, ALGORITHMS.md §2.1). Default true.
+    #[serde(default = "default_true")]
+    pub ecn_echo_blocks_growth: bool,
+}
+
+fn default_g() -> f64 {
+    1.0 / 16.0
+}
+fn default_alpha_init() -> f64 {
+    1.0
+}
+fn default_min_cwnd() -> f64 {
+    2.0
+}
+fn default_true() -> bool {
+    true
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        DctcpConfig { g: default_g(), alpha_init: default_alpha_init(), min_cwnd_pkts: default_min_cwnd(), ecn_echo_blocks_growth: true }
+    }
+}
+
+/// Which DCTCP window rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DctcpRule {
+    /// Cut cwnd (1 - alpha/2) at most once per window (P000 eq 4).
+    WindowCut,
+    /// Per-ACK update of P000 eq 36 ("improved fairness").
+    PerAck,
+}
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    pub w: RenoWindow,
+    pub alpha: f64,
+    g: f64,
+    rule: DctcpRule,
+    block_growth_on_ece: bool,
+    dupack_threshold: u32,
+    /// alpha is updated when the cumulative ACK passes this segment number.
+    window_end: u64,
+    bytes_acked: u64,
+    bytes_marked: u64,
+}
+
+impl Dctcp {
+    pub fn new(cfg: &DctcpConfig, rule: DctcpRule, mss_bytes: u32, iw_pkts: u32, dupack_threshold: u32) -> Self {
+        Dctcp {
+            w: RenoWindow::new(mss_bytes, iw_pkts, cfg.min_cwnd_pkts),
+            alpha: cfg.alpha_init,
+            g: cfg.g,
+            rule,
+            block_growth_on_ece: cfg.ecn_echo_blocks_growth,
+            dupack_threshold,
+            window_end: 0,
+            bytes_acked: 0,
+            bytes_marked: 0,
+        }
+    }
+
+    pub fn rule(&self) -> DctcpRule {
+        self.rule
+    }
+
+    /// Count the ACK and, once per window of data, fold F into alpha (eq 3).
+    fn update_alpha(&mut self, s: &AckSample) {
+        self.bytes_acked += s.newly_acked_bytes;
+        if s.ece {
+            self.bytes_marked += s.newly_acked_bytes;
+        }
+        if s.snd_una > self.window_end {
+            if self.bytes_acked > 0 {
+                let f = self.bytes_marked as f64 / self.bytes_acked as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            }
+            self.bytes_acked = 0;
+            self.bytes_marked = 0;
+            self.window_end = s.snd_nxt;
+        }
+    }
+
+    /// Eq 36 for `acked` bytes: +MSS·acked/W, and -alpha/2 MSS per marked segment.
+    fn per_ack_update(&mut self, acked: f64, ece: bool) {
+        let w = &mut self.w;
+        if ece {
+            if w.in_slow_start() {
+                w.ssthresh = w.cwnd; // the first mark ends slow start
+            }
+            w.cwnd += w.mss * acked / w.cwnd - self.alpha / 2.0 * acked;
+            w.cwnd = w.cwnd.max(w.min_cwnd);
+            w.ssthresh = w.ssthresh.min(w.cwnd);
+        } else {
+            w.grow(acked);
+        }
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn on_ack(&mut self, s: &AckSample) {
+        self.update_alpha(s);
+        let acked = s.newly_acked_bytes as f64;
+        if s.in_recovery {
+            self.w.deflate(acked);
+            return;
+        }
+        match self.rule {
+            DctcpRule::PerAck => self.per_ack_update(acked, s.ece),
+            DctcpRule::WindowCut => {
+                if !(s.ece && self.block_growth_on_ece) {
+                    self.w.grow(acked);
+                }
+            }
+        }
+    }
+    fn on_dup_ack(&mut self, s: &AckSample) {
+        if s.in_recovery {
+            self.w.inflate();
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
+        match kind {
+            Congestion::FastRetransmit => self.w.enter_fast_recovery(flight_bytes, self.dupack_threshold),
+            Congestion::Timeout => self.w.on_timeout(flight_bytes),
+            Congestion::EcnEcho => {
+                let w = &mut self.w;
+                w.cwnd = (w.cwnd * (1.0 - self.alpha / 2.0)).max(w.min_cwnd);
+                w.ssthresh = w.cwnd;
+            }
+        }
+    }
+    fn on_recovery_end(&mut self, flight_bytes: u64) {
+        self.w.exit_fast_recovery(flight_bytes);
+    }
+    fn cwnd_bytes(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn needs_ecn(&self) -> bool {
+        true
+    }
+    fn reacts_to_ecn_once_per_window(&self) -> bool {
+        self.rule == DctcpRule::WindowCut
+    }
+    fn probe(&self, p: &mut CcProbe) {
+        p.cwnd_bytes = self.w.cwnd;
+        p.ssthresh_bytes = self.w.ssthresh;
+        p.alpha = self.alpha;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(una: u64, nxt: u64, ece: bool) -> AckSample {
+        AckSample { now: SimTime(0), newly_acked_bytes: 1500, ece, rtt: None, snd_una: una, snd_nxt: nxt, in_recovery: false, flight_bytes: 0 }
+    }
+
+    #[test]
+    fn alpha_converges_to_constant_marked_fraction() {
+        let cfg = DctcpConfig::default();
+        let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
+        // windows of 10 segments, 3 of them marked: F = 0.3
+        let mut una = 0u64;
+        for _ in 0..1000 {
+            let nxt = una + 20;
+            for k in 0..10 {
+                una += 1;
+                d.on_ack(&ack(una, nxt, k < 3));
+            }
+        }
+        assert!((d.alpha - 0.3).abs() < 1e-6, "alpha = {}", d.alpha);
+    }
+
+    #[test]
+    fn one_window_update_follows_the_ewma_exactly() {
+        let cfg = DctcpConfig { alpha_init: 0.5, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
+        d.window_end = 4;
+        for (i, e) in [true, false, false, false, true].iter().enumerate() {
+            d.on_ack(&ack(i as u64 + 1, 10, *e));
+        }
+        // window closed by the 5th ACK (snd_una 5 > 4): F = 2/5
+        let want = (1.0 - 1.0 / 16.0) * 0.5 + 0.4 / 16.0;
+        assert!((d.alpha - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ecn_cut_is_one_minus_alpha_over_two_with_two_packet_floor() {
+        let cfg = DctcpConfig { alpha_init: 0.4, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
+        d.w.cwnd = 100.0 * 1500.0;
+        d.on_congestion(SimTime(0), Congestion::EcnEcho, 0);
+        assert!((d.w.cwnd - 80.0 * 1500.0).abs() < 1e-9);
+        assert_eq!(d.w.ssthresh, d.w.cwnd);
+        d.alpha = 1.0;
+        d.w.cwnd = 3.0 * 1500.0;
+        d.on_congestion(SimTime(0), Congestion::EcnEcho, 0);
+        assert_eq!(d.w.cwnd, 2.0 * 1500.0);
+    }
+
+    #[test]
+    fn ecn_echo_blocks_growth_only_when_the_option_is_on() {
+        for (blocks, grows) in [(true, false), (false, true)] {
+            let cfg = DctcpConfig { ecn_echo_blocks_growth: blocks, ..Default::default() };
+            let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
+            d.w.ssthresh = 0.0;
+            let before = d.w.cwnd;
+            d.on_ack(&ack(1, 10, true));
+            assert_eq!(d.w.cwnd > before, grows);
+        }
+    }
+
+    #[test]
+    fn per_ack_rule_follows_eq_36() {
+        let cfg = DctcpConfig { alpha_init: 0.5, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, DctcpRule::PerAck, 1500, 10, 3);
+        d.w.ssthresh = 0.0;
+        d.w.cwnd = 20.0 * 1500.0;
+        d.window_end = 100;
+        d.on_ack(&ack(1, 10, false));
+        assert!((d.w.cwnd / 1500.0 - (20.0 + 1.0 / 20.0)).abs() < 1e-12);
+        let w = d.w.cwnd / 1500.0;
+        d.on_ack(&ack(2, 10, true));
+        assert!((d.w.cwnd / 1500.0 - (w + 1.0 / w - 0.25)).abs() < 1e-12);
+        assert!(!d.reacts_to_ecn_once_per_window());
+        // a fully marked window of W ACKs removes about W alpha/2
+        let w0 = d.w.cwnd / 1500.0;
+        for i in 0..(w0 as u64) {
+            d.on_ack(&ack(3 + i, 10, true));
+        }
+        let removed = w0 - d.w.cwnd / 1500.0;
+        assert!((removed - w0 * 0.25).abs() < 1.5, "removed {removed}");
+    }
+}

@@ -1,0 +1,119 @@
+//! Reno window pieces shared by NewReno and DCTCP (RFC 5681, RFC 6582, RFC 3465).
+//!
+//! DCTCP reuses all of this and adds only its alpha estimator and ECN cut, as Linux
+//! `tcp_dctcp.c` reuses `tcp_reno_cong_avoid`.
+
+/// Appropriate Byte Counting limit L in slow start, segments (RFC 3465 §2.2: L = 2).
+pub const ABC_LIMIT_SEGMENTS: f64 = 2.0;
+
+/// cwnd and ssthresh in bytes, plus the segment size they are counted in.
+#[derive(Clone, Copy, Debug)]
+pub struct RenoWindow {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub mss: f64,
+    /// Floor applied after a multiplicative cut (not after an RTO), bytes.
+    pub min_cwnd: f64,
+}
+
+impl RenoWindow {
+    pub fn new(mss_bytes: u32, iw_pkts: u32, min_cwnd_pkts: f64) -> Self {
+        let mss = mss_bytes as f64;
+        RenoWindow { cwnd: iw_pkts as f64 * mss, ssthresh: f64::INFINITY, mss, min_cwnd: min_cwnd_pkts * mss }
+    }
+
+    #[inline]
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Slow start (RFC 5681 §3.1 with ABC, RFC 3465): +min(acked, L·MSS) per ACK.
+    #[inline]
+    pub fn slow_start(&mut self, acked_bytes: f64) {
+        self.cwnd += acked_bytes.min(ABC_LIMIT_SEGMENTS * self.mss);
+    }
+
+    /// Congestion avoidance: +MSS·acked/cwnd per ACK (≈ +1 MSS per RTT).
+    #[inline]
+    pub fn cong_avoid(&mut self, acked_bytes: f64) {
+        self.cwnd += self.mss * acked_bytes / self.cwnd;
+    }
+
+    /// Reno growth for one new ACK outside recovery.
+    #[inline]
+    pub fn grow(&mut self, acked_bytes: f64) {
+        if self.in_slow_start() {
+            self.slow_start(acked_bytes);
+        } else {
+            self.cong_avoid(acked_bytes);
+        }
+    }
+
+    /// ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq 4).
+    pub fn halve_ssthresh(&mut self, flight_bytes: u64) {
+        self.ssthresh = (flight_bytes as f64 / 2.0).max(2.0 * self.mss);
+    }
+
+    /// Enter fast recovery: ssthresh from flight, cwnd = ssthresh + 3 MSS (RFC 6582 §3.2 step 2-3).
+    pub fn enter_fast_recovery(&mut self, flight_bytes: u64, dupack_threshold: u32) {
+        self.halve_ssthresh(flight_bytes);
+        self.cwnd = self.ssthresh + dupack_threshold as f64 * self.mss;
+    }
+
+    /// Each further duplicate ACK inflates the window by one MSS (RFC 6582 §3.2 step 4).
+    pub fn inflate(&mut self) {
+        self.cwnd += self.mss;
+    }
+
+    /// Partial ACK: deflate by the newly acked amount, add back one MSS (RFC 6582 §3.2 step 5).
+    pub fn deflate(&mut self, acked_bytes: f64) {
+        self.cwnd = (self.cwnd - acked_bytes + self.mss).max(self.mss);
+    }
+
+    /// Full ACK: cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 §3.2 step 6, option 1).
+    pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
+        self.cwnd = self.ssthresh.min(flight_bytes as f64 + self.mss).max(self.mss);
+    }
+
+    /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
+    pub fn on_timeout(&mut self, flight_bytes: u64) {
+        self.halve_ssthresh(flight_bytes);
+        self.cwnd = self.mss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn slow_start_doubles_per_rtt_and_avoidance_adds_one_mss() {
+        let mut w = RenoWindow::new(1000, 2, 1.0);
+        // one RTT of ACKs, one per segment
+        let n = (w.cwnd / w.mss) as usize;
+        for _ in 0..n {
+            w.grow(1000.0);
+        }
+        assert_eq!(w.cwnd, 4000.0);
+        w.ssthresh = 4000.0;
+        for _ in 0..4 {
+            w.grow(1000.0);
+        }
+        assert!((w.cwnd - 4000.0 - 1000.0).abs() < 200.0, "{}", w.cwnd);
+    }
+    #[test]
+    fn fast_recovery_halves_then_inflates_then_deflates() {
+        let mut w = RenoWindow::new(1000, 2, 1.0);
+        w.cwnd = 20_000.0;
+        w.enter_fast_recovery(20_000, 3);
+        assert_eq!(w.ssthresh, 10_000.0);
+        assert_eq!(w.cwnd, 13_000.0);
+        w.inflate();
+        assert_eq!(w.cwnd, 14_000.0);
+        w.deflate(5_000.0);
+        assert_eq!(w.cwnd, 10_000.0);
+        w.exit_fast_recovery(4_000);
+        assert_eq!(w.cwnd, 5_000.0);
+        w.on_timeout(8_000);
+        assert_eq!((w.cwnd, w.ssthresh), (1000.0, 4000.0));
+    }
+}

@@ -1,0 +1,201 @@
+//! What a finished run hands back: named columnar tables (units in column names), the
+//! expanded scenario, and run metadata. The Python layer turns each table into a DataFrame.
+
+use crate::cc::{CcProbe, CongestionControl};
+use crate::record::Ledger;
+use crate::sim::Simulation;
+use crate::units::PS_PER_S;
+
+/// One column of a table.
+#[derive(Clone, Debug)]
+pub enum Column {
+    F64(Vec<f64>),
+    U64(Vec<u64>),
+    U32(Vec<u32>),
+    U8(Vec<u8>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::U8(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A named table of equal-length columns.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub name: &'static str,
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub tables: Vec<Table>,
+    /// The expanded scenario, JSON.
+    pub scenario_json: String,
+    pub ledger: Ledger,
+    pub events: u64,
+    pub sim_time_s: f64,
+}
+
+impl RunOutput {
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    pub(crate) fn collect(sim: Simulation, ledger: Ledger) -> RunOutput {
+        let secs = |v: &[u64]| -> Vec<f64> { v.iter().map(|&t| t as f64 / PS_PER_S as f64).collect() };
+        let mut tables = Vec::new();
+        let rec = &sim.rec;
+        if rec.want_queue {
+            if rec.queue_every_change {
+                let (mut t, mut p, mut qp, mut qb) = (vec![], vec![], vec![], vec![]);
+                for pid in &rec.ports {
+                    if let Some(log) = &sim.ports[pid.idx()].change_log {
+                        for &(tt, a, b) in log {
+                            t.push(tt.0 as f64 / PS_PER_S as f64);
+                            p.push(pid.0);
+                            qp.push(a);
+                            qb.push(b);
+                        }
+                    }
+                }
+                tables.push(Table { name: "queue", columns: vec![("time_s", Column::F64(t)), ("port", Column::U32(p)), ("queue_pkts", Column::U32(qp)), ("queue_bytes", Column::U64(qb))] });
+            } else {
+                let q = &rec.queue;
+                tables.push(Table {
+                    name: "queue",
+                    columns: vec![("time_s", Column::F64(secs(&q.time_ps))), ("port", Column::U32(q.port.clone())), ("queue_pkts", Column::U32(q.pkts.clone())), ("queue_bytes", Column::U64(q.bytes.clone()))],
+                });
+            }
+        }
+        if rec.want_link {
+            let l = &rec.link;
+            tables.push(Table { name: "link", columns: vec![("time_s", Column::F64(secs(&l.time_ps))), ("port", Column::U32(l.port.clone())), ("tx_bytes", Column::U64(l.tx_bytes.clone()))] });
+        }
+        let f = &rec.flows;
+        let ft = secs(&f.time_ps);
+        if rec.want_cwnd {
+            tables.push(Table {
+                name: "cwnd",
+                columns: vec![("time_s", Column::F64(ft.clone())), ("flow", Column::U32(f.flow.clone())), ("cwnd_pkts", Column::F64(f.cwnd_pkts.clone())), ("ssthresh_pkts", Column::F64(f.ssthresh_pkts.clone()))],
+            });
+        }
+        if rec.want_alpha {
+            // only flows that have an alpha (DCTCP family)
+            let keep: Vec<usize> = (0..f.flow.len()).filter(|&i| !f.alpha[i].is_nan()).collect();
+            tables.push(Table {
+                name: "alpha",
+                columns: vec![
+                    ("time_s", Column::F64(keep.iter().map(|&i| ft[i]).collect())),
+                    ("flow", Column::U32(keep.iter().map(|&i| f.flow[i]).collect())),
+                    ("alpha", Column::F64(keep.iter().map(|&i| f.alpha[i]).collect())),
+                ],
+            });
+        }
+        if rec.want_delivered {
+            tables.push(Table { name: "delivered", columns: vec![("time_s", Column::F64(ft)), ("flow", Column::U32(f.flow.clone())), ("delivered_bytes", Column::U64(f.delivered_bytes.clone()))] });
+        }
+        if rec.want_drops {
+            let e = &rec.events;
+            tables.push(Table {
+                name: "drops",
+                columns: vec![
+                    ("time_s", Column::F64(secs(&e.time_ps))),
+                    ("port", Column::U32(e.port.clone())),
+                    ("flow", Column::U32(e.flow.clone())),
+                    ("seq", Column::U64(e.seq.clone())),
+                    ("event", Column::U8(e.kind.clone())),
+                    ("is_ack", Column::U8(e.packet_kind.clone())),
+                ],
+            });
+        }
+        tables.push(flows_table(&sim));
+        tables.push(ports_table(&sim));
+        RunOutput { tables, scenario_json: sim.scenario.to_json(), ledger, events: sim.events.processed(), sim_time_s: sim.now.as_secs_f64() }
+    }
+}
+
+fn flows_table(sim: &Simulation) -> Table {
+    let n = sim.flows.len();
+    let mut c: Vec<(&'static str, Column)> = Vec::new();
+    let nan = f64::NAN;
+    let mss = sim.mss as f64;
+    let mut probe = CcProbe::default();
+    let mut cw = Vec::with_capacity(n);
+    let mut al = Vec::with_capacity(n);
+    for fl in &sim.flows {
+        fl.sender.cc.probe(&mut probe);
+        cw.push(probe.cwnd_bytes / mss);
+        al.push(probe.alpha);
+    }
+    let fs = &sim.flows;
+    c.push(("flow", Column::U32((0..n as u32).collect())));
+    c.push(("src", Column::Str(fs.iter().map(|f| sim.node_names[f.src.idx()].clone()).collect())));
+    c.push(("dst", Column::Str(fs.iter().map(|f| sim.node_names[f.dst.idx()].clone()).collect())));
+    c.push(("cc", Column::Str(fs.iter().map(|f| f.cc_kind.name().to_string()).collect())));
+    c.push(("start_s", Column::F64(fs.iter().map(|f| f.start.as_secs_f64()).collect())));
+    c.push(("size_bytes", Column::F64(fs.iter().map(|f| f.size_bytes.map_or(nan, |b| b as f64)).collect())));
+    c.push(("fct_s", Column::F64(fs.iter().map(|f| f.receiver.done_at.map_or(nan, |d| (d - f.start).as_secs_f64())).collect())));
+    c.push(("delivered_bytes", Column::U64(fs.iter().map(|f| f.receiver.delivered_bytes()).collect())));
+    c.push(("segments_sent", Column::U64(fs.iter().map(|f| f.sender.stats.segments_sent).collect())));
+    c.push(("retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.retransmits).collect())));
+    c.push(("fast_retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.fast_retransmits).collect())));
+    c.push(("timeouts", Column::U64(fs.iter().map(|f| f.sender.stats.timeouts).collect())));
+    c.push(("ecn_reductions", Column::U64(fs.iter().map(|f| f.sender.stats.ecn_reductions).collect())));
+    c.push(("ece_acks", Column::U64(fs.iter().map(|f| f.sender.stats.ece_acks).collect())));
+    c.push(("ce_bytes_received", Column::U64(fs.iter().map(|f| f.receiver.ce_bytes_received).collect())));
+    c.push(("final_cwnd_pkts", Column::F64(cw)));
+    c.push(("final_alpha", Column::F64(al)));
+    c.push(("srtt_s", Column::F64(fs.iter().map(|f| f.sender.srtt().map_or(nan, |d| d.as_secs_f64())).collect())));
+    Table { name: "flows", columns: c }
+}
+
+fn ports_table(sim: &Simulation) -> Table {
+    let t = sim.now.0.max(1) as f64;
+    let ps = &sim.ports;
+    let recorded: Vec<u8> = (0..ps.len()).map(|i| sim.rec.ports.iter().any(|p| p.idx() == i) as u8).collect();
+    let (from, to): (Vec<String>, Vec<String>) = sim.port_names.iter().map(|n| {
+        let mut it = n.splitn(2, "->");
+        (it.next().unwrap_or("").to_string(), it.next().unwrap_or("").to_string())
+    }).unzip();
+    Table {
+        name: "ports",
+        columns: vec![
+            ("port", Column::U32((0..ps.len() as u32).collect())),
+            ("name", Column::Str(sim.port_names.clone())),
+            ("from", Column::Str(from)),
+            ("to", Column::Str(to)),
+            ("rate_bps", Column::F64(ps.iter().map(|p| p.rate().as_f64()).collect())),
+            ("delay_s", Column::F64(ps.iter().map(|p| p.delay.as_secs_f64()).collect())),
+            ("arrivals", Column::U64(ps.iter().map(|p| p.stats.arrivals).collect())),
+            ("tx_pkts", Column::U64(ps.iter().map(|p| p.stats.tx_pkts).collect())),
+            ("tx_bytes", Column::U64(ps.iter().map(|p| p.stats.tx_bytes).collect())),
+            ("drops_overflow", Column::U64(ps.iter().map(|p| p.stats.drops_overflow).collect())),
+            ("drops_aqm", Column::U64(ps.iter().map(|p| p.stats.drops_aqm).collect())),
+            ("marks", Column::U64(ps.iter().map(|p| p.stats.marks).collect())),
+            ("mean_queue_pkts", Column::F64(ps.iter().map(|p| p.stats.q_integral_pkt_ps as f64 / t).collect())),
+            ("mean_queue_bytes", Column::F64(ps.iter().map(|p| p.stats.q_integral_byte_ps as f64 / t).collect())),
+            ("max_queue_pkts", Column::U32(ps.iter().map(|p| p.stats.max_q_pkts).collect())),
+            ("utilization", Column::F64(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate().as_f64() * t / PS_PER_S as f64)).collect())),
+            ("recorded", Column::U8(recorded)),
+        ],
+    }
+}

@@ -1,0 +1,126 @@
+//! Recorders: columnar trace tables filled during the run (append-only `Vec`s, reserved up
+//! front from the sampling plan), plus the packet-conservation ledger.
+//!
+//! Tables hold raw integers (picoseconds, bytes); conversion to seconds happens once, when
+//! the run's output is built.
+
+use crate::scenario::TraceKind;
+use crate::world::{FlowId, PortId};
+
+/// Queue length samples (or every change) of the recorded ports.
+#[derive(Clone, Debug, Default)]
+pub struct QueueTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub pkts: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+/// Cumulative bytes whose transmission started, per recorded port.
+#[derive(Clone, Debug, Default)]
+pub struct LinkTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub tx_bytes: Vec<u64>,
+}
+
+/// Per-flow samples: cwnd, ssthresh, alpha, delivered bytes.
+#[derive(Clone, Debug, Default)]
+pub struct FlowTable {
+    pub time_ps: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub cwnd_pkts: Vec<f64>,
+    pub ssthresh_pkts: Vec<f64>,
+    pub alpha: Vec<f64>,
+    pub delivered_bytes: Vec<u64>,
+}
+
+/// What happened to a packet at a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PortEventKind {
+    DropOverflow = 0,
+    DropAqm = 1,
+    Mark = 2,
+}
+
+/// Every drop and mark.
+#[derive(Clone, Debug, Default)]
+pub struct PortEventTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub seq: Vec<u64>,
+    pub kind: Vec<u8>,
+    /// 0 = data, 1 = ack.
+    pub packet_kind: Vec<u8>,
+}
+
+/// Packet conservation: sent = delivered + dropped + in flight, checked at the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+impl Ledger {
+    pub fn balanced(&self) -> bool {
+        self.sent == self.delivered + self.dropped + self.in_flight
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    pub want_queue: bool,
+    pub want_link: bool,
+    pub want_cwnd: bool,
+    pub want_alpha: bool,
+    pub want_delivered: bool,
+    pub want_drops: bool,
+    pub queue_every_change: bool,
+    pub ports: Vec<PortId>,
+    pub queue: QueueTable,
+    pub link: LinkTable,
+    pub flows: FlowTable,
+    pub events: PortEventTable,
+}
+
+impl Recorder {
+    pub fn new(traces: &[TraceKind], ports: Vec<PortId>, every_change: bool) -> Self {
+        let has = |k| traces.contains(&k);
+        Recorder {
+            want_queue: has(TraceKind::Queue),
+            want_link: has(TraceKind::Link),
+            want_cwnd: has(TraceKind::Cwnd),
+            want_alpha: has(TraceKind::Alpha),
+            want_delivered: has(TraceKind::Delivered),
+            want_drops: has(TraceKind::Drops),
+            queue_every_change: every_change && has(TraceKind::Queue),
+            ports,
+            ..Default::default()
+        }
+    }
+
+    pub fn wants_flow_samples(&self) -> bool {
+        self.want_cwnd || self.want_alpha || self.want_delivered
+    }
+
+    pub fn wants_queue_samples(&self) -> bool {
+        (self.want_queue && !self.queue_every_change) || self.want_link
+    }
+
+    #[inline]
+    pub fn port_event(&mut self, time_ps: u64, port: PortId, flow: FlowId, seq: u64, kind: PortEventKind, is_ack: bool) {
+        if self.want_drops {
+            let e = &mut self.events;
+            e.time_ps.push(time_ps);
+            e.port.push(port.0);
+            e.flow.push(flow.0);
+            e.seq.push(seq);
+            e.kind.push(kind as u8);
+            e.packet_kind.push(is_ack as u8);
+        }
+    }
+}

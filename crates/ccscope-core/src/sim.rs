@@ -1,0 +1,345 @@
+//! The simulation: arenas of ports, routes and flows, the event queue, and the dispatch of
+//! each event. `run_until` / `step` / `peek` drive it; `finish` checks packet conservation
+//! and hands back the recorded tables.
+//!
+//! Per data packet the engine spends one event per hop (see `net::port`): a packet's arrival
+//! at the next node is scheduled when the upstream port accepts it.
+
+use crate::build;
+use crate::cc::{CcProbe, CongestionControl};
+use crate::engine::{Event, EventQueue};
+use crate::error::{ScenarioError, SimulationError};
+use crate::net::{Admit, DropReason, Port};
+use crate::packet::{flags, Packet, PacketKind};
+use crate::record::{Ledger, PortEventKind, Recorder};
+use crate::scenario::{CcKind, Scenario};
+use crate::transport::{AckInfo, TcpReceiver, TcpSender};
+use crate::units::{SimDuration, SimTime};
+use crate::world::{FlowId, NodeId, PortId, RouteId};
+
+/// One transport flow and its timers.
+#[derive(Clone, Debug)]
+pub struct FlowState {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub fwd: RouteId,
+    pub rev: RouteId,
+    pub cc_kind: CcKind,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub size_bytes: Option<u64>,
+    /// Time of the scheduled RTO check event, if any.
+    pub rto_event: Option<SimTime>,
+    pub delack_event: Option<SimTime>,
+    pub first_sent: Option<SimTime>,
+}
+
+pub struct Simulation {
+    pub(crate) now: SimTime,
+    pub(crate) end: SimTime,
+    pub(crate) events: EventQueue,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) port_names: Vec<String>,
+    pub(crate) node_names: Vec<String>,
+    pub(crate) route_ports: Vec<PortId>,
+    /// (offset into route_ports, length)
+    pub(crate) routes: Vec<(u32, u16)>,
+    pub(crate) flows: Vec<FlowState>,
+    pub(crate) rec: Recorder,
+    pub(crate) ledger: Ledger,
+    pub(crate) mss: u32,
+    pub(crate) ack_bytes: u32,
+    pub(crate) queue_interval: SimDuration,
+    pub(crate) flow_interval: SimDuration,
+    pub(crate) queue_samples: u64,
+    pub(crate) flow_samples: u64,
+    pub(crate) scenario: Scenario,
+}
+
+impl Simulation {
+    /// Build a simulation from a scenario (validated and expanded here). `until` overrides
+    /// the scenario's `until_s` when given.
+    pub fn new(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
+        build::build(scenario, until_s)
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// The end of the run the scenario asks for.
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+    /// The expanded scenario this run uses.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+    pub fn flows(&self) -> &[FlowState] {
+        &self.flows
+    }
+    pub fn port_names(&self) -> &[String] {
+        &self.port_names
+    }
+    pub fn node_names(&self) -> &[String] {
+        &self.node_names
+    }
+    pub fn port(&self, id: PortId) -> &Port {
+        &self.ports[id.idx()]
+    }
+    pub fn port_id(&self, name: &str) -> Option<PortId> {
+        self.port_names.iter().position(|n| n == name).map(|i| PortId(i as u32))
+    }
+
+    /// Time of the next event, if any.
+    pub fn peek(&self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+
+    /// Process one event; returns its time, or None when nothing is left.
+    pub fn step(&mut self) -> Option<SimTime> {
+        let (t, ev) = self.events.pop()?;
+        self.now = t;
+        self.handle(ev);
+        Some(t)
+    }
+
+    /// Process every event with time <= `t`, then set the clock to `t`.
+    pub fn run_until(&mut self, t: SimTime) {
+        while let Some(nt) = self.events.peek_time() {
+            if nt > t {
+                break;
+            }
+            let (nt, ev) = self.events.pop().expect("peeked");
+            self.now = nt;
+            self.handle(ev);
+        }
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    /// Run to the scenario's end.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    #[inline]
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(pkt) => self.on_arrive(pkt),
+            Event::FlowStart(f) => {
+                self.flows[f.idx()].sender.start();
+                self.pump(f);
+            }
+            Event::RtoTimer(f) => {
+                let fl = &mut self.flows[f.idx()];
+                if fl.rto_event == Some(self.now) {
+                    fl.rto_event = None;
+                }
+                fl.sender.on_timer(self.now);
+                self.pump(f);
+            }
+            Event::DelAckTimer(f) => {
+                let fl = &mut self.flows[f.idx()];
+                if fl.delack_event == Some(self.now) {
+                    fl.delack_event = None;
+                }
+                if let Some(a) = fl.receiver.on_delack_timer(self.now) {
+                    self.send_ack(f, a);
+                }
+                self.arm_delack(f);
+            }
+            Event::SampleQueues => self.sample_queues(),
+            Event::SampleFlows => self.sample_flows(),
+        }
+    }
+
+    #[inline]
+    fn on_arrive(&mut self, mut pkt: Packet) {
+        let (off, len) = self.routes[pkt.route.idx()];
+        if pkt.hop == len {
+            self.deliver(pkt);
+        } else {
+            let port = self.route_ports[off as usize + pkt.hop as usize];
+            pkt.hop += 1;
+            self.forward(port, pkt);
+        }
+    }
+
+    #[inline]
+    fn forward(&mut self, port: PortId, mut pkt: Packet) {
+        let now = self.now;
+        match self.ports[port.idx()].offer(now, &mut pkt) {
+            Admit::Accepted { arrive_at, marked } => {
+                if marked {
+                    self.rec.port_event(now.0, port, pkt.flow, pkt.seq, PortEventKind::Mark, pkt.kind == PacketKind::Ack);
+                }
+                self.events.schedule(arrive_at, Event::Arrive(pkt));
+            }
+            Admit::Dropped(reason) => {
+                self.ledger.dropped += 1;
+                let k = match reason {
+                    DropReason::Overflow => PortEventKind::DropOverflow,
+                    DropReason::Aqm => PortEventKind::DropAqm,
+                };
+                self.rec.port_event(now.0, port, pkt.flow, pkt.seq, k, pkt.kind == PacketKind::Ack);
+            }
+        }
+    }
+
+    /// A host puts a new packet on its first port.
+    #[inline]
+    fn inject(&mut self, mut pkt: Packet) {
+        self.ledger.sent += 1;
+        let (off, _) = self.routes[pkt.route.idx()];
+        let port = self.route_ports[off as usize];
+        pkt.hop = 1;
+        self.forward(port, pkt);
+    }
+
+    #[inline]
+    fn deliver(&mut self, pkt: Packet) {
+        self.ledger.delivered += 1;
+        let f = pkt.flow;
+        match pkt.kind {
+            PacketKind::Data => {
+                let now = self.now;
+                let acks = self.flows[f.idx()].receiver.on_data(now, &pkt);
+                for a in acks.into_iter().flatten() {
+                    self.send_ack(f, a);
+                }
+                self.arm_delack(f);
+            }
+            PacketKind::Ack => {
+                let now = self.now;
+                self.flows[f.idx()].sender.on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, pkt.has(flags::RETX));
+                self.pump(f);
+            }
+        }
+    }
+
+    #[inline]
+    fn send_ack(&mut self, f: FlowId, a: AckInfo) {
+        let mut fl = 0u8;
+        if a.ece {
+            fl |= flags::ECE;
+        }
+        if a.echo_retx {
+            fl |= flags::RETX;
+        }
+        let pkt = Packet { ts: a.ts_echo, seq: a.ackno, flow: f, route: self.flows[f.idx()].rev, size_bytes: self.ack_bytes, hop: 0, kind: PacketKind::Ack, flags: fl };
+        self.inject(pkt);
+    }
+
+    /// Send whatever the sender's window allows, then (re)arm its timer event.
+    #[inline]
+    fn pump(&mut self, f: FlowId) {
+        let now = self.now;
+        loop {
+            let fl = &mut self.flows[f.idx()];
+            let Some(seg) = fl.sender.poll_transmit(now) else { break };
+            if fl.first_sent.is_none() {
+                fl.first_sent = Some(now);
+            }
+            let pkt = Packet { ts: now, seq: seg.seq, flow: f, route: fl.fwd, size_bytes: seg.bytes, hop: 0, kind: PacketKind::Data, flags: seg.flags };
+            self.inject(pkt);
+        }
+        let fl = &mut self.flows[f.idx()];
+        if let Some(d) = fl.sender.rto_deadline() {
+            if fl.rto_event.is_none_or(|e| e > d) {
+                fl.rto_event = Some(d);
+                self.events.schedule(d, Event::RtoTimer(f));
+            }
+        }
+    }
+
+    fn arm_delack(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f.idx()];
+        if let Some(d) = fl.receiver.delack_deadline() {
+            if fl.delack_event.is_none_or(|e| e > d) {
+                fl.delack_event = Some(d);
+                self.events.schedule(d, Event::DelAckTimer(f));
+            }
+        }
+    }
+
+    fn sample_queues(&mut self) {
+        let now = self.now;
+        for i in 0..self.rec.ports.len() {
+            let pid = self.rec.ports[i];
+            let p = &mut self.ports[pid.idx()];
+            p.advance(now);
+            let (qp, qb) = p.queue();
+            let tx = p.stats.tx_bytes;
+            if self.rec.want_queue && !self.rec.queue_every_change {
+                let q = &mut self.rec.queue;
+                q.time_ps.push(now.0);
+                q.port.push(pid.0);
+                q.pkts.push(qp);
+                q.bytes.push(qb);
+            }
+            if self.rec.want_link {
+                let l = &mut self.rec.link;
+                l.time_ps.push(now.0);
+                l.port.push(pid.0);
+                l.tx_bytes.push(tx);
+            }
+        }
+        self.queue_samples += 1;
+        let next = SimTime(self.queue_samples * self.queue_interval.0);
+        if next <= self.end {
+            self.events.schedule(next, Event::SampleQueues);
+        }
+    }
+
+    fn sample_flows(&mut self) {
+        let now = self.now;
+        let mss = self.mss as f64;
+        let mut probe = CcProbe::default();
+        for (i, fl) in self.flows.iter().enumerate() {
+            if fl.start > now {
+                continue;
+            }
+            fl.sender.cc.probe(&mut probe);
+            let t = &mut self.rec.flows;
+            t.time_ps.push(now.0);
+            t.flow.push(i as u32);
+            t.cwnd_pkts.push(probe.cwnd_bytes / mss);
+            t.ssthresh_pkts.push(if probe.ssthresh_bytes.is_finite() { probe.ssthresh_bytes / mss } else { f64::INFINITY });
+            t.alpha.push(probe.alpha);
+            t.delivered_bytes.push(fl.receiver.delivered_bytes());
+        }
+        self.flow_samples += 1;
+        let next = SimTime(self.flow_samples * self.flow_interval.0);
+        if next <= self.end {
+            self.events.schedule(next, Event::SampleFlows);
+        }
+    }
+
+    /// Packet-conservation ledger now (packets inside arrival events count as in flight).
+    pub fn ledger(&self) -> Ledger {
+        Ledger { in_flight: self.events.packets_in_flight(), ..self.ledger }
+    }
+
+    /// Close the run: bring ports up to date, check conservation, return everything recorded.
+    pub fn finish(mut self) -> Result<crate::output::RunOutput, SimulationError> {
+        let now = self.now;
+        for p in self.ports.iter_mut() {
+            p.advance(now);
+        }
+        let ledger = self.ledger();
+        if !ledger.balanced() {
+            return Err(SimulationError(format!(
+                "packet conservation violated: sent {} != delivered {} + dropped {} + in flight {}",
+                ledger.sent, ledger.delivered, ledger.dropped, ledger.in_flight
+            )));
+        }
+        Ok(crate::output::RunOutput::collect(self, ledger))
+    }
+}

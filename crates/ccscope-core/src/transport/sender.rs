@@ -1,0 +1,328 @@
+//! TCP sender: window-limited transmission, NewReno fast retransmit / fast recovery
+//! (RFC 6582), retransmission timeout with exponential back-off (RFC 6298), ECN sender
+//! (RFC 3168 §6.1: ECT on data, at most one reduction per window, CWR on the next new
+//! segment). The congestion controller ([`Cc`]) owns the window.
+
+use crate::cc::{AckSample, Cc, Congestion, CongestionControl};
+use crate::packet::flags;
+use crate::units::{SimDuration, SimTime};
+
+/// Transport parameters resolved from the scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct TcpSenderConfig {
+    pub mss_bytes: u32,
+    /// Flow size in bytes; None = long-lived (infinite source).
+    pub size_bytes: Option<u64>,
+    pub min_rto: SimDuration,
+    pub initial_rto: SimDuration,
+    pub max_rto: SimDuration,
+    /// Clock granularity G of RFC 6298.
+    pub granularity: SimDuration,
+    pub dupack_threshold: u32,
+    /// Receiver window, segments (u32::MAX = unbounded).
+    pub rwnd_segments: u32,
+    /// Retransmitted segments are sent ECN-capable too (DCTCP, RFC 8257 practice); RFC 3168
+    /// classic ECN does not (§6.1.5).
+    pub ect_on_retransmissions: bool,
+}
+
+/// One segment to put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub bytes: u32,
+    pub flags: u8,
+}
+
+/// Per-flow sender counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub ecn_reductions: u64,
+    pub ece_acks: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub cc: Cc,
+    cfg: TcpSenderConfig,
+    total_segs: u64,
+    last_seg_bytes: u32,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    high_tx: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    partial_seen: bool,
+    recover: Option<u64>,
+    ecn_recover: Option<u64>,
+    cwr_pending: bool,
+    ect: bool,
+    srtt_ps: f64,
+    rttvar_ps: f64,
+    has_rtt: bool,
+    rto: SimDuration,
+    rto_deadline: Option<SimTime>,
+    pending_retx: Option<u64>,
+    started: bool,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: TcpSenderConfig, cc: Cc) -> Self {
+        let mss = cfg.mss_bytes as u64;
+        let (total_segs, last_seg_bytes) = match cfg.size_bytes {
+            None => (u64::MAX, cfg.mss_bytes),
+            Some(b) => {
+                let n = b.div_ceil(mss).max(1);
+                let last = b - (n - 1) * mss;
+                (n, last.max(1) as u32)
+            }
+        };
+        let ect = cc.needs_ecn();
+        TcpSender {
+            cc,
+            cfg,
+            total_segs,
+            last_seg_bytes,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            dupacks: 0,
+            in_recovery: false,
+            partial_seen: false,
+            recover: None,
+            ecn_recover: None,
+            cwr_pending: false,
+            ect,
+            srtt_ps: 0.0,
+            rttvar_ps: 0.0,
+            has_rtt: false,
+            rto: cfg.initial_rto,
+            rto_deadline: None,
+            pending_retx: None,
+            started: false,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Called when the flow starts.
+    pub fn start(&mut self) {
+        self.started = true;
+    }
+
+    /// All data acknowledged (never for a long-lived flow).
+    pub fn is_done(&self) -> bool {
+        self.snd_una >= self.total_segs
+    }
+
+    pub fn total_segments(&self) -> u64 {
+        self.total_segs
+    }
+
+    #[inline]
+    pub fn seg_bytes(&self, seq: u64) -> u32 {
+        if seq + 1 == self.total_segs {
+            self.last_seg_bytes
+        } else {
+            self.cfg.mss_bytes
+        }
+    }
+
+    #[inline]
+    fn flight_bytes(&self) -> u64 {
+        (self.snd_nxt - self.snd_una) * self.cfg.mss_bytes as u64
+    }
+
+    /// The retransmission deadline, if the timer is armed.
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.has_rtt.then(|| SimDuration(self.srtt_ps as u64))
+    }
+
+    pub fn current_rto(&self) -> SimDuration {
+        self.rto
+    }
+
+    /// Usable window in segments: floor(cwnd / MSS), at least 1, capped by the receiver window.
+    #[inline]
+    fn window_segments(&self) -> u64 {
+        let w = (self.cc.cwnd_bytes() / self.cfg.mss_bytes as f64) as u64;
+        w.max(1).min(self.cfg.rwnd_segments as u64)
+    }
+
+    /// Next segment to transmit now, if the window allows one.
+    #[inline]
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        if !self.started {
+            return None;
+        }
+        let seq = if let Some(s) = self.pending_retx.take() {
+            s
+        } else {
+            if self.snd_nxt >= self.total_segs || self.snd_nxt >= self.snd_una + self.window_segments() {
+                return None;
+            }
+            let s = self.snd_nxt;
+            self.snd_nxt += 1;
+            s
+        };
+        let retx = seq < self.high_tx;
+        if seq + 1 > self.high_tx {
+            self.high_tx = seq + 1;
+        }
+        let mut f = 0u8;
+        if retx {
+            f |= flags::RETX;
+            self.stats.retransmits += 1;
+            if self.ect && self.cfg.ect_on_retransmissions {
+                f |= flags::ECT;
+            }
+        } else {
+            if self.ect {
+                f |= flags::ECT;
+            }
+            if self.cwr_pending {
+                f |= flags::CWR;
+                self.cwr_pending = false;
+            }
+        }
+        self.stats.segments_sent += 1;
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto);
+        }
+        Some(Segment { seq, bytes: self.seg_bytes(seq), flags: f })
+    }
+
+    fn update_rtt(&mut self, r: SimDuration) {
+        let r = r.0 as f64;
+        if !self.has_rtt {
+            self.srtt_ps = r;
+            self.rttvar_ps = r / 2.0;
+            self.has_rtt = true;
+        } else {
+            self.rttvar_ps = 0.75 * self.rttvar_ps + 0.25 * (self.srtt_ps - r).abs();
+            self.srtt_ps = 0.875 * self.srtt_ps + 0.125 * r;
+        }
+        let rto = self.srtt_ps + (self.cfg.granularity.0 as f64).max(4.0 * self.rttvar_ps);
+        let rto = SimDuration(rto as u64).max(self.cfg.min_rto).min(self.cfg.max_rto);
+        self.rto = rto;
+    }
+
+    /// Process an ACK: cumulative `ackno` (next expected segment), ECN-Echo, echoed timestamp.
+    pub fn on_ack(&mut self, now: SimTime, ackno: u64, ece: bool, ts_echo: SimTime, echo_retx: bool) {
+        if ece {
+            self.stats.ece_acks += 1;
+        }
+        let flight = self.flight_bytes();
+        if ackno > self.snd_una {
+            let ackno = ackno.min(self.high_tx);
+            let mut newly = 0u64;
+            // bytes of segments [snd_una, ackno): all MSS except possibly the last of the flow
+            let n = ackno - self.snd_una;
+            newly += n * self.cfg.mss_bytes as u64;
+            if ackno == self.total_segs {
+                newly -= (self.cfg.mss_bytes - self.last_seg_bytes) as u64;
+            }
+            let rtt = if echo_retx { None } else { Some(now.saturating_sub(ts_echo)) };
+            if let Some(r) = rtt {
+                self.update_rtt(r);
+            }
+            self.snd_una = ackno;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            let mut sample = AckSample { now, newly_acked_bytes: newly, ece, rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt, in_recovery: self.in_recovery, flight_bytes: flight };
+            if self.in_recovery {
+                if self.recover.is_some_and(|r| ackno > r) {
+                    // full ACK: leave fast recovery (RFC 6582 step 6)
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                    self.cc.on_recovery_end(self.flight_bytes());
+                    sample.in_recovery = false;
+                    sample.newly_acked_bytes = 0;
+                    self.cc.on_ack(&sample);
+                } else {
+                    // partial ACK: retransmit the next hole, deflate, reset the timer once
+                    self.cc.on_ack(&sample);
+                    self.pending_retx = Some(self.snd_una);
+                    if !self.partial_seen {
+                        self.partial_seen = true;
+                        self.rto_deadline = Some(now + self.rto);
+                    }
+                }
+            } else {
+                self.dupacks = 0;
+                self.cc.on_ack(&sample);
+            }
+            self.maybe_ecn_reduce(ece, self.flight_bytes());
+            if !self.in_recovery || !self.partial_seen {
+                self.rto_deadline = if self.snd_una < self.snd_nxt { Some(now + self.rto) } else { None };
+            }
+            if self.is_done() {
+                self.rto_deadline = None;
+            }
+        } else if ackno == self.snd_una && self.snd_nxt > self.snd_una {
+            self.dupacks += 1;
+            let sample = AckSample { now, newly_acked_bytes: 0, ece, rtt: None, snd_una: self.snd_una, snd_nxt: self.snd_nxt, in_recovery: self.in_recovery, flight_bytes: flight };
+            if self.in_recovery {
+                self.cc.on_dup_ack(&sample);
+            } else {
+                self.cc.on_dup_ack(&sample);
+                if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ackno > r) {
+                    self.in_recovery = true;
+                    self.partial_seen = false;
+                    self.recover = Some(self.snd_nxt - 1);
+                    self.ecn_recover = Some(self.snd_nxt);
+                    self.cc.on_congestion(now, Congestion::FastRetransmit, flight);
+                    self.pending_retx = Some(self.snd_una);
+                    self.stats.fast_retransmits += 1;
+                } else {
+                    self.maybe_ecn_reduce(ece, flight);
+                }
+            }
+        }
+    }
+
+    /// RFC 3168 §6.1.2: react to ECN-Echo at most once per window of data, not during loss recovery.
+    fn maybe_ecn_reduce(&mut self, ece: bool, flight: u64) {
+        if !ece || self.in_recovery || !self.cc.reacts_to_ecn_once_per_window() {
+            return;
+        }
+        if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
+            self.cc.on_congestion(SimTime::ZERO, Congestion::EcnEcho, flight);
+            self.ecn_recover = Some(self.snd_nxt);
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+        }
+    }
+
+    /// Called when the retransmission timer may have expired; acts only if the deadline passed.
+    pub fn on_timer(&mut self, now: SimTime) {
+        match self.rto_deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        if self.snd_una >= self.snd_nxt && self.pending_retx.is_none() {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.flight_bytes();
+        self.cc.on_congestion(now, Congestion::Timeout, flight);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = Some(self.high_tx.saturating_sub(1));
+        self.ecn_recover = Some(self.high_tx);
+        self.snd_nxt = self.snd_una; // go-back-N from the first unacknowledged segment
+        self.pending_retx = None;
+        self.rto = SimDuration((self.rto.0.saturating_mul(2)).min(self.cfg.max_rto.0));
+        self.rto_deadline = None; // re-armed by the retransmission
+    }
+}

@@ -1,15 +1,204 @@
 """Command-line interface (typer): `ccscope run | scenario | plot | demo | fluid | guide | stability`.
 
-Library code never prints; this module does. Errors from the engine or the scenario loader are
-shown as one clear line on stderr with exit status 2, never as a traceback.
+Library code never prints; this module does. Errors from the engine or the scenario loader
+are shown as one clear line on stderr with exit status 2, never as a traceback.
 """
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+from typing import List, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="ccscope: a laboratory for datacenter congestion control")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="ccscope: a laboratory for datacenter congestion control")
+scenario_app = typer.Typer(no_args_is_help=True, help="Inspect scenario files: expand, validate, schema.")
+app.add_typer(scenario_app, name="scenario")
+out_console = Console()
+err_console = Console(stderr=True)
+
+#: The embedded default scenario of `ccscope demo` (FIGURES.md D0 / DCTCP-analysis Fig. 2, N = 2).
+DEMO_SCENARIO = {
+    "name": "demo: DCTCP, 2 flows, 10 Gb/s dumbbell, 100 us RTT, K = 65, g = 1/16",
+    "seed": 1,
+    "until_s": 1.0,
+    "topology": {"kind": "dumbbell", "bottleneck_bps": 10e9, "rtt_s": 100e-6, "buffer_pkts": 1000},
+    "aqm": {"kind": "threshold", "k_pkts": 65},
+    "dctcp": {"g": 1.0 / 16.0},
+    "flows": {"count": 2, "cc": "dctcp", "start_jitter_s": 1e-3},
+    "record": {"queue_interval_s": 1e-5, "flow_interval_s": 1e-5},
+}
+
+
+def fail(msg: str, code: int = 2) -> None:
+    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _until(text: Optional[str]) -> Optional[float]:
+    if text is None:
+        return None
+    from ccscope.units import parse_time
+    try:
+        u = parse_time(text)
+    except ValueError as e:
+        fail(f"--until {text!r}: {e}; e.g. --until 1s or --until 500ms")
+    if not u > 0:
+        fail(f"--until {text!r}: must be > 0 (a simulated duration such as 1s, 500ms, 100us)")
+    return u
+
+
+def _load(path: Path, sets: List[str]) -> dict:
+    from ccscope.scenario.io import apply_set, load_file
+    data = load_file(path)
+    for s in sets:
+        apply_set(data, s)
+    return data
+
+
+def _summary_table(res) -> Table:
+    s = res.summary
+    t = Table(title=res.scenario.get("name") or "ccscope run", show_header=True)
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    t.add_row("simulated time", f"{s['sim_time_s']:.6g} s (summary after {s['warmup_s']:.3g} s warm-up)")
+    t.add_row("bottleneck", str(s.get("bottleneck_port")))
+    t.add_row("bottleneck utilization", f"{100 * s['bottleneck_utilization']:.3f} %")
+    t.add_row("queue mean / p99", f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.1f} pkts")
+    t.add_row("marks / drops", f"{s['marks']} / {s['drops']}")
+    for i, bps in enumerate(s["flow_throughput_bps"][:20]):
+        cc_name = res.flows["cc"].iloc[i]
+        t.add_row(f"flow {i} ({cc_name}) throughput", f"{bps / 1e9:.4f} Gb/s")
+    if len(s["flow_throughput_bps"]) > 20:
+        t.add_row("...", f"{len(s['flow_throughput_bps']) - 20} more flows (flows.parquet)")
+    t.add_row("events", f"{s['events']:,} in {s['wall_s']:.3f} s = {s['events_per_s'] / 1e6:.2f} M events/s")
+    return t
+
+
+def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str]):
+    import ccscope as cc
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    rec = [r.strip() for r in record.split(",") if r.strip()] if record else None
+    try:
+        sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec)
+        if quiet:
+            sim.run()
+        else:
+            with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[now]}"), TimeElapsedColumn(),
+                          console=err_console, transient=True) as prog:
+                task = prog.add_task("sim", total=sim.end_s, now="")
+                sim.run(progress=lambda now, end: prog.update(task, completed=now, now=f"{now:.4g} / {end:.4g} s"))
+        res = sim.finish()
+    except (cc.ScenarioError, ValueError, TypeError) as e:
+        fail(str(e))
+    except cc.SimulationError as e:
+        fail(f"simulation failed: {e}", code=1)
+    if out is not None:
+        try:
+            res.save(out)
+        except OSError as e:
+            fail(f"--out {str(out)!r}: cannot write results ({e.strerror or e})")
+    return res
+
+
+@app.command()
+def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
+        until: Optional[str] = typer.Option(None, "--until", help="Simulated time, e.g. 1s, 200ms (default: the scenario's until_s)."),
+        out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write traces (Parquet), tables and metadata here."),
+        set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE, e.g. --set flows.count=10 (repeatable)."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Override the scenario seed."),
+        record: Optional[str] = typer.Option(None, "--record", help="Traces to keep, comma-separated (queue,link,cwnd,alpha,delivered,drops)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
+        json_summary: bool = typer.Option(False, "--json", help="Print the summary as JSON.")):
+    """Run a scenario file and print a summary; --out writes the results."""
+    import ccscope as cc
+    try:
+        data = _load(scenario, set_)
+    except cc.ScenarioError as e:
+        fail(str(e))
+    res = _run(data, _until(until), out, quiet, seed, record)
+    if json_summary:
+        from ccscope.result import _jsonable
+        print(json.dumps(_jsonable(res.summary), indent=2))
+    elif not quiet:
+        out_console.print(_summary_table(res))
+        if out is not None:
+            out_console.print(f"results written to {out}/")
+
+
+@scenario_app.command("expand")
+def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
+                    set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
+                    fmt: str = typer.Option("toml", "--format", help="Output format: toml or json.")):
+    """Print the fully expanded scenario (explicit graph, every flow, every default)."""
+    import ccscope as cc
+    from ccscope import _native
+    if fmt not in ("toml", "json"):
+        fail(f"--format {fmt!r}: must be toml or json")
+    try:
+        data = _load(scenario, set_)
+        text = cc.scenario.io.to_engine_json(data)
+        expanded = _native.expand(text, "json")
+        print(_native.to_toml(expanded) if fmt == "toml" else expanded)
+    except (cc.ScenarioError, ValueError) as e:
+        fail(str(e))
+
+
+@scenario_app.command("validate")
+def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
+                      set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE.")):
+    """Check a scenario; prints 'ok' or the first error."""
+    import ccscope as cc
+    try:
+        cc.scenario.validate(_load(scenario, set_))
+    except (cc.ScenarioError, ValueError) as e:
+        fail(str(e))
+    print("ok")
+
+
+@scenario_app.command("schema")
+def scenario_schema():
+    """Print the JSON Schema of scenario files (fields, units, defaults)."""
+    from ccscope import _native
+    print(_native.schema())
+
+
+@app.command()
+def plot(result_dir: Path = typer.Argument(..., help="A result directory written by `ccscope run --out`."),
+         queue: bool = typer.Option(False, "--queue", help="Queue length panel."),
+         cwnd: bool = typer.Option(False, "--cwnd", help="cwnd panel."),
+         alpha: bool = typer.Option(False, "--alpha", help="DCTCP alpha panel."),
+         output: Path = typer.Option(Path("fig.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg).")):
+    """Plot traces of a saved run."""
+    import ccscope as cc
+    from ccscope.plot import plot_result
+    try:
+        res = cc.load(result_dir)
+    except (FileNotFoundError, OSError) as e:
+        fail(str(e))
+    if not (queue or cwnd or alpha):
+        queue = cwnd = True
+    try:
+        plot_result(res, output, queue=queue, cwnd=cwnd, alpha=alpha)
+    except (OSError, ValueError) as e:
+        fail(f"-o {str(output)!r}: {e}")
+    out_console.print(f"wrote {output}")
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where to write traces and the figure."),
+         quiet: bool = typer.Option(False, "--quiet", "-q")):
+    """Run the embedded default scenario (DCTCP, 2 flows, 10 Gb/s, 100 us, K = 65, g = 1/16, 1 s)."""
+    from ccscope.plot import plot_result
+    res = _run(DEMO_SCENARIO, None, out, quiet, None, None)
+    plot_result(res, out / "queue_cwnd.png", queue=True, cwnd=True, alpha=True, title=DEMO_SCENARIO["name"])
+    out_console.print(_summary_table(res))
+    out_console.print(f"traces (Parquet) and queue_cwnd.png written to {out}/")
 
 
 def _register_optional_commands() -> None:
@@ -25,8 +214,12 @@ _register_optional_commands()
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        err_console.print("interrupted")
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

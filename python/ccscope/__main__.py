@@ -1,0 +1,3 @@
+from ccscope.cli import main
+
+main()

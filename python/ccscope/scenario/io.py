@@ -1,0 +1,113 @@
+"""Scenario I/O: read TOML/JSON files, apply `--set path=value` overrides, and produce the
+JSON the engine reads (JSON is the one format at the Rust boundary)."""
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Union
+
+from ccscope import _native
+from ccscope.errors import ScenarioError
+from ccscope.scenario.model import Scenario
+
+ScenarioLike = Union[Scenario, dict, str, Path]
+
+
+def load_file(path: Union[str, Path]) -> dict:
+    """Read a .toml or .json scenario file into plain data (validated later, in Rust)."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read the scenario file ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{p}: not a UTF-8 text file (byte {e.start}); a scenario must be TOML or JSON text") from None
+    if p.suffix.lower() == ".json":
+        try:
+            data = json.loads(text, parse_constant=lambda c: float(c.replace("Infinity", "inf")))
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    else:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"{p}: invalid TOML: {e}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{p}: the top level must be a table of scenario fields")
+    return data
+
+
+def _parse_value(text: str) -> Any:
+    """A --set value: TOML literal syntax (numbers, true/false, "strings", [arrays], {tables});
+    a bare word that is not a literal is taken as a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_set(data: dict, assignment: str) -> dict:
+    """Apply one `path=value` override in place (path dotted, e.g. `aqm.k_pkts=40`)."""
+    if "=" not in assignment:
+        raise ScenarioError(f"--set {assignment!r}: expected PATH=VALUE, e.g. --set flows.count=10")
+    path, _, value = assignment.partition("=")
+    keys = [k.strip() for k in path.strip().split(".")]
+    if not path.strip() or any(not k for k in keys):
+        raise ScenarioError(f"--set {assignment!r}: the path must be dotted field names, e.g. aqm.k_pkts")
+    node = data
+    for i, k in enumerate(keys[:-1]):
+        nxt = node.get(k)
+        if nxt is None:
+            nxt = node[k] = {}
+        if not isinstance(nxt, dict):
+            raise ScenarioError(f"--set {assignment!r}: {'.'.join(keys[:i + 1])} is not a table")
+        node = nxt
+    node[keys[-1]] = _parse_value(value.strip())
+    return data
+
+
+def _check_finite(obj: Any, path: str = "") -> None:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        shown = "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+        raise ScenarioError(f"{path or '<scenario>'} = {shown}: must be a finite number")
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_finite(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _check_finite(v, f"{path}[{i}]")
+
+
+def as_dict(scenario: ScenarioLike) -> dict:
+    """Plain data of a Scenario, dict or file path."""
+    if isinstance(scenario, Scenario):
+        return scenario.to_dict()
+    if isinstance(scenario, dict):
+        return scenario
+    if isinstance(scenario, (str, Path)):
+        return load_file(scenario)
+    raise TypeError(f"scenario: expected a ccscope.Scenario, a dict or a path to a .toml/.json file, got {type(scenario).__name__}")
+
+
+def to_engine_json(scenario: ScenarioLike) -> str:
+    """The JSON text the engine reads. Non-finite numbers are refused here (JSON cannot carry them)."""
+    data = as_dict(scenario)
+    _check_finite(data)
+    try:
+        return json.dumps(data, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(f"<scenario>: cannot be written as JSON ({e}); use numbers, strings, booleans, lists and tables") from None
+
+
+def validate(scenario: ScenarioLike) -> dict:
+    """Validate in the engine; returns the scenario with every default filled in."""
+    return json.loads(_native.validate(to_engine_json(scenario), "json"))
+
+
+def expand(scenario: ScenarioLike) -> dict:
+    """The explicit form: graph topology, every flow listed, recorded ports named."""
+    return json.loads(_native.expand(to_engine_json(scenario), "json"))

@@ -1,0 +1,198 @@
+"""Dataclasses mirroring the Rust scenario schema (crates/ccscope-core/src/scenario.rs).
+
+They are plain data: validation happens once, in Rust, when a scenario is run, expanded or
+validated. A test checks that every dataclass has exactly the fields of the Rust schema.
+Units are in field names (`_s`, `_bps`, `_pkts`, `_bytes`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional, Union
+
+
+def _clean(obj: Any) -> Any:
+    """Dataclass -> dict without None values (None means "use the default")."""
+    if dataclasses.is_dataclass(obj):
+        out = {}
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if v is None:
+                continue
+            out[f.name] = _clean(v)
+        if hasattr(obj, "KIND"):
+            out = {"kind": obj.KIND, **out}
+        return out
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items() if v is not None}
+    return obj
+
+
+@dataclass
+class DropTail:
+    KIND = "drop_tail"
+
+
+@dataclass
+class Threshold:
+    KIND = "threshold"
+    k_pkts: Optional[float] = None
+    k_bytes: Optional[float] = None
+    mark_at_or_above: bool = False
+
+
+@dataclass
+class Red:
+    KIND = "red"
+    min_th_pkts: float = 5.0
+    max_th_pkts: float = 15.0
+    max_p: float = 0.1
+    w_q: float = 0.002
+    gentle: bool = False
+    action: Literal["mark", "drop"] = "mark"
+    byte_mode: bool = False
+    ns2_wait: bool = False
+    ns2_drop_ecn_above_p: Optional[float] = None
+
+
+AqmConfig = Union[DropTail, Threshold, Red]
+
+
+@dataclass
+class Dumbbell:
+    KIND = "dumbbell"
+    bottleneck_bps: float
+    senders: Optional[int] = None
+    receivers: int = 1
+    access_bps: Optional[float] = None
+    rtt_s: Optional[float] = None
+    rtt_per_sender_s: Optional[list[float]] = None
+    bottleneck_delay_s: float = 0.0
+    buffer_pkts: Optional[int] = None
+    buffer_bytes: Optional[int] = None
+    host_buffer_pkts: Optional[int] = None
+
+
+@dataclass
+class NodeSpec:
+    name: str
+    kind: Literal["host", "switch"]
+
+
+@dataclass
+class LinkSpec:
+    from_: str
+    to: str
+    rate_bps: float
+    delay_s: float
+    buffer_pkts: Optional[int] = None
+    buffer_bytes: Optional[int] = None
+    aqm: Optional[AqmConfig] = None
+    duplex: bool = False
+
+
+@dataclass
+class Graph:
+    KIND = "graph"
+    nodes: list[NodeSpec] = field(default_factory=list)
+    links: list[LinkSpec] = field(default_factory=list)
+
+
+Topology = Union[Dumbbell, Graph]
+
+
+@dataclass
+class FlowsTemplate:
+    count: int
+    cc: str = "new_reno"
+    start_s: float = 0.0
+    start_jitter_s: float = 0.0
+    size_bytes: Optional[int] = None
+
+
+@dataclass
+class FlowSpec:
+    src: str
+    dst: str
+    cc: str = "new_reno"
+    start_s: float = 0.0
+    size_bytes: Optional[int] = None
+
+
+@dataclass
+class TcpConfig:
+    iw_pkts: int = 2
+    min_rto_s: float = 0.2
+    initial_rto_s: float = 1.0
+    max_rto_s: float = 60.0
+    clock_granularity_s: float = 1e-6
+    dupack_threshold: int = 3
+    delayed_ack: bool = False
+    delack_count: int = 2
+    delack_timeout_s: float = 0.1
+    rwnd_pkts: Optional[int] = None
+    ecn: bool = False
+
+
+@dataclass
+class DctcpConfig:
+    g: float = 1.0 / 16.0
+    alpha_init: float = 1.0
+    min_cwnd_pkts: float = 2.0
+    ecn_echo_blocks_growth: bool = True
+
+
+@dataclass
+class RecordConfig:
+    traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops"])
+    queue_interval_s: float = 1e-5
+    queue_every_change: bool = False
+    flow_interval_s: float = 1e-4
+    ports: Optional[list[str]] = None
+
+
+@dataclass
+class Scenario:
+    """A complete scenario. `to_dict()` gives the plain data the engine reads."""
+    topology: Topology
+    name: str = ""
+    seed: int = 1
+    until_s: float = 1.0
+    packet_bytes: int = 1500
+    ack_bytes: int = 40
+    aqm: AqmConfig = field(default_factory=DropTail)
+    tcp: TcpConfig = field(default_factory=TcpConfig)
+    dctcp: DctcpConfig = field(default_factory=DctcpConfig)
+    flows: Optional[FlowsTemplate] = None
+    flow: list[FlowSpec] = field(default_factory=list)
+    record: RecordConfig = field(default_factory=RecordConfig)
+
+    def to_dict(self) -> dict:
+        d = _clean(self)
+        # `from` is a Python keyword: LinkSpec stores it as from_
+        topo = d.get("topology", {})
+        for link in topo.get("links", []) or []:
+            if "from_" in link:
+                link["from"] = link.pop("from_")
+        if not d.get("flow"):
+            d.pop("flow", None)
+        return d
+
+
+# Python dataclass -> Rust schema definition name, for the field-match test.
+SCHEMA_MIRROR = {
+    Scenario: "Scenario",
+    Dumbbell: "Dumbbell",
+    Graph: "Graph",
+    NodeSpec: "NodeSpec",
+    LinkSpec: "LinkSpec",
+    FlowsTemplate: "FlowsTemplate",
+    FlowSpec: "FlowSpec",
+    TcpConfig: "TcpConfig",
+    DctcpConfig: "DctcpConfig",
+    RecordConfig: "RecordConfig",
+    Threshold: "ThresholdConfig",
+    Red: "RedConfig",
+}

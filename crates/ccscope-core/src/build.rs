@@ -70,11 +70,15 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         let dst = node_ids[f.dst.as_str()];
         let fwd = route(src, dst, &format!("flow[{i}].dst"))?;
         let rev = route(dst, src, &format!("flow[{i}].src"))?;
-        let cc = match f.cc {
+        let mut cc = match f.cc {
             CcKind::NewReno => Cc::NewReno(NewReno::new(sc.packet_bytes, t.iw_pkts, t.ecn, t.dupack_threshold)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::WindowCut, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
             CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::PerAck, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
         };
+        match &mut cc {
+            Cc::NewReno(c) => c.w.increase = t.ca_increase,
+            Cc::Dctcp(c) => c.w.increase = t.ca_increase,
+        }
         let scfg = TcpSenderConfig {
             mss_bytes: sc.packet_bytes,
             size_bytes: f.size_bytes,

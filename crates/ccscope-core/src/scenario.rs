@@ -123,7 +123,7 @@ pub struct Dumbbell {
     /// Switch port buffer, bytes (>= packet_bytes). Default: no byte limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_bytes: Option<u64>,
-    /// Host NIC buffer, packets. Default: unlimited (a sender never drops locally; its window bounds what it queues).
+    /// Host NIC buffer, packets (>= 1). Default: the switch buffer (buffer_pkts / buffer_bytes). With access links as fast as the bottleneck an unbounded NIC queue would hide congestion from a loss-based sender.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_buffer_pkts: Option<u32>,
 }
@@ -309,6 +309,9 @@ pub struct TcpConfig {
     /// NewReno flows are ECN-capable (RFC 3168). DCTCP flows always are. Default false.
     #[serde(default)]
     pub ecn: bool,
+    /// Congestion-avoidance increase: "per_ack" (cwnd += MSS^2/cwnd per ACK, ns-2) or "byte_counting" (+1 MSS per cwnd of acked bytes, RFC 3465 / Linux). Default "per_ack".
+    #[serde(default)]
+    pub ca_increase: crate::cc::CaIncrease,
 }
 
 impl Default for TcpConfig {
@@ -325,6 +328,7 @@ impl Default for TcpConfig {
             delack_timeout_s: d_delack_timeout(),
             rwnd_pkts: None,
             ecn: false,
+            ca_increase: crate::cc::CaIncrease::PerAck,
         }
     }
 }
@@ -789,8 +793,8 @@ impl Scenario {
             to: to.into(),
             rate_bps,
             delay_s,
-            buffer_pkts: if host { d.host_buffer_pkts } else { bp },
-            buffer_bytes: if host { None } else { bb },
+            buffer_pkts: if host { d.host_buffer_pkts.or(bp) } else { bp },
+            buffer_bytes: if host && d.host_buffer_pkts.is_some() { None } else { bb },
             aqm: Some(aqm),
             duplex: false,
         };

@@ -134,6 +134,7 @@ class TcpConfig:
     delack_timeout_s: float = 0.1
     rwnd_pkts: Optional[int] = None
     ecn: bool = False
+    ca_increase: Literal["per_ack", "byte_counting"] = "per_ack"
 
 
 @dataclass

@@ -267,3 +267,22 @@ mod tests {
         assert!((removed - w0 * 0.25).abs() < 1.5, "removed {removed}");
     }
 }
+
+#[cfg(test)]
+mod byte_counting_tests {
+    use super::*;
+    use crate::cc::CaIncrease;
+
+    #[test]
+    fn window_two_grows_to_three_without_the_ns2_rule_under_byte_counting() {
+        let cfg = DctcpConfig { ecn_echo_blocks_growth: false, ..Default::default() };
+        let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 2, 3);
+        d.w.increase = CaIncrease::ByteCounting;
+        d.w.ssthresh = 3000.0;
+        let s = |una| AckSample { now: SimTime(0), newly_acked_bytes: 1500, ece: true, rtt: None, snd_una: una, snd_nxt: una + 2, in_recovery: false, flight_bytes: 3000 };
+        d.on_ack(&s(1));
+        d.on_congestion(SimTime(0), Congestion::EcnEcho, 3000);
+        d.on_ack(&s(2));
+        assert_eq!(d.w.cwnd, 4500.0);
+    }
+}

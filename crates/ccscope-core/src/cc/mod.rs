@@ -11,6 +11,7 @@ pub mod reno;
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use new_reno::NewReno;
+pub use reno::CaIncrease;
 
 /// What the transport knows about one ACK, passed to [`CongestionControl::on_ack`].
 #[derive(Clone, Copy, Debug)]

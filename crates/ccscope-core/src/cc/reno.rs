@@ -14,12 +14,29 @@ pub struct RenoWindow {
     pub mss: f64,
     /// Floor applied after a multiplicative cut (not after an RTO), bytes.
     pub min_cwnd: f64,
+    /// Congestion-avoidance increase rule.
+    pub increase: CaIncrease,
+    /// Bytes acknowledged since the last +1 MSS step (byte counting only).
+    ca_acked: f64,
+}
+
+/// How congestion avoidance grows the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaIncrease {
+    /// cwnd += MSS * acked / cwnd on every ACK: a smooth, fractional window (ns-2, the papers'
+    /// simulator; ALGORITHMS.md §1).
+    #[default]
+    PerAck,
+    /// cwnd += 1 MSS once a full cwnd of bytes has been acknowledged: whole-packet steps
+    /// (RFC 3465 §2.1 byte counting; Linux tcp_cong_avoid_ai).
+    ByteCounting,
 }
 
 impl RenoWindow {
     pub fn new(mss_bytes: u32, iw_pkts: u32, min_cwnd_pkts: f64) -> Self {
         let mss = mss_bytes as f64;
-        RenoWindow { cwnd: iw_pkts as f64 * mss, ssthresh: f64::INFINITY, mss, min_cwnd: min_cwnd_pkts * mss }
+        RenoWindow { cwnd: iw_pkts as f64 * mss, ssthresh: f64::INFINITY, mss, min_cwnd: min_cwnd_pkts * mss, increase: CaIncrease::PerAck, ca_acked: 0.0 }
     }
 
     #[inline]
@@ -36,7 +53,21 @@ impl RenoWindow {
     /// Congestion avoidance: +MSS·acked/cwnd per ACK (≈ +1 MSS per RTT).
     #[inline]
     pub fn cong_avoid(&mut self, acked_bytes: f64) {
-        self.cwnd += self.mss * acked_bytes / self.cwnd;
+        match self.increase {
+            CaIncrease::PerAck => self.cwnd += self.mss * acked_bytes / self.cwnd,
+            CaIncrease::ByteCounting => {
+                self.ca_acked += acked_bytes;
+                if self.ca_acked >= self.cwnd {
+                    self.ca_acked -= self.cwnd;
+                    self.cwnd += self.mss;
+                }
+            }
+        }
+    }
+
+    /// Forget partial byte-counting progress (RFC 3465 §2.1: on an increase, and on RTO).
+    pub fn reset_count(&mut self) {
+        self.ca_acked = 0.0;
     }
 
     /// Reno growth for one new ACK outside recovery.
@@ -77,6 +108,7 @@ impl RenoWindow {
 
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
     pub fn on_timeout(&mut self, flight_bytes: u64) {
+        self.reset_count();
         self.halve_ssthresh(flight_bytes);
         self.cwnd = self.mss;
     }
@@ -100,6 +132,19 @@ mod tests {
         }
         assert!((w.cwnd - 4000.0 - 1000.0).abs() < 200.0, "{}", w.cwnd);
     }
+    #[test]
+    fn byte_counting_adds_one_mss_per_cwnd_of_acked_bytes() {
+        let mut w = RenoWindow::new(1000, 4, 1.0);
+        w.increase = CaIncrease::ByteCounting;
+        w.ssthresh = 0.0;
+        for _ in 0..3 {
+            w.grow(1000.0);
+        }
+        assert_eq!(w.cwnd, 4000.0);
+        w.grow(1000.0);
+        assert_eq!(w.cwnd, 5000.0);
+    }
+
     #[test]
     fn fast_recovery_halves_then_inflates_then_deflates() {
         let mut w = RenoWindow::new(1000, 2, 1.0);

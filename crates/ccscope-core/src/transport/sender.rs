@@ -146,6 +146,11 @@ impl TcpSender {
         self.has_rtt.then(|| SimDuration(self.srtt_ps as u64))
     }
 
+    /// In NewReno fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
     pub fn current_rto(&self) -> SimDuration {
         self.rto
     }

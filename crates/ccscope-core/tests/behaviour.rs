@@ -1,0 +1,259 @@
+//! End-to-end behaviour of the engine on small scenarios: units, determinism, conservation
+//! (every run here goes through `finish()`, which fails on a conservation violation), and the
+//! regimes the papers describe for NewReno and DCTCP on a dumbbell.
+
+use ccscope_core::output::{Column, RunOutput};
+use ccscope_core::units::{BitsPerSec, SimTime};
+use ccscope_core::{parse, Format, Simulation};
+
+fn run(toml: &str) -> RunOutput {
+    let sc = parse(toml, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&sc, None).unwrap();
+    sim.run();
+    sim.finish().expect("packet conservation holds")
+}
+
+fn f64s<'a>(o: &'a RunOutput, table: &str, col: &str) -> &'a [f64] {
+    match o.table(table).and_then(|t| t.column(col)) {
+        Some(Column::F64(v)) => v,
+        _ => panic!("no f64 column {table}.{col}"),
+    }
+}
+fn u64s<'a>(o: &'a RunOutput, table: &str, col: &str) -> &'a [u64] {
+    match o.table(table).and_then(|t| t.column(col)) {
+        Some(Column::U64(v)) => v,
+        _ => panic!("no u64 column {table}.{col}"),
+    }
+}
+fn u32s<'a>(o: &'a RunOutput, table: &str, col: &str) -> &'a [u32] {
+    match o.table(table).and_then(|t| t.column(col)) {
+        Some(Column::U32(v)) => v,
+        _ => panic!("no u32 column {table}.{col}"),
+    }
+}
+
+/// Utilization of the recorded bottleneck between `from_s` and the end, from the link trace.
+fn utilization_after(o: &RunOutput, from_s: f64, rate_bps: f64) -> f64 {
+    let t = f64s(o, "link", "time_s");
+    let b = u64s(o, "link", "tx_bytes");
+    let i0 = t.iter().position(|&x| x >= from_s).unwrap();
+    let i1 = t.len() - 1;
+    (b[i1] - b[i0]) as f64 * 8.0 / (rate_bps * (t[i1] - t[i0]))
+}
+
+fn queue_after(o: &RunOutput, from_s: f64) -> Vec<f64> {
+    let t = f64s(o, "queue", "time_s");
+    let q = u32s(o, "queue", "queue_pkts");
+    t.iter().zip(q).filter(|(t, _)| **t >= from_s).map(|(_, q)| *q as f64).collect()
+}
+
+fn percentile(v: &[f64], p: f64) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    s[((s.len() - 1) as f64 * p / 100.0).round() as usize]
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn dctcp(n: u32, until: f64, extra: &str) -> String {
+    format!(
+        r#"
+seed = 1
+until_s = {until}
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+rtt_s = 100e-6
+buffer_pkts = 1000
+[aqm]
+kind = "threshold"
+k_pkts = 65
+[flows]
+count = {n}
+cc = "dctcp"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd", "alpha", "drops"]
+queue_interval_s = 1e-6
+flow_interval_s = 1e-5
+{extra}
+"#
+    )
+}
+
+#[test]
+fn single_packet_rtt_is_two_propagations_plus_serializations() {
+    let o = run(r#"
+until_s = 0.01
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+access_bps = 1e9
+rtt_s = 100e-6
+bottleneck_delay_s = 10e-6
+[flows]
+count = 1
+size_bytes = 1500
+"#);
+    let srtt = f64s(&o, "flows", "srtt_s")[0];
+    let d = BitsPerSec(1_000_000_000).tx_time(1500).0 + BitsPerSec(10_000_000_000).tx_time(1500).0
+        + BitsPerSec(10_000_000_000).tx_time(40).0 + BitsPerSec(1_000_000_000).tx_time(40).0;
+    let want = SimTime(100_000_000 + d).as_secs_f64();
+    assert_eq!(srtt, want, "RTT = 100 us propagation + 12 + 1.2 + 0.032 + 0.32 us serialization");
+    assert_eq!(f64s(&o, "flows", "fct_s")[0], SimTime(50_000_000 + BitsPerSec(1_000_000_000).tx_time(1500).0 + BitsPerSec(10_000_000_000).tx_time(1500).0).as_secs_f64());
+}
+
+#[test]
+fn same_seed_gives_identical_traces_and_another_seed_changes_a_randomized_run() {
+    let a = run(&dctcp(4, 0.02, ""));
+    let b = run(&dctcp(4, 0.02, ""));
+    assert_eq!(u32s(&a, "queue", "queue_pkts"), u32s(&b, "queue", "queue_pkts"));
+    assert_eq!(f64s(&a, "cwnd", "cwnd_pkts"), f64s(&b, "cwnd", "cwnd_pkts"));
+    assert_eq!(a.events, b.events);
+    let c = run(&dctcp(4, 0.02, "").replace("seed = 1", "seed = 2"));
+    assert_ne!(u32s(&a, "queue", "queue_pkts"), u32s(&c, "queue", "queue_pkts"));
+}
+
+#[test]
+fn new_reno_fills_a_droptail_link_drops_packets_and_shows_a_sawtooth() {
+    let o = run(r#"
+seed = 1
+until_s = 2.0
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = 250
+[flows]
+count = 2
+cc = "new_reno"
+start_jitter_s = 1e-3
+[record]
+flow_interval_s = 1e-4
+"#);
+    // warm-up: the slow-start overshoot (initial ssthresh unbounded) ends in RTOs by ~0.65 s
+    assert!(utilization_after(&o, 0.8, 1e9) >= 0.99);
+    let drops = u64s(&o, "ports", "drops_overflow").iter().sum::<u64>();
+    assert!(drops > 0, "DropTail must drop");
+    // sawtooth: per flow, repeated halvings (cwnd falls to about half) after warm-up
+    let t = f64s(&o, "cwnd", "time_s");
+    let fl = u32s(&o, "cwnd", "flow");
+    let w = f64s(&o, "cwnd", "cwnd_pkts");
+    let mut total_cuts = 0;
+    for f in 0..2u32 {
+        let s: Vec<f64> = (0..t.len()).filter(|&i| fl[i] == f && t[i] > 0.8).map(|i| w[i]).collect();
+        let cuts = s.windows(2).filter(|p| p[1] < 0.7 * p[0]).count();
+        total_cuts += cuts;
+        assert!(cuts >= 2, "flow {f}: {cuts} halvings");
+        let (lo, hi) = (percentile(&s, 5.0), percentile(&s, 95.0));
+        assert!(hi > 1.5 * lo, "flow {f}: cwnd should sweep a sawtooth, got {lo}..{hi}");
+    }
+    assert!(total_cuts >= 6, "{total_cuts} halvings in 1.6 s");
+    assert!(u64s(&o, "flows", "fast_retransmits").iter().sum::<u64>() >= 6);
+}
+
+/// Fluid limit-cycle band of the queue (ALGORITHMS.md §2.5, Fig 2 case, recomputed):
+/// N = 2: [51.5, 67.2] pkts; N = 10: [44.2, 76.5] pkts; means about 59 and 60 pkts.
+#[test]
+fn dctcp_two_and_ten_flows_oscillate_in_the_fluid_limit_cycle_band_without_drops() {
+    for (n, lo, hi, fluid_mean) in [(2u32, 51.5, 67.2, 59.0), (10, 44.2, 76.5, 60.0)] {
+        let o = run(&dctcp(n, 0.15, ""));
+        assert!(utilization_after(&o, 0.05, 10e9) >= 0.99, "N = {n}");
+        assert_eq!(u64s(&o, "ports", "drops_overflow").iter().sum::<u64>(), 0, "N = {n}: no drops");
+        let q = queue_after(&o, 0.05);
+        let m = mean(&q);
+        assert!((m - fluid_mean).abs() <= 5.0, "N = {n}: mean queue {m} vs fluid {fluid_mean}");
+        assert!(m < 65.0, "the mean sits below K");
+        // the packet queue's 2nd-98th percentile band lies within the fluid band +- a few packets
+        // (per-packet steps and ACK-clock bursts the fluid model averages out)
+        let (p2, p98) = (percentile(&q, 2.0), percentile(&q, 98.0));
+        assert!(p2 >= lo - 8.0 && p98 <= hi + 8.0, "N = {n}: [{p2}, {p98}] vs fluid [{lo}, {hi}]");
+        assert!(p98 - p2 >= 0.3 * (hi - lo), "N = {n}: the queue oscillates");
+    }
+}
+
+/// N = 100 (wbar = (Cd + K)/N <= 2): the fixed point (W, alpha, q) = (2, 1, 2N - Cd)
+/// (P000 §3.1; E2). With the ns-2 rule that ECN-Echo ACKs do not grow cwnd.
+#[test]
+fn dctcp_hundred_flows_sit_at_the_two_packet_floor_and_queue_2n_minus_cd() {
+    let n = 100.0;
+    let cd = 10e9 * 100e-6 / (1500.0 * 8.0);
+    let o = run(&dctcp(100, 0.08, ""));
+    let q = mean(&queue_after(&o, 0.04));
+    assert!((q - (2.0 * n - cd)).abs() <= 5.0, "queue {q} vs 2N - Cd = {}", 2.0 * n - cd);
+    let t = f64s(&o, "cwnd", "time_s");
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.04).map(|(w, _)| *w).collect();
+    assert!((mean(&w) - 2.0).abs() <= 0.1);
+    let ta = f64s(&o, "alpha", "time_s");
+    let a: Vec<f64> = f64s(&o, "alpha", "alpha").iter().zip(ta).filter(|(_, t)| **t > 0.04).map(|(a, _)| *a).collect();
+    assert!(a.iter().all(|&x| x >= 0.95));
+    // Without the rule (growth on every ACK) the windows grow between cuts: cwnd averages
+    // clearly above the floor. (The queue moves little in ccscope: see docs/engine.md.)
+    let o2 = run(&dctcp(100, 0.08, "[dctcp]\necn_echo_blocks_growth = false"));
+    let t = f64s(&o2, "cwnd", "time_s");
+    let w2: Vec<f64> = f64s(&o2, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.04).map(|(w, _)| *w).collect();
+    assert!(mean(&w2) > 2.3, "cwnd {} without the rule", mean(&w2));
+    assert!(mean(&queue_after(&o2, 0.04)) >= q - 1.0);
+}
+
+/// P000 §5: the per-ACK rule (eq 36) brings the throughput ratio of short- and long-RTT
+/// flows closer to 1 than plain DCTCP on the same dumbbell.
+#[test]
+fn per_ack_dctcp_is_fairer_across_rtts_than_plain_dctcp() {
+    let ratio = |cc: &str| {
+        let o = run(&format!(
+            r#"
+seed = 1
+until_s = 0.6
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+rtt_per_sender_s = [100e-6, 100e-6, 800e-6, 800e-6]
+[aqm]
+kind = "threshold"
+k_pkts = 35
+[flows]
+count = 4
+cc = "{cc}"
+start_jitter_s = 1e-3
+[record]
+traces = ["link"]
+"#
+        ));
+        let d = u64s(&o, "flows", "delivered_bytes");
+        (d[0] + d[1]) as f64 / (d[2] + d[3]) as f64
+    };
+    let plain = ratio("dctcp");
+    let per_ack = ratio("dctcp_per_ack");
+    assert!(per_ack < plain && per_ack > 1.0, "per-ACK {per_ack} vs plain {plain}");
+}
+
+#[test]
+fn red_marks_ecn_flows_and_keeps_the_average_between_thresholds() {
+    let o = run(r#"
+seed = 1
+until_s = 0.5
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = 250
+[aqm]
+kind = "red"
+min_th_pkts = 20
+max_th_pkts = 60
+[tcp]
+ecn = true
+[flows]
+count = 4
+cc = "new_reno"
+"#);
+    let marks = u64s(&o, "ports", "marks").iter().sum::<u64>();
+    let drops = u64s(&o, "ports", "drops_overflow").iter().sum::<u64>() + u64s(&o, "ports", "drops_aqm").iter().sum::<u64>();
+    assert!(marks > 20 * drops.max(1), "marks {marks}, drops {drops} (only slow-start overshoot may drop)");
+    let q = mean(&queue_after(&o, 0.1));
+    assert!(q > 5.0 && q < 80.0, "queue {q}");
+    assert!(utilization_after(&o, 0.1, 1e9) > 0.95);
+}

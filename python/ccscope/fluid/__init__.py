@@ -1,0 +1,32 @@
+"""Fluid, hybrid, mean-field and closed-form models of the five papers (see docs/models/).
+
+Every model takes its required inputs positionally and options as keywords, and returns result
+objects with named fields. DDE models share one fixed-step solver (`ccscope.fluid.solver`) with a
+numpy backend (default) and an optional JAX backend (`backend="jax"`).
+
+Note: the names `dctcp`, `dx`, `toy`, `sweep` here are the model constructors; their modules are
+`ccscope.fluid.dctcp` etc. (import names from them with `from ccscope.fluid.dctcp import ...`).
+"""
+from __future__ import annotations
+
+from ccscope.fluid.aimd import beta_from_alpha, throughput_ratio
+from ccscope.fluid.asm import AsmFluid, asm_fluid, sliding_condition
+from ccscope.fluid.base import FluidResult, LimitCycle
+from ccscope.fluid.dctcp import (
+           DctcpFluid,
+           DctcpNormalized,
+           PoincareResult,
+           dctcp,
+           dctcp_normalized,
+)
+from ccscope.fluid.dctcp_hybrid import DctcpHybrid, convergence_rate, dctcp_hybrid
+from ccscope.fluid.dx import DxFluid, dx
+from ccscope.fluid.qcn import qcn_bound
+from ccscope.fluid.sawtooth import sawtooth
+from ccscope.fluid.sweep import sweep
+from ccscope.fluid.toy import ToyModel, invariant_density, toy
+
+__all__ = ["AsmFluid", "DctcpFluid", "DctcpHybrid", "DctcpNormalized", "DxFluid", "FluidResult", "LimitCycle",
+           "PoincareResult", "ToyModel", "asm_fluid", "beta_from_alpha", "convergence_rate", "dctcp", "dctcp_hybrid",
+           "dctcp_normalized", "dx", "invariant_density", "qcn_bound", "sawtooth", "sliding_condition", "sweep",
+           "throughput_ratio", "toy"]

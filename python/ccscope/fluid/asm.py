@@ -1,0 +1,156 @@
+"""ASM (Adaptive Sliding Mode) fluid model and sliding condition, Jiang et al. (P002 §4.2, App. B-C).
+
+Q/R plane: x1 = q - q0 (pkts), x2 = A - C (pkts/s) (eq 25 corrected, E37). Fluid model (eq 26) in
+per-feedback gains (a: pkts/s per pkt of Qf, b: 1/s per pkt of dQ; the aggregate feedback rate is pC):
+    dx1/dt = x2,     dx2/dt = -pC a x1 - b x2
+(i.e. eq 26 with N alpha = pC a, N beta/(pC) = b; E38: eqs 13 and 29 drop the N). Fb = -x1 - (w/(pC)) x2
+(eq 27). Gains switch by region (E34, ALGORITHMS.md §5.1): spiral set (a+, b+) where Qf and Fb have
+opposite signs (regions I-IV) or a tie, parabola set (a-, b-) where they have the same sign (V, VI).
+Sliding condition (eq 15 via eq 28): M(a, b) = 1 + (w/(pC)) (w a - b); need M(a-, b-) < 0 and
+M(a+, b+) > 0, i.e. b- > w a- + pC/w (E39: "b- != 0 is sufficient" is false). On the line Lambda
+the queue decays as exp(-pC t / w) (eq 16).
+
+Default gains (§5.1): fractions of C/128 per quantization unit; they give w a- - b- = 0 exactly, so
+the defaults sit ON the boundary: M(a-, b-) = 1, not satisfied (marginal). Evaluated with Fractions.
+ALGORITHMS.md §5.2; FIGURES.md asm/fig3, asm/text-sliding-condition.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ccscope.fluid.base import (
+    PACKET_BYTES_DEFAULT,
+    FluidResult,
+    check_positive,
+    pkts_per_s,
+)
+from ccscope.fluid.solver import DelayModel, integrate
+
+#: ASM defaults (P002 §5.1): feedback weight w, sampling probability p.
+W_ASM = 32
+P_ASM = Fraction(1, 100)
+#: Gain scale: each gain is a fraction of C per 8-bit quantization range (C/128 per unit), §5.1 [DER].
+GAIN_SCALE_DIVISOR = 128
+#: Default gain fractions (P002 §5.1): approach set A and sliding set S.
+GAINS_A = {"a_plus": Fraction(1, 8), "a_minus": Fraction(1, 64), "b_plus": Fraction(1, 16), "b_minus": Fraction(1, 2)}
+GAINS_S = {"a_plus": Fraction(1, 16), "a_minus": Fraction(1, 128), "b_plus": Fraction(1, 32), "b_minus": Fraction(1, 4)}
+#: Fluid integration: steps per sliding time constant w/(pC).
+STEPS_PER_TAU = 2000
+
+
+@dataclass
+class SlidingCondition:
+    """Inequality 15 for one gain set. `gain_part_minus` = w a- - b- (exact when inputs are rational),
+    m_minus = M(a-, b-), m_plus = M(a+, b+); satisfied iff m_minus < 0 < m_plus; marginal when the
+    gain part vanishes (defaults). Gains in units of C/128 per quantization unit."""
+
+    gain_part_minus: Any
+    gain_part_plus: Any
+    m_minus: Any
+    m_plus: Any
+    satisfied: bool
+    marginal: bool
+    b_minus_required: Any
+
+
+def sliding_condition(a_plus, a_minus, b_plus, b_minus, *, w=W_ASM, p=P_ASM, rate_bps: float = 1e9,
+                      packet_bytes: float = PACKET_BYTES_DEFAULT, gain_unit: str = "fraction") -> SlidingCondition:
+    """Evaluate ineq. 15 in per-feedback units (independent of N).
+
+    gain_unit "fraction": gains are fractions of C/128 (as in §5.1), so a = frac * C/128;
+    "absolute": gains already in pkts/s per pkt (a) and 1/s per pkt (b)... per feedback.
+    """
+    c = Fraction(pkts_per_s(check_positive("rate_bps", rate_bps), check_positive("packet_bytes", packet_bytes))).limit_denominator(10**9)
+    scale = c / GAIN_SCALE_DIVISOR if gain_unit == "fraction" else Fraction(1)
+    if gain_unit not in ("fraction", "absolute"):
+        raise ValueError(f"gain_unit = {gain_unit!r}: allowed values are 'fraction' and 'absolute'")
+    to_q = lambda v: v if isinstance(v, Fraction) else Fraction(v).limit_denominator(10**12)
+    w, p = to_q(w), to_q(p)
+    gm = w * to_q(a_minus) - to_q(b_minus)       # in gain units
+    gp = w * to_q(a_plus) - to_q(b_plus)
+    k = w / (p * c) * scale
+    m_minus, m_plus = 1 + k * gm, 1 + k * gp
+    b_req = w * to_q(a_minus) + p * c / (w * scale)
+    return SlidingCondition(gain_part_minus=gm, gain_part_plus=gp, m_minus=m_minus, m_plus=m_plus,
+                            satisfied=bool(m_minus < 0 < m_plus), marginal=gm == 0, b_minus_required=b_req)
+
+
+def characteristic_roots(a: float, b: float, *, p: float, c_pps: float) -> np.ndarray:
+    """Roots of lambda^2 + b lambda + pC a = 0 (eq 29 with N alpha, E38), per-feedback gains."""
+    return np.roots([1.0, b, p * c_pps * a])
+
+
+class _AsmFluid(DelayModel):
+    """Eq 26 with the region switch of eq 12 (E34). State (x1 pkts, x2 pkts/s). No delay (lag unused)."""
+
+    state_names = ("queue_offset_pkts", "rate_excess_pps")
+
+    def rhs(self, xp, x, lag_lo, lag_hi, p):
+        x1, x2 = x[..., 0], x[..., 1]
+        fb = -x1 - p["w"] / p["pc"] * x2
+        parabola = (x1 * fb) > 0
+        a = xp.where(parabola, p["a_minus"], p["a_plus"])
+        b = xp.where(parabola, p["b_minus"], p["b_plus"])
+        return xp.stack([x2, -p["pc"] * a * x1 - b * x2], axis=-1)
+
+    def observable(self, xp, x, p):
+        return x[..., 0]
+
+
+ASM_FLUID = _AsmFluid()
+
+
+def asm_fluid(rate_bps: float, *, gains: dict | None = None, w: float = W_ASM, p: float = float(P_ASM),
+              packet_bytes: float = PACKET_BYTES_DEFAULT) -> AsmFluid:
+    """ASM fluid model at `rate_bps` with gain fractions (default: the sliding set S of §5.1)."""
+    return AsmFluid(rate_bps, gains=gains, w=w, p=p, packet_bytes=packet_bytes)
+
+
+class AsmFluid:
+    """Eq 26 in the Q/R plane. gains: a_plus, a_minus, b_plus, b_minus as fractions of C/128."""
+
+    def __init__(self, rate_bps: float, *, gains: dict | None = None, w: float = W_ASM, p: float = float(P_ASM),
+                 packet_bytes: float = PACKET_BYTES_DEFAULT):
+        self.c_pps = pkts_per_s(check_positive("rate_bps", rate_bps), check_positive("packet_bytes", packet_bytes))
+        self.rate_bps = rate_bps
+        self.w = check_positive("w", w)
+        self.p = check_positive("p", p)
+        g = dict(GAINS_S if gains is None else gains)
+        for k in ("a_plus", "a_minus", "b_plus", "b_minus"):
+            if k not in g:
+                raise ValueError(f"gains: missing {k!r}; need a_plus, a_minus, b_plus, b_minus")
+            check_positive(f"gains[{k!r}]", g[k], allow_zero=True)
+        self.gains = {k: float(v) * self.c_pps / GAIN_SCALE_DIVISOR for k, v in g.items()}
+        self.condition = sliding_condition(g["a_plus"], g["a_minus"], g["b_plus"], g["b_minus"], w=w, p=p,
+                                           rate_bps=rate_bps, packet_bytes=packet_bytes)
+
+    @property
+    def sliding_rate_per_s(self) -> float:
+        """pC/w: decay rate of q - q0 on Lambda (eq 16)."""
+        return self.p * self.c_pps / self.w
+
+    def solve(self, x1_pkts, x2_pps, *, until_s: float | None = None, dt_s: float | None = None,
+              record_every: int = 10, backend: str = "numpy") -> FluidResult:
+        """Integrate a batch of starts (x1 = q - q0, x2 = A - C). Columns: time_s, queue_offset_pkts,
+        rate_excess_pps, fb_pkts (one trajectory) or `traj` index for several."""
+        x0 = np.stack(np.broadcast_arrays(np.atleast_1d(np.asarray(x1_pkts, float)),
+                                          np.atleast_1d(np.asarray(x2_pps, float))), axis=-1)
+        tau = 1.0 / self.sliding_rate_per_s
+        until_s = 10 * tau if until_s is None else check_positive("until_s", until_s)
+        dt_s = tau / STEPS_PER_TAU if dt_s is None else check_positive("dt_s", dt_s)
+        params = dict(w=self.w, pc=self.p * self.c_pps, **self.gains)
+        res = integrate(ASM_FLUID, params, x0, delays=dt_s, history=0.0, dt=dt_s, until=until_s,
+                        record_every=record_every, backend=backend)
+        frames = []
+        for i in range(x0.shape[0]):
+            x1, x2 = res.x[:, i, 0], res.x[:, i, 1]
+            frames.append(pd.DataFrame({"traj": i, "time_s": res.t, "queue_offset_pkts": x1, "rate_excess_pps": x2,
+                                        "fb_pkts": -x1 - self.w / (self.p * self.c_pps) * x2}))
+        ok = bool(np.all(np.isfinite(res.x_final)))
+        return FluidResult(traces=pd.concat(frames, ignore_index=True), success=ok, message="ok" if ok else "non-finite",
+                           params=dict(rate_bps=self.rate_bps, w=self.w, p=self.p, **self.gains))

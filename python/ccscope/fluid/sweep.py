@@ -1,0 +1,95 @@
+"""Parameter sweeps of the fluid models as ONE vectorized batch (numpy, or JAX: jit + vmap + lax.scan).
+
+`sweep(model, grid)` takes the Cartesian product of the grid's value lists and returns a DataFrame
+with one row per point: the parameters (unit-suffixed names) followed by the model's outputs.
+Models: "dctcp_normalized" (wbar, g[, psi]) -> q_min, q_max, period_rtt, throughput;
+"dctcp" (n, rate_bps, rtt_s, k_pkts, g; option until_s) -> q_min_pkts, q_max_pkts, period_s, throughput;
+"dctcp_poincare" (wbar, g) -> spectral_radius (scipy, one point at a time); "dx" (n_flows,
+rate_bps, r0_s) -> bound_s, stable; "qcn" (rate_bps, n_flows) -> bound_s, delay_margin_s.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ccscope.analysis import limit_cycle as lc
+from ccscope.fluid.base import PACKET_BYTES_DEFAULT, check_array, pkts_per_s
+from ccscope.fluid.dctcp import (
+    PHYSICAL_DDE,
+    STEPS_PER_RSTAR,
+    DctcpNormalized,
+    normalized_limit_cycles,
+)
+from ccscope.fluid.solver import integrate
+
+MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn")
+
+
+def _product(grid: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...] = ()) -> pd.DataFrame:
+    unknown = set(grid) - set(required) - set(optional)
+    if unknown:
+        raise ValueError(f"grid: unknown parameter(s) {sorted(unknown)}; allowed: {list(required + optional)}")
+    missing = [k for k in required if k not in grid]
+    if missing:
+        raise ValueError(f"grid: missing parameter(s) {missing}")
+    keys = [k for k in required + optional if k in grid]
+    values = [np.atleast_1d(np.asarray(grid[k], dtype=float)) for k in keys]
+    rows = list(itertools.product(*values))
+    return pd.DataFrame(rows, columns=keys)
+
+
+def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "numpy", dtype: str = "float64",
+          **options: Any) -> pd.DataFrame:
+    """Evaluate `model` on every point of `grid` (name -> values). See the module doc for names."""
+    if model == "dctcp_normalized":
+        df = _product(grid, ("wbar", "g"), ("psi",))
+        out = normalized_limit_cycles(df.wbar.values, df.g.values, psi=df.psi.values if "psi" in df else None,
+                                             backend=backend, dtype=dtype, **options)
+        return df.assign(q_min=out["q_min"], q_max=out["q_max"], period_rtt=out["period"],
+                         throughput=out["throughput"], periodic=out["periodic"])
+    if model == "dctcp":
+        return _sweep_dctcp(_product(grid, ("n", "rate_bps", "rtt_s", "k_pkts", "g")), backend=backend, dtype=dtype,
+                            **options)
+    if model == "dctcp_poincare":
+        df = _product(grid, ("wbar", "g"))
+        rho = [DctcpNormalized(w, g).poincare().spectral_radius for w, g in zip(df.wbar, df.g)]
+        return df.assign(spectral_radius=rho)
+    if model == "dx":
+        from ccscope.fluid.dx import equilibrium
+        df = _product(grid, ("n_flows", "rate_bps", "r0_s"), ("p",))
+        eqs = [equilibrium(r.n_flows, r.rate_bps, r.r0_s, **({"p": r.p} if "p" in df else {}))
+               for r in df.itertuples()]
+        return df.assign(q0_s=[e.q0_s for e in eqs], bound_s=[e.bound_s for e in eqs], stable=[e.stable for e in eqs],
+                         special_state=[e.special_state for e in eqs])
+    if model == "qcn":
+        from ccscope.fluid.qcn import qcn_bound
+        df = _product(grid, ("rate_bps", "n_flows"))
+        bs = [qcn_bound(r.rate_bps, r.n_flows) for r in df.itertuples()]
+        return df.assign(bound_s=[b.bound_s for b in bs], delay_margin_s=[b.delay_margin_s for b in bs])
+    raise ValueError(f"model = {model!r}: allowed values are {', '.join(MODELS)}")
+
+
+def _sweep_dctcp(df: pd.DataFrame, *, backend: str, dtype: str, until_s: float = 0.05,
+                 packet_bytes: float = PACKET_BYTES_DEFAULT, settle_fraction: float = 0.5) -> pd.DataFrame:
+    """Physical DCTCP (eqs 5-8) over a grid: one batch, common step min(R*)/STEPS_PER_RSTAR."""
+    for name in ("n", "rate_bps", "rtt_s"):
+        check_array(name, df[name].values)
+    check_array("k_pkts", df.k_pkts.values, lo=0.0, lo_open=False)
+    check_array("g", df.g.values, hi=1.0)
+    c = pkts_per_s(df.rate_bps.values, packet_bytes)
+    r_star = df.rtt_s.values + df.k_pkts.values / c
+    dt = float(r_star.min()) / STEPS_PER_RSTAR
+    wbar = (c * df.rtt_s.values + df.k_pkts.values) / df.n.values
+    x0 = np.stack([wbar, np.full(len(df), 0.5), df.k_pkts.values], axis=-1)
+    params = {"n_flows": df.n.values[:, None], "rtt_s": df.rtt_s.values[:, None], "c_pps": c, "k_pkts": df.k_pkts.values,
+                  "g": df.g.values}
+    res = integrate(PHYSICAL_DDE, params, x0, delays=r_star[:, None], history=df.k_pkts.values, dt=dt,
+                    until=until_s, settle=settle_fraction * until_s, level=df.k_pkts.values, backend=backend,
+                    dtype=dtype)
+    out = lc.monitor_arrays(res.monitor)
+    return df.assign(wbar=wbar, q_min_pkts=out["q_min"], q_max_pkts=out["q_max"], period_s=out["period"],
+                     throughput=out["throughput"], periodic=out["periodic"])

@@ -1,0 +1,49 @@
+"""`ccscope fluid|guide|stability` commands, on a fresh typer app (ccscope.fluid_cli.register)."""
+import pytest
+import typer
+from ccscope.fluid_cli import register
+from typer.testing import CliRunner
+
+
+@pytest.fixture(scope="module")
+def run():
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args))
+
+
+def test_guide_dctcp_prints_k_and_g_range(run):
+    r = run("guide", "dctcp", "--rate", "10Gbps", "--rtt", "300us")
+    assert r.exit_code == 0
+    assert "K = 42.5 pkts" in r.output and "0.0171 <= g <= 0.0585" in r.output
+
+
+def test_stability_qcn_prints_the_corrected_bound(run):
+    r = run("stability", "qcn", "--rate", "10Gbps", "--flows", "10")
+    assert r.exit_code == 0 and "270.71 us" in r.output
+
+
+def test_stability_dx_prints_bound_and_special_state(run):
+    r = run("stability", "dx", "--rate", "10Gbps", "--flows", "50", "--rtt", "80us")
+    assert r.exit_code == 0
+    assert "105.05 us" in r.output and "66.67" in r.output
+
+
+def test_fluid_dctcp_normalized_poincare(run):
+    r = run("fluid", "dctcp", "--normalized", "--wbar", "10", "--g", "1/16", "--poincare")
+    assert r.exit_code == 0 and "stable" in r.output and "0.397" in r.output
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("stability", "qcn", "--rate", "10Gbs"), "--rate '10Gbs'"),
+    (("fluid", "dctcp", "--g", "2"), "--g '2': must lie in (0, 1]"),
+    (("stability", "dx", "--flows", "-3"), "--flows '-3': must be >= 1"),
+    (("fluid", "dctcp", "--rtt", "abc"), "--rtt 'abc'"),
+])
+def test_bad_input_is_one_line_with_exit_status_2(run, args, needle):
+    r = run(*args)
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0]
+    assert "Traceback" not in r.output

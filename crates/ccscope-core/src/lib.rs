@@ -29,6 +29,7 @@ pub mod record;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+mod tagged;
 pub mod transport;
 pub mod units;
 pub mod world;

@@ -82,13 +82,23 @@ pub struct Scenario {
 }
 
 /// Network topology, chosen by `kind`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Topology {
     /// N senders -> switch -> receiver(s); the switch egress toward the receivers is the bottleneck.
     Dumbbell(Dumbbell),
     /// Explicit nodes and directed links.
     Graph(Graph),
+}
+
+impl<'de> Deserialize<'de> for Topology {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["dumbbell", "graph"])?;
+        match kind.as_str() {
+            "dumbbell" => Ok(Topology::Dumbbell(crate::tagged::variant(rest)?)),
+            _ => Ok(Topology::Graph(crate::tagged::variant(rest)?)),
+        }
+    }
 }
 
 /// Dumbbell template. With one receiver: s_i -> sw -> r0 (bottleneck port `sw->r0`); with more:
@@ -165,7 +175,7 @@ pub struct LinkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_bytes: Option<u64>,
     /// Queue policy of this port. Default: the scenario's `aqm` at switch ports, drop_tail at hosts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::tagged::option_aqm")]
     pub aqm: Option<AqmConfig>,
     /// Also create the reverse direction `to -> from` with the same rate, delay, buffer and queue policy. Default false.
     #[serde(default)]
@@ -419,8 +429,15 @@ pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
 }
 
 fn serde_error(path: String, msg: String) -> ScenarioError {
+    let (path, msg) = crate::tagged::merge_path(&path, &msg);
     let path = if path.is_empty() || path == "." { "<scenario>".to_string() } else { path };
-    let msg = msg.lines().next().unwrap_or("").trim().to_string();
+    let mut msg = msg.lines().next().unwrap_or("").trim().to_string();
+    // serde_json appends a position in the JSON text, which is not the user's file: drop it
+    if let Some(i) = msg.rfind(" at line ") {
+        if msg[i..].contains(" column ") {
+            msg.truncate(i);
+        }
+    }
     let hint = if msg.contains("unknown field") || msg.contains("unknown variant") || msg.contains("missing field") || msg.contains("expected") {
         msg
     } else {

@@ -19,6 +19,12 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
     `senders` hosts each run one flow unless `flows` says otherwise (flow k starts at sender
     k mod senders). Give `rtt_s` (same propagation RTT for all) or `rtt_per_sender_s`.
     """
+    from ccscope.errors import ScenarioError
+    for name, v in (("senders", senders), ("flows", flows)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ScenarioError(f"{name} = {v!r}: must be an integer >= 1")
+    if senders is None:
+        raise ScenarioError("senders = None: must be an integer >= 1")
     n_flows = senders if flows is None else flows
     topo = Dumbbell(bottleneck_bps=bottleneck_bps, senders=senders, receivers=receivers, access_bps=access_bps,
                     rtt_s=rtt_s, rtt_per_sender_s=list(rtt_per_sender_s) if rtt_per_sender_s is not None else None,

@@ -31,11 +31,15 @@ def load_file(path: Union[str, Path]) -> dict:
             data = json.loads(text, parse_constant=lambda c: float(c.replace("Infinity", "inf")))
         except json.JSONDecodeError as e:
             raise ScenarioError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        except RecursionError:
+            raise ScenarioError(f"{p}: nested too deeply; a scenario is a few levels of tables") from None
     else:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"{p}: invalid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError(f"{p}: nested too deeply; a scenario is a few levels of tables") from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{p}: the top level must be a table of scenario fields")
     return data
@@ -70,16 +74,18 @@ def apply_set(data: dict, assignment: str) -> dict:
     return data
 
 
-def _check_finite(obj: Any, path: str = "") -> None:
+def _check_finite(obj: Any, path: str = "", depth: int = 0) -> None:
+    if depth > 64:
+        raise ScenarioError(f"{path}: nested too deeply; a scenario is a few levels of tables")
     if isinstance(obj, float) and not math.isfinite(obj):
         shown = "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
         raise ScenarioError(f"{path or '<scenario>'} = {shown}: must be a finite number")
     if isinstance(obj, dict):
         for k, v in obj.items():
-            _check_finite(v, f"{path}.{k}" if path else str(k))
+            _check_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            _check_finite(v, f"{path}[{i}]")
+            _check_finite(v, f"{path}[{i}]", depth + 1)
 
 
 def as_dict(scenario: ScenarioLike) -> dict:
@@ -99,6 +105,8 @@ def to_engine_json(scenario: ScenarioLike) -> str:
     _check_finite(data)
     try:
         return json.dumps(data, allow_nan=False)
+    except RecursionError:
+        raise ScenarioError("<scenario>: nested too deeply; a scenario is a few levels of tables") from None
     except (TypeError, ValueError) as e:
         raise ScenarioError(f"<scenario>: cannot be written as JSON ({e}); use numbers, strings, booleans, lists and tables") from None
 

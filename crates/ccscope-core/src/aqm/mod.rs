@@ -39,7 +39,7 @@ pub enum Verdict {
 }
 
 /// Queue-policy configuration, chosen by `kind`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+#[derive(Clone, Debug, Serialize, PartialEq, Default, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AqmConfig {
     /// Accept until the buffer is full (the port's limit), then tail-drop.
@@ -49,6 +49,12 @@ pub enum AqmConfig {
     Threshold(ThresholdConfig),
     /// Random Early Detection (Floyd & Jacobson 1993), mark or drop.
     Red(RedConfig),
+}
+
+impl<'de> Deserialize<'de> for AqmConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::tagged::aqm::<D::Error>(toml::Value::deserialize(d)?)
+    }
 }
 
 impl AqmConfig {

@@ -202,12 +202,17 @@ def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where t
 
 
 def _register_optional_commands() -> None:
-    # Fluid-model commands live in their own module (ccscope.fluid_cli) and add themselves here.
-    try:
-        from ccscope import fluid_cli
-    except ImportError:  # pragma: no cover - only while the module is being written
-        return
-    fluid_cli.register(app)
+    # Command groups that live in their own modules add themselves here (each module defines
+    # `register(app)`): fluid models, reproductions, sweeps.
+    import importlib
+    for name in ("fluid_cli", "repro_cli", "sweep_cli"):
+        try:
+            mod = importlib.import_module(f"ccscope.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"ccscope.{name}":
+                continue
+            raise
+        mod.register(app)
 
 
 _register_optional_commands()

@@ -64,7 +64,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
 
     let t = &sc.tcp;
     let mut flows = Vec::with_capacity(sc.flow.len());
-    let mut events = EventQueue::with_capacity(1024 + 4 * sc.flow.len());
+    let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
     for (i, f) in sc.flow.iter().enumerate() {
         let src = node_ids[f.src.as_str()];
         let dst = node_ids[f.dst.as_str()];

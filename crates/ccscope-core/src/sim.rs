@@ -180,7 +180,7 @@ impl Simulation {
                 if marked {
                     self.rec.port_event(now.0, port, pkt.flow, pkt.seq, PortEventKind::Mark, pkt.kind == PacketKind::Ack);
                 }
-                self.events.schedule(arrive_at, Event::Arrive(pkt));
+                self.events.schedule_arrival(port, arrive_at, pkt);
             }
             Admit::Dropped(reason) => {
                 self.ledger.dropped += 1;

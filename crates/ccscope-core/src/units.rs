@@ -116,11 +116,14 @@ pub struct Serializer {
     rate: BitsPerSec,
     /// Remainder of the last division, in bit-picoseconds (always < rate).
     carry: u64,
+    /// Sizes whose serialization time is exact at this rate, with that time (a link sees
+    /// one or two sizes: data and ACKs), so the hot path skips the 128-bit division.
+    exact: [(u32, u64); 2],
 }
 
 impl Serializer {
     pub fn new(rate: BitsPerSec) -> Self {
-        Serializer { rate, carry: 0 }
+        Serializer { rate, carry: 0, exact: [(0, 0); 2] }
     }
     pub fn rate(&self) -> BitsPerSec {
         self.rate
@@ -128,10 +131,26 @@ impl Serializer {
     /// Time to transmit `bytes`, floor((bits*10^12 + carry)/rate); the new remainder is kept.
     #[inline]
     pub fn tx_time(&mut self, bytes: u32) -> SimDuration {
+        if self.carry == 0 {
+            for &(b, ps) in &self.exact {
+                if b == bytes && b != 0 {
+                    return SimDuration(ps);
+                }
+            }
+        }
         let num = bytes as u128 * 8 * PS_PER_S as u128 + self.carry as u128;
         let r = self.rate.0 as u128;
+        let old_carry = self.carry;
         self.carry = (num % r) as u64;
-        SimDuration((num / r) as u64)
+        let d = (num / r) as u64;
+        if old_carry == 0 && self.carry == 0 {
+            // remember an exact size (replace the older entry)
+            if self.exact[0].0 != bytes && self.exact[1].0 != bytes {
+                self.exact[1] = self.exact[0];
+                self.exact[0] = (bytes, d);
+            }
+        }
+        SimDuration(d)
     }
 }
 

@@ -1,13 +1,17 @@
 //! The event queue: events ordered by `(time, seq)`, where `seq` is the insertion counter, so
 //! simultaneous events run in the order they were scheduled (deterministic, FIFO ties).
 //!
-//! Events are small `Copy` values (a packet travels inside its arrival event), so the heap
-//! holds everything in flight and nothing is allocated per event once the heap has grown to
-//! its working size.
+//! Packets in flight travel in per-link *pipes*: a link is FIFO and its arrival times never
+//! decrease, so each port keeps its packets in a ring buffer in arrival order and only the
+//! head of each non-empty pipe sits in the heap. The heap therefore holds one entry per busy
+//! link plus the timers, not one per packet, and the merged order is exactly the global
+//! `(time, seq)` order (each pipe is sorted by `(time, seq)` already). Nothing is allocated per
+//! event once the rings have grown to their working size.
 
 use crate::packet::Packet;
 use crate::units::SimTime;
-use crate::world::FlowId;
+use crate::world::{FlowId, PortId};
+use std::collections::VecDeque;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -28,16 +32,35 @@ pub enum Event {
     SampleFlows,
 }
 
+/// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Pipe(PortId),
+    Loose(u32),
+    FlowStart(FlowId),
+    RtoTimer(FlowId),
+    DelAckTimer(FlowId),
+    SampleQueues,
+    SampleFlows,
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
     seq: u64,
-    event: Event,
+    slot: Slot,
+}
+
+impl Entry {
+    #[inline]
+    fn key(&self) -> (SimTime, u64) {
+        (self.time, self.seq)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -54,51 +77,144 @@ impl Ord for Entry {
     }
 }
 
-/// A `(time, seq)`-ordered event queue.
+/// A `(time, seq)`-ordered event queue: per-port packet pipes, a small heap of pipe heads and
+/// periodic events, and a separate heap of per-flow timers (mostly stale, so kept apart from
+/// the hot heap). Entries are 24 bytes.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
+    timers: BinaryHeap<Entry>,
+    pipes: Vec<VecDeque<(SimTime, u64, Packet)>>,
+    /// Packets scheduled without a port (unit tests); slot index = position.
+    loose: Vec<Option<Packet>>,
     next_seq: u64,
     popped: u64,
+    in_pipes: u64,
 }
 
 impl EventQueue {
+    /// A queue for a network of `n_ports` ports.
+    pub fn new(n_ports: usize, capacity: usize) -> Self {
+        EventQueue {
+            heap: BinaryHeap::with_capacity(64),
+            timers: BinaryHeap::with_capacity(capacity),
+            pipes: vec![VecDeque::new(); n_ports],
+            loose: Vec::new(),
+            next_seq: 0,
+            popped: 0,
+            in_pipes: 0,
+        }
+    }
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0, popped: 0 }
+        Self::new(0, n)
     }
     #[inline]
-    pub fn schedule(&mut self, time: SimTime, event: Event) {
-        let seq = self.next_seq;
+    fn seq(&mut self) -> u64 {
+        let s = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        s
+    }
+    /// Schedule an event (packets normally go through [`EventQueue::schedule_arrival`]).
+    #[inline]
+    pub fn schedule(&mut self, time: SimTime, event: Event) {
+        let seq = self.seq();
+        let (slot, timer) = match event {
+            Event::Arrive(p) => {
+                self.loose.push(Some(p));
+                (Slot::Loose(self.loose.len() as u32 - 1), false)
+            }
+            Event::FlowStart(f) => (Slot::FlowStart(f), false),
+            Event::RtoTimer(f) => (Slot::RtoTimer(f), true),
+            Event::DelAckTimer(f) => (Slot::DelAckTimer(f), true),
+            Event::SampleQueues => (Slot::SampleQueues, false),
+            Event::SampleFlows => (Slot::SampleFlows, false),
+        };
+        let e = Entry { time, seq, slot };
+        if timer {
+            self.timers.push(e);
+        } else {
+            self.heap.push(e);
+        }
+    }
+    /// Schedule the arrival of `pkt` at the far end of `port`'s link. Arrival times of one
+    /// port never decrease (FIFO link), which keeps each pipe sorted.
+    #[inline]
+    pub fn schedule_arrival(&mut self, port: PortId, time: SimTime, pkt: Packet) {
+        let seq = self.seq();
+        let pipe = &mut self.pipes[port.idx()];
+        debug_assert!(pipe.back().is_none_or(|b| b.0 <= time), "pipe order");
+        if pipe.is_empty() {
+            self.heap.push(Entry { time, seq, slot: Slot::Pipe(port) });
+        }
+        pipe.push_back((time, seq, pkt));
+        self.in_pipes += 1;
+    }
+    /// The earliest entry of the two heaps (true = the timer heap).
+    #[inline]
+    fn next_entry(&self) -> Option<(Entry, bool)> {
+        match (self.heap.peek(), self.timers.peek()) {
+            (Some(a), Some(b)) => Some(if b.key() < a.key() { (*b, true) } else { (*a, false) }),
+            (Some(a), None) => Some((*a, false)),
+            (None, Some(b)) => Some((*b, true)),
+            (None, None) => None,
+        }
     }
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
+        let (_, timer) = self.next_entry()?;
+        let e = if timer { self.timers.pop() } else { self.heap.pop() }.expect("peeked");
         self.popped += 1;
-        Some((e.time, e.event))
+        let ev = match e.slot {
+            Slot::Pipe(port) => {
+                let pipe = &mut self.pipes[port.idx()];
+                let (_, _, pkt) = pipe.pop_front().expect("pipe head present");
+                self.in_pipes -= 1;
+                if let Some(&(nt, nseq, _)) = pipe.front() {
+                    self.heap.push(Entry { time: nt, seq: nseq, slot: Slot::Pipe(port) });
+                }
+                Event::Arrive(pkt)
+            }
+            Slot::Loose(i) => Event::Arrive(self.loose[i as usize].take().expect("loose packet")),
+            Slot::FlowStart(f) => Event::FlowStart(f),
+            Slot::RtoTimer(f) => Event::RtoTimer(f),
+            Slot::DelAckTimer(f) => Event::DelAckTimer(f),
+            Slot::SampleQueues => Event::SampleQueues,
+            Slot::SampleFlows => Event::SampleFlows,
+        };
+        Some((e.time, ev))
     }
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.next_entry().map(|(e, _)| e.time)
     }
     pub fn peek(&self) -> Option<(SimTime, Event)> {
-        self.heap.peek().map(|e| (e.time, e.event))
+        let (e, _) = self.next_entry()?;
+        let ev = match e.slot {
+            Slot::Pipe(port) => Event::Arrive(self.pipes[port.idx()].front().expect("head").2),
+            Slot::Loose(i) => Event::Arrive(self.loose[i as usize].expect("loose packet")),
+            Slot::FlowStart(f) => Event::FlowStart(f),
+            Slot::RtoTimer(f) => Event::RtoTimer(f),
+            Slot::DelAckTimer(f) => Event::DelAckTimer(f),
+            Slot::SampleQueues => Event::SampleQueues,
+            Slot::SampleFlows => Event::SampleFlows,
+        };
+        Some((e.time, ev))
     }
+    /// Pending events (each packet in a pipe counts as one).
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.iter().filter(|e| !matches!(e.slot, Slot::Pipe(_))).count() + self.timers.len() + self.in_pipes as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.timers.is_empty()
     }
     /// Events processed so far.
     pub fn processed(&self) -> u64 {
         self.popped
     }
-    /// Packets currently travelling (inside arrival events).
+    /// Packets currently travelling on links.
     pub fn packets_in_flight(&self) -> u64 {
-        self.heap.iter().filter(|e| matches!(e.event, Event::Arrive(_))).count() as u64
+        self.in_pipes + self.loose.iter().filter(|p| p.is_some()).count() as u64
     }
 }
 
@@ -119,5 +235,28 @@ mod tests {
             })
             .collect();
         assert_eq!(order, vec![2, 4, 1, 3]);
+    }
+
+    #[test]
+    fn pipes_merge_with_timers_in_global_time_seq_order() {
+        use crate::packet::{Packet, PacketKind};
+        use crate::world::RouteId;
+        let pkt = |seq| Packet { ts: SimTime(0), seq, flow: FlowId(0), route: RouteId(0), size_bytes: 1, hop: 0, kind: PacketKind::Data, flags: 0 };
+        let mut q = EventQueue::new(2, 8);
+        q.schedule_arrival(PortId(0), SimTime(5), pkt(1));
+        q.schedule_arrival(PortId(1), SimTime(5), pkt(2));
+        q.schedule(SimTime(5), Event::RtoTimer(FlowId(9)));
+        q.schedule_arrival(PortId(0), SimTime(5), pkt(3));
+        q.schedule_arrival(PortId(1), SimTime(7), pkt(4));
+        q.schedule(SimTime(6), Event::RtoTimer(FlowId(8)));
+        assert_eq!(q.packets_in_flight(), 4);
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop())
+            .map(|(_, e)| match e {
+                Event::Arrive(p) => p.seq,
+                Event::RtoTimer(f) => 100 + f.0 as u64,
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(order, vec![1, 2, 109, 3, 108, 4]);
     }
 }

@@ -1,0 +1,127 @@
+"""`make bench`: time the release engine on the reference runs and write BENCHMARKS.md.
+
+Each run uses the `ccscope-bench` binary (pure Rust, no Python in the loop), light recording
+(link counters every 1 ms), 1.1 s of simulated time, best of 3 wall times. The reference
+numbers of htsim and ns-3 were measured on these same runs on a 2-core machine (issue
+"Foundation"); they are quoted, not re-measured here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = ROOT / "target" / "release" / "ccscope-bench"
+
+DCTCP = """
+name = "bench dctcp N={n}"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+rtt_s = 100e-6
+buffer_pkts = 1000
+[aqm]
+kind = "threshold"
+k_pkts = 65
+[flows]
+count = {n}
+cc = "dctcp"
+start_jitter_s = 1e-3
+[record]
+traces = ["link"]
+queue_interval_s = 1e-3
+"""
+NEWRENO = """
+name = "bench newreno"
+seed = 1
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = 250
+[flows]
+count = 2
+cc = "new_reno"
+start_jitter_s = 1e-3
+[record]
+traces = ["link"]
+queue_interval_s = 1e-3
+"""
+#: (name, scenario text, target wall s (issue Foundation), htsim s, ns-3 s)
+RUNS = [
+    ("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2), 0.27, 0.27, 16.6),
+    ("DCTCP 10G 100us K=65 N=10", DCTCP.format(n=10), 0.33, 0.33, 17.8),
+    ("DCTCP 10G 100us K=65 N=100", DCTCP.format(n=100), 0.36, 0.36, 32.0),
+    ("NewReno 1G 250us DropTail 250, 2 flows", NEWRENO, 0.029, 0.029, 10.5),
+]
+UNTIL_S = 1.1
+
+
+def run_one(text: str, reps: int) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        best = None
+        for _ in range(reps):
+            out = subprocess.run([str(BIN), path, "--until", str(UNTIL_S)], capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout)
+            if best is None or r["wall_s"] < best["wall_s"]:
+                best = r
+        return best
+    finally:
+        os.unlink(path)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    if not BIN.exists():
+        raise SystemExit(f"{BIN} not found: run `cargo build --release -p ccscope-core --bin ccscope-bench`")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    rows = []
+    for name, text, target, htsim, ns3 in RUNS:
+        r = run_one(text, a.reps)
+        ev_per_pkt = r["events"] / max(r["bottleneck_pkts"], 1)
+        rows.append(f"| {name} | {r['wall_s']:.4f} | {target} | {htsim} | {ns3} | {r['events'] / 1e6:.2f} M | "
+                    f"{ev_per_pkt:.2f} | {r['events_per_s'] / 1e6:.1f} M | {r['packets_per_s'] / 1e6:.2f} M | {r['peak_rss_kb'] / 1024:.0f} MiB |")
+        print(rows[-1], flush=True)
+    section = "\n".join([
+        f"## Run of {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — commit {commit}",
+        "",
+        f"Machine: {cpu_model()}, {os.cpu_count()} cores. {UNTIL_S} s simulated, best of {a.reps}, release build, link counters only.",
+        "",
+        "| run | wall s | target s | htsim s | ns-3 s | events | events / bottleneck pkt | events/s | bottleneck pkts/s | peak RSS |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ])
+    out = Path(a.out)
+    head = "# Benchmarks\n\nWritten by `make bench` (python -m ccscope.bench). Newest run first; see the notes at the end.\n\n"
+    old = out.read_text() if out.exists() else ""
+    rest = old.split("\n", 4)[4] if old.startswith("# Benchmarks") else old
+    out.write_text(head + section + "\n" + rest)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

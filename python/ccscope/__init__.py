@@ -9,6 +9,7 @@ __version__ = "0.1.0"
 
 from ccscope import aqm, scenario, units  # noqa: E402
 from ccscope.errors import ScenarioError, SimulationError  # noqa: E402
+from ccscope.many import simulate_many  # noqa: E402
 from ccscope.result import SimResult, load  # noqa: E402
 from ccscope.scenario.model import Scenario  # noqa: E402
 from ccscope.sim import Simulation, simulate  # noqa: E402
@@ -23,4 +24,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["Scenario", "ScenarioError", "SimResult", "Simulation", "SimulationError", "aqm", "load", "scenario",
-           "simulate", "units", "__version__"]
+           "simulate", "simulate_many", "units", "__version__"]

@@ -74,10 +74,12 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             CcKind::NewReno => Cc::NewReno(NewReno::new(sc.packet_bytes, t.iw_pkts, t.ecn, t.dupack_threshold)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::WindowCut, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
             CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::PerAck, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
+            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&sc.dx, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
         };
         match &mut cc {
             Cc::NewReno(c) => c.w.increase = t.ca_increase,
             Cc::Dctcp(c) => c.w.increase = t.ca_increase,
+            Cc::Dx(c) => c.w.increase = t.ca_increase,
         }
         let scfg = TcpSenderConfig {
             mss_bytes: sc.packet_bytes,

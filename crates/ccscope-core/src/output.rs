@@ -164,6 +164,10 @@ fn flows_table(sim: &Simulation) -> Table {
     c.push(("ce_bytes_received", Column::U64(fs.iter().map(|f| f.receiver.ce_bytes_received).collect())));
     c.push(("final_cwnd_pkts", Column::F64(cw)));
     c.push(("final_alpha", Column::F64(al)));
+    c.push(("dx_decrease_fraction", Column::F64(fs.iter().map(|f| match &f.sender.cc {
+        crate::cc::Cc::Dx(d) if d.decreases + d.increases > 0 => d.decreases as f64 / (d.decreases + d.increases) as f64,
+        _ => nan,
+    }).collect())));
     c.push(("srtt_s", Column::F64(fs.iter().map(|f| f.sender.srtt().map_or(nan, |d| d.as_secs_f64())).collect())));
     Table { name: "flows", columns: c }
 }

@@ -70,6 +70,9 @@ pub struct Scenario {
     /// DCTCP parameters (used by flows with cc = "dctcp" or "dctcp_per_ack").
     #[serde(default)]
     pub dctcp: DctcpConfig,
+    /// DX parameters (used by flows with cc = "dx").
+    #[serde(default)]
+    pub dx: crate::cc::DxConfig,
     /// Flow template: `count` identical flows spread over the template's senders and receivers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows: Option<FlowsTemplate>,
@@ -203,6 +206,8 @@ pub enum CcKind {
     Dctcp,
     /// DCTCP with the per-ACK "improved fairness" rule of P000 eq 36.
     DctcpPerAck,
+    /// DX, latency-based (P004 eqs 1-2); no ECN.
+    Dx,
 }
 
 impl CcKind {
@@ -211,6 +216,7 @@ impl CcKind {
             CcKind::NewReno => "new_reno",
             CcKind::Dctcp => "dctcp",
             CcKind::DctcpPerAck => "dctcp_per_ack",
+            CcKind::Dx => "dx",
         }
     }
     pub fn is_dctcp(self) -> bool {
@@ -224,7 +230,7 @@ impl CcKind {
 pub struct FlowsTemplate {
     /// Number of flows (>= 1).
     pub count: u32,
-    /// Congestion control: "new_reno", "dctcp" or "dctcp_per_ack". Default "new_reno".
+    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack" or "dx". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time of the first flow, seconds (>= 0). Default 0.
@@ -246,7 +252,7 @@ pub struct FlowSpec {
     pub src: String,
     /// Receiving host.
     pub dst: String,
-    /// Congestion control: "new_reno", "dctcp" or "dctcp_per_ack". Default "new_reno".
+    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack" or "dx". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time, seconds (>= 0). Default 0.
@@ -512,6 +518,10 @@ impl Scenario {
         }
         self.validate_tcp()?;
         self.validate_dctcp()?;
+        nonneg("dx.q_eps_s", self.dx.q_eps_s)?;
+        if let Some(r) = self.dx.base_rtt_s {
+            time_s("dx.base_rtt_s", r, false)?;
+        }
         self.validate_record()?;
         match &self.topology {
             Topology::Dumbbell(d) => self.validate_dumbbell(d)?,

@@ -146,6 +146,12 @@ class DctcpConfig:
 
 
 @dataclass
+class DxConfig:
+    q_eps_s: float = 0.0
+    base_rtt_s: Optional[float] = None
+
+
+@dataclass
 class RecordConfig:
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops"])
     queue_interval_s: float = 1e-5
@@ -166,6 +172,7 @@ class Scenario:
     aqm: AqmConfig = field(default_factory=DropTail)
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
+    dx: DxConfig = field(default_factory=DxConfig)
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
     record: RecordConfig = field(default_factory=RecordConfig)
@@ -193,6 +200,7 @@ SCHEMA_MIRROR = {
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",
     DctcpConfig: "DctcpConfig",
+    DxConfig: "DxConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",

@@ -5,11 +5,13 @@
 //! Sans-IO: `now` is passed in; controllers never see the clock or the event queue.
 
 pub mod dctcp;
+pub mod dx;
 pub mod new_reno;
 pub mod reno;
 
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
+pub use dx::{Dx, DxConfig};
 pub use new_reno::NewReno;
 pub use reno::CaIncrease;
 
@@ -79,6 +81,7 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
+    Dx(Dx),
 }
 
 macro_rules! dispatch {
@@ -86,6 +89,7 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Dctcp($c) => $e,
+            Cc::Dx($c) => $e,
         }
     };
 }

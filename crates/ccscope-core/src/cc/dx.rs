@@ -1,0 +1,170 @@
+//! DX: latency-based window control (Lee et al. 2015; analysis: Jiang, Peng, Ruan, Wu, Wang,
+//! "Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX" — P004 §2.1,
+//! eqs 1-2; ALGORITHMS.md §6.1).
+//!
+//! Once per RTT (when the cumulative ACK passes the window-end marker), with W in segments:
+//! ```text
+//! Q = mean over that RTT of (RTT sample - R0), clamped at 0     (queueing delay)
+//! Q <= q_eps : W <- W + 1
+//! Q >  q_eps : W <- W (1 - Q/U), U = R0 W/(W-1)  ==  W - (Q/R0)(W - 1)     (eqs 1-2)
+//! W <- max(W, 1)
+//! ```
+//! [CHOICE]s: R0 = the minimum RTT seen unless `base_rtt_s` fixes it; slow start until the
+//! first Q > q_eps; NewReno loss handling (P004 describes neither). DX needs no ECN.
+
+use super::reno::RenoWindow;
+use super::{AckSample, CcProbe, Congestion, CongestionControl};
+use crate::units::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// DX parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DxConfig {
+    /// Queueing delay at or below which an RTT counts as uncongested, seconds (>= 0). Default 0 (P004 eq 1).
+    #[serde(default)]
+    pub q_eps_s: f64,
+    /// Base RTT R0, seconds (> 0). Default: the minimum RTT the flow measures ([CHOICE], ALGORITHMS.md §6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_rtt_s: Option<f64>,
+}
+
+/// Minimum DX window, segments (P004 eq 2: W >= 1).
+pub const DX_MIN_WINDOW_PKTS: f64 = 1.0;
+
+#[derive(Clone, Debug)]
+pub struct Dx {
+    pub w: RenoWindow,
+    q_eps_s: f64,
+    r0_s: Option<f64>,
+    fixed_r0: bool,
+    sum_q_s: f64,
+    samples: u64,
+    window_end: u64,
+    dupack_threshold: u32,
+    /// Updates so far that decreased / increased the window (P004 Table 1's p).
+    pub decreases: u64,
+    pub increases: u64,
+    /// Last per-RTT mean queueing delay, seconds.
+    pub last_q_s: f64,
+}
+
+impl Dx {
+    pub fn new(cfg: &DxConfig, mss_bytes: u32, iw_pkts: u32, dupack_threshold: u32) -> Self {
+        Dx {
+            w: RenoWindow::new(mss_bytes, iw_pkts, DX_MIN_WINDOW_PKTS),
+            q_eps_s: cfg.q_eps_s,
+            r0_s: cfg.base_rtt_s,
+            fixed_r0: cfg.base_rtt_s.is_some(),
+            sum_q_s: 0.0,
+            samples: 0,
+            window_end: 0,
+            dupack_threshold,
+            decreases: 0,
+            increases: 0,
+            last_q_s: 0.0,
+        }
+    }
+
+    /// Apply one per-RTT update (eqs 1-2) for mean queueing delay `q_s`.
+    pub fn update(&mut self, q_s: f64) {
+        let w = &mut self.w;
+        self.last_q_s = q_s;
+        if q_s <= self.q_eps_s {
+            self.increases += 1;
+            if !w.in_slow_start() {
+                w.cwnd += w.mss;
+            }
+        } else {
+            self.decreases += 1;
+            let r0 = self.r0_s.unwrap_or(q_s).max(f64::MIN_POSITIVE);
+            let wp = w.cwnd / w.mss;
+            let new = (wp - (q_s / r0) * (wp - 1.0)).max(DX_MIN_WINDOW_PKTS);
+            w.cwnd = new * w.mss;
+            w.ssthresh = w.cwnd; // the first congested RTT ends slow start
+        }
+    }
+}
+
+impl CongestionControl for Dx {
+    fn on_ack(&mut self, s: &AckSample) {
+        if let Some(rtt) = s.rtt {
+            let r = rtt.as_secs_f64();
+            if !self.fixed_r0 {
+                self.r0_s = Some(self.r0_s.map_or(r, |x| x.min(r)));
+            }
+            let r0 = self.r0_s.unwrap_or(r);
+            self.sum_q_s += (r - r0).max(0.0);
+            self.samples += 1;
+        }
+        if s.in_recovery {
+            self.w.deflate(s.newly_acked_bytes as f64);
+            return;
+        }
+        if self.w.in_slow_start() {
+            self.w.slow_start(s.newly_acked_bytes as f64);
+        }
+        if s.snd_una > self.window_end {
+            if self.samples > 0 {
+                let q = self.sum_q_s / self.samples as f64;
+                self.update(q);
+            }
+            self.sum_q_s = 0.0;
+            self.samples = 0;
+            self.window_end = s.snd_nxt;
+        }
+    }
+    fn on_dup_ack(&mut self, s: &AckSample) {
+        if s.in_recovery {
+            self.w.inflate();
+        }
+    }
+    fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
+        match kind {
+            Congestion::FastRetransmit => self.w.enter_fast_recovery(flight_bytes, self.dupack_threshold),
+            Congestion::Timeout => self.w.on_timeout(flight_bytes),
+            Congestion::EcnEcho => {}
+        }
+    }
+    fn on_recovery_end(&mut self, flight_bytes: u64) {
+        self.w.exit_fast_recovery(flight_bytes);
+    }
+    fn cwnd_bytes(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+    fn reacts_to_ecn_once_per_window(&self) -> bool {
+        false
+    }
+    fn probe(&self, p: &mut CcProbe) {
+        p.cwnd_bytes = self.w.cwnd;
+        p.ssthresh_bytes = self.w.ssthresh;
+        p.alpha = f64::NAN;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncongested_rtt_adds_one_segment_and_congested_follows_eqs_1_2() {
+        let cfg = DxConfig { q_eps_s: 0.0, base_rtt_s: Some(100e-6) };
+        let mut d = Dx::new(&cfg, 1500, 10, 3);
+        d.w.ssthresh = 0.0;
+        d.update(0.0);
+        assert_eq!(d.w.cwnd, 11.0 * 1500.0);
+        // Q = 10 us, R0 = 100 us: W <- 11 - 0.1 * 10 = 10; equal to W(1 - Q/U), U = R0 W/(W-1)
+        d.update(10e-6);
+        let u = 100e-6 * 11.0 / 10.0;
+        assert!((d.w.cwnd / 1500.0 - 11.0 * (1.0 - 10e-6 / u)).abs() < 1e-9);
+        assert!((d.w.cwnd / 1500.0 - 10.0).abs() < 1e-9);
+        // a huge delay cannot push W below one segment
+        d.update(1.0);
+        assert_eq!(d.w.cwnd, 1500.0);
+        assert_eq!((d.increases, d.decreases), (1, 2));
+    }
+}

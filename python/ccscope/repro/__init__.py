@@ -1,0 +1,10 @@
+"""Reproductions of every figure and table of the five papers (FIGURES.md IDs).
+
+`ccscope repro list | run ID-or-glob [--quick] [--jobs N] | all | report`. One module per ID in
+`ccscope.repro.<paper>.<item>` ('-' -> '_'); see `registry` for the module contract, `runner`
+for the outputs (figure.png, data.parquet, result.json) and `report` for docs/REPRODUCTIONS.md.
+"""
+from ccscope.repro.registry import entries, get, select
+from ccscope.repro.runner import run_entry, run_many
+
+__all__ = ["entries", "get", "select", "run_entry", "run_many"]

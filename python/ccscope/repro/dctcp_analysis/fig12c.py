@@ -1,0 +1,28 @@
+"""dctcp-analysis/fig12c: not reproduced yet -- a mechanism not yet in ccscope.
+
+FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
+`ccscope repro list` (status "not yet") until the mechanism lands.
+"""
+from __future__ import annotations
+
+from ccscope.repro._base import Run, not_yet
+
+ID = 'dctcp-analysis/fig12c'
+TITLE = 'g=5/Wmax: 67 ms; α about 2× faster than W'
+KIND = 'both'
+STATUS = "not yet"
+COST = 'full: 1.25 M pkts × 5 seeds'
+CLAIM = 'g=5/Wmax: 67 ms; α about 2× faster than W'
+NEEDS = 'a mechanism not yet in ccscope'
+
+
+def run(quick: bool) -> Run:
+    not_yet(NEEDS)
+
+
+def check(run: Run) -> dict:
+    not_yet(NEEDS)
+
+
+def plot(run: Run):
+    not_yet(NEEDS)

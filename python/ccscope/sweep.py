@@ -1,0 +1,629 @@
+"""Sweeps: a base scenario and a grid of overrides -> many runs -> one summary DataFrame.
+
+Place in the pipeline: above `simulate` (one run) and `simulate_many` (one batch). A sweep
+  1. expands a grid (dotted scenario path -> list of values, Cartesian product, first key
+     slowest) times a list of seeds (`seeds=3`: the scenario's seed and two derived from it;
+     replicate j uses the same seed at every grid point: common random numbers);
+  2. gives every point a content address: sha256 of the canonical resolved scenario (every
+     default filled in by the engine), `until_s`, `record`, the seed and the ccscope version;
+  3. skips points whose address is already finished under `out/points/`, runs the others
+     in a local thread pool (`jobs`) or on Dask (`scheduler=` address, or `dask_local=N`
+     workers on a LocalCluster bound to 127.0.0.1), each point writing its own result
+     directory `out/points/<address[:16]>/` (SimResult.save + point.json, renamed into
+     place only when complete, so an interrupted sweep resumes where it stopped);
+  4. writes `out/summary.parquet`: one row per point, in point order: the parameters,
+     seed, address, status/error, and the run's headline metrics.
+A failing point (invalid value, engine error) becomes a row with status "error" and the
+message; the other points run on. Library code never prints: progress goes to a callback.
+
+Fluid-model sweeps (`fluid_sweep`) evaluate `ccscope.fluid.sweep` as one vectorized batch,
+on the JAX backend when JAX is installed, cached the same way (the whole batch is one
+address: the DCTCP fluid batch shares one time step, so a point's numbers depend on its batch).
+
+Dask runs need the output directory on a filesystem the workers share (always true for
+`dask_local`); Dask is the optional extra `ccscope[dask]`.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ccscope.errors import ScenarioError
+from ccscope.scenario.io import ScenarioLike, apply_set, as_dict, load_file
+
+__all__ = [
+    "NONDETERMINISTIC_COLUMNS",
+    "SweepPoint",
+    "SweepResult",
+    "SweepSpec",
+    "derive_seed",
+    "expand_grid",
+    "fluid_sweep",
+    "load_sweep_file",
+    "make_points",
+    "parse_grid_option",
+    "point_key",
+    "run_point",
+    "sweep",
+]
+
+#: Summary columns that legitimately differ between two runs of the same sweep (wall clock, cache hits).
+NONDETERMINISTIC_COLUMNS = ("wall_s", "events_per_s", "cached")
+#: Scalar entries of `SimResult.summary` copied into the summary table.
+SUMMARY_METRICS = ("sim_time_s", "flows", "bottleneck_utilization", "queue_mean_pkts", "queue_p99_pkts",
+                   "queue_time_avg_pkts_whole_run", "drops", "marks", "events")
+#: Name of the per-point record written inside each point's result directory.
+POINT_FILE = "point.json"
+#: Characters of the sha256 address used for a point's directory name (64 bits).
+DIR_KEY_CHARS = 16
+#: Seeds derived for replicates are kept below 2**32 so they read well in tables and every engine accepts them.
+SEED_MODULUS = 2 ** 32
+
+
+# --------------------------------------------------------------------------- grid and seeds
+
+def parse_grid_option(text: str) -> tuple[str, list]:
+    """`--grid 'flows.count=2,10,100'` -> ("flows.count", [2, 10, 100]).
+
+    Values are TOML literals (numbers, true/false, "strings", [arrays]); a bare word is a
+    string; commas inside brackets or quotes do not split.
+    """
+    path, sep, rest = text.partition("=")
+    path = path.strip()
+    if not sep or not path or any(not k.strip() for k in path.split(".")):
+        raise ScenarioError(f"--grid {text!r}: expected PATH=V1,V2,..., e.g. --grid flows.count=2,10,100")
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in rest:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    parts = [p.strip() for p in parts]
+    if any(not p for p in parts):
+        raise ScenarioError(f"--grid {text!r}: empty value in the list; expected PATH=V1,V2,...")
+    return path, [apply_set({}, f"v={p}")["v"] for p in parts]
+
+
+def expand_grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Cartesian product of `grid` (dotted path -> values) as a list of {path: value}, first key slowest."""
+    keys = list(grid)
+    values = []
+    for k in keys:
+        v = grid[k]
+        if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+            raise ScenarioError(f"grid[{k!r}] = {v!r}: must be a list of values")
+        v = list(v)
+        if not v:
+            raise ScenarioError(f"grid[{k!r}]: the list of values is empty")
+        values.append(v)
+    return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+
+
+def derive_seed(base_seed: int, replicate: int) -> int:
+    """The seed of replicate `replicate` (0 keeps `base_seed`; others are sha256-derived, < 2**32)."""
+    if replicate == 0:
+        return int(base_seed)
+    h = hashlib.sha256(f"ccscope-sweep-seed:{int(base_seed)}:{int(replicate)}".encode()).digest()
+    return int.from_bytes(h[:8], "big") % SEED_MODULUS
+
+
+def _set_path(data: dict, path: str, value: Any) -> None:
+    keys = [k.strip() for k in path.split(".")]
+    if any(not k for k in keys):
+        raise ScenarioError(f"grid path {path!r}: must be dotted field names, e.g. aqm.k_pkts")
+    node = data
+    for i, k in enumerate(keys[:-1]):
+        nxt = node.get(k)
+        if nxt is None:
+            nxt = node[k] = {}
+        if not isinstance(nxt, dict):
+            raise ScenarioError(f"grid path {path!r}: {'.'.join(keys[:i + 1])} is not a table")
+        node = nxt
+    node[keys[-1]] = copy.deepcopy(value)
+
+
+@dataclass
+class SweepPoint:
+    """One run of a sweep: its position, parameter values, replicate and seed, and the scenario."""
+    index: int
+    params: dict[str, Any]
+    replicate: int
+    seed: int
+    scenario: dict
+    key: str | None = None
+    error: str | None = None
+
+    @property
+    def dir_name(self) -> str:
+        return self.key[:DIR_KEY_CHARS] if self.key else ""
+
+
+def make_points(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *,
+                seeds: int | Sequence[int] = 1) -> list[SweepPoint]:
+    """Grid x seeds -> points (grid order, then replicate). Overrides are applied to a copy of `base`."""
+    base_data = copy.deepcopy(dict(as_dict(base)))
+    combos = expand_grid(grid) if grid else [{}]
+    if isinstance(seeds, bool):
+        raise ScenarioError(f"seeds = {seeds!r}: an integer count >= 1 or a list of seeds")
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise ScenarioError(f"seeds = {seeds}: must be >= 1 (replicates per grid point)")
+        if seeds > 1 and "seed" in grid:
+            raise ScenarioError("seeds > 1 and a grid over 'seed' at once: use one of the two")
+        replicates = list(range(seeds))
+        explicit = None
+    else:
+        explicit = [int(s) for s in seeds]
+        if not explicit:
+            raise ScenarioError("seeds: the list is empty")
+        replicates = list(range(len(explicit)))
+    points = []
+    for params in combos:
+        for j in replicates:
+            data = copy.deepcopy(base_data)
+            err = None
+            try:
+                for path, value in params.items():
+                    _set_path(data, path, value)
+            except ScenarioError as e:
+                err = f"ScenarioError: {e}"
+            base_seed = data.get("seed", 1)
+            try:
+                seed = explicit[j] if explicit is not None else derive_seed(int(base_seed), j)
+            except (TypeError, ValueError):
+                seed, err = 0, err or f"ScenarioError: seed = {base_seed!r}: must be an integer"
+            data["seed"] = seed
+            points.append(SweepPoint(index=len(points), params=dict(params), replicate=j, seed=seed, scenario=data,
+                                     error=err))
+    return points
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, ensure_ascii=True)
+
+
+def point_key(resolved_scenario: Mapping, *, until_s: float | None, record: Sequence[str] | None,
+              seed: int, version: str | None = None) -> str:
+    """Content address (sha256 hex) of one run: resolved scenario, run options, seed, ccscope version."""
+    if version is None:
+        from ccscope import __version__ as version
+    doc = {"scenario": resolved_scenario, "until_s": None if until_s is None else float(until_s),
+           "record": None if record is None else sorted(record), "seed": int(seed), "ccscope_version": version}
+    return hashlib.sha256(_canonical(doc).encode()).hexdigest()
+
+
+def _resolve_key(point: SweepPoint, until_s: float | None, record: list | None) -> None:
+    """Fill `point.key` (or `point.error` if the engine refuses the scenario)."""
+    from ccscope.scenario.io import validate
+    if point.error:
+        point.key = hashlib.sha256(repr((point.params, point.seed)).encode()).hexdigest()
+        return
+    try:
+        resolved = validate(point.scenario)
+        eff_until = until_s if until_s is not None else resolved.get("until_s")
+        point.key = point_key(resolved, until_s=eff_until, record=record, seed=point.seed)
+    except (ScenarioError, ValueError, TypeError) as e:
+        point.error = f"{type(e).__name__}: {e}"
+        point.key = hashlib.sha256(repr((sorted(point.params.items(), key=str), point.seed)).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- running one point
+
+def _jsonable(obj: Any) -> Any:
+    from ccscope.result import _jsonable as j
+    return j(obj)
+
+
+def _metrics(res) -> dict[str, Any]:
+    s = res.summary
+    m: dict[str, Any] = {}
+    for k in SUMMARY_METRICS:
+        v = s.get(k)
+        m[k] = float("nan") if v is None else v
+    tput = np.asarray(s.get("flow_throughput_bps") or [], dtype=float)
+    tput = tput[np.isfinite(tput)]
+    m["throughput_mean_bps"] = float(tput.mean()) if len(tput) else float("nan")
+    m["throughput_min_bps"] = float(tput.min()) if len(tput) else float("nan")
+    m["throughput_max_bps"] = float(tput.max()) if len(tput) else float("nan")
+    sq = float((tput ** 2).sum())
+    m["jain_fairness"] = float(tput.sum() ** 2 / (len(tput) * sq)) if len(tput) and sq > 0 else float("nan")
+    fct = res.flows["fct_s"].to_numpy(dtype=float) if "fct_s" in res.flows else np.array([])
+    fct = fct[np.isfinite(fct)]
+    m["flows_completed"] = len(fct)
+    m["fct_mean_s"] = float(fct.mean()) if len(fct) else float("nan")
+    m["wall_s"] = float(s.get("wall_s", float("nan")))
+    m["events_per_s"] = float(s.get("events_per_s", float("nan")))
+    return m
+
+
+def _row_base(point: SweepPoint) -> dict[str, Any]:
+    row: dict[str, Any] = {"point": point.index}
+    row.update(point.params)
+    row.update({"replicate": point.replicate, "seed": point.seed, "key": point.key})
+    return row
+
+
+def read_done(points_dir: Path, key: str) -> dict | None:
+    """The finished row of address `key` under `points_dir`, or None if that point has not finished."""
+    f = Path(points_dir) / key[:DIR_KEY_CHARS] / POINT_FILE
+    try:
+        rec = json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None
+    return rec["row"] if rec.get("key") == key and rec.get("status") == "ok" else None
+
+
+def run_point(task: dict) -> dict:
+    """Run one point and write its result directory; returns its summary row (never raises
+    for a failing run: the row then has status "error" and the message). Picklable for Dask."""
+    from ccscope import __version__
+    from ccscope.sim import simulate
+    row = dict(task["row"])
+    points_dir = Path(task["points_dir"])
+    key = row["key"]
+    t0 = time.perf_counter()
+    try:
+        res = simulate(task["scenario"], until_s=task["until_s"], record=task["record"], seed=row["seed"])
+        row.update(_metrics(res))
+        row.update(status="ok", error=None, cached=False, result_dir=f"points/{key[:DIR_KEY_CHARS]}")
+        final = points_dir / key[:DIR_KEY_CHARS]
+        points_dir.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{key[:DIR_KEY_CHARS]}.partial-", dir=points_dir))
+        try:
+            res.save(stage / "r")
+            rec = {"key": key, "status": "ok", "ccscope_version": __version__, "params": row_base_params(task),
+                   "seed": row["seed"], "until_s": task["until_s"], "record": task["record"], "row": row}
+            (stage / "r" / POINT_FILE).write_text(json.dumps(_jsonable(rec), indent=2, sort_keys=True) + "\n")
+            if final.exists():  # a stale or concurrent copy: replace it (same address, same content)
+                old = Path(tempfile.mkdtemp(prefix=f".{key[:DIR_KEY_CHARS]}.old-", dir=points_dir))
+                os.rename(final, old / "x")
+                shutil.rmtree(old, ignore_errors=True)
+            os.rename(stage / "r", final)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+    except Exception as e:  # noqa: BLE001 - a failing point is reported in its row, the sweep goes on
+        row.update(status="error", error=f"{type(e).__name__}: {e}", cached=False, result_dir=None,
+                   wall_s=time.perf_counter() - t0)
+    return row
+
+
+def row_base_params(task: dict) -> dict:
+    return {k: task["row"][k] for k in task.get("param_names", ())}
+
+
+# --------------------------------------------------------------------------- executors
+
+ProgressFn = Callable[[int, int, dict], None]
+
+
+def _run_local(tasks: list[dict], jobs: int, on_row: Callable[[dict], None]) -> None:
+    if jobs <= 1:
+        for t in tasks:
+            on_row(run_point(t))
+        return
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ccscope-sweep")
+    try:
+        pending = {pool.submit(run_point, t) for t in tasks}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                on_row(f.result())
+    finally:  # on interruption: drop the points not started, let running ones finish their writes
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None:
+    from distributed import as_completed
+    futures = client.map(run_point, tasks, pure=False, key=[f"ccscope-point-{t['row']['key']}" for t in tasks])
+    by_key = {f.key: t for f, t in zip(futures, tasks)}
+    try:
+        for fut in as_completed(futures):
+            t = by_key[fut.key]
+            try:
+                row = fut.result()
+            except Exception as e:  # noqa: BLE001 - the worker itself failed (killed, out of memory, ...)
+                row = dict(t["row"], status="error", error=f"dask: {type(e).__name__}: {e}", cached=False,
+                           result_dir=None)
+            on_row(row)
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+
+
+# --------------------------------------------------------------------------- the sweep
+
+@dataclass
+class SweepResult:
+    """What `sweep` returns.
+
+    table:   one row per point, in point order (parameters, replicate, seed, key, status, error,
+             cached, result_dir, metrics); also written to `out/summary.parquet`
+    out_dir: the output directory;  ran / cached: addresses run now / taken from the cache
+    """
+    table: pd.DataFrame
+    out_dir: Path
+    ran: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> pd.DataFrame:
+        """The rows of failing points."""
+        return self.table[self.table["status"] != "ok"]
+
+    @property
+    def success(self) -> bool:
+        return bool((self.table["status"] == "ok").all())
+
+
+def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | Path,
+          until_s: float | None = None, record: Sequence[str] | None = None,
+          seeds: int | Sequence[int] = 1, jobs: int | None = None, scheduler: str | None = None,
+          dask_local: int | None = None, client: Any = None, cache: bool = True,
+          progress: ProgressFn | None = None) -> SweepResult:
+    """Run `base` at every point of `grid` x `seeds`; write per-point results and `out/summary.parquet`.
+
+    grid:     dotted scenario path -> list of values, e.g. {"flows.count": [2, 10], "aqm.k_pkts": [20, 65]}
+    seeds:    replicates per grid point (int; replicate 0 is the scenario's own seed) or a list of seeds
+    jobs:     parallel local runs (threads; default: the CPUs available)
+    scheduler / dask_local / client: run on Dask: a scheduler address ("tcp://host:8786"), N workers
+              on a LocalCluster bound to 127.0.0.1 (processes, one thread each), or a ready Client
+    cache:    skip points already finished under `out/points/` (False: run them all again)
+    progress: `progress(done, total, row)` after each point run now (cached points are not counted)
+    """
+    from ccscope.many import default_jobs
+    out_dir = Path(out)
+    points_dir = out_dir / "points"
+    if sum(x is not None for x in (scheduler, dask_local, client)) > 1:
+        raise ValueError("give at most one of scheduler, dask_local and client")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs = {jobs!r}: must be an integer >= 1")
+    if dask_local is not None and (isinstance(dask_local, bool) or not isinstance(dask_local, int) or dask_local < 1):
+        raise ValueError(f"dask_local = {dask_local!r}: must be an integer >= 1 (workers)")
+    rec = [record] if isinstance(record, str) else (None if record is None else list(record))
+    if until_s is not None and not (isinstance(until_s, (int, float)) and math.isfinite(until_s) and until_s > 0):
+        raise ScenarioError(f"until_s = {until_s!r}: must be a finite number of seconds > 0")
+
+    points = make_points(base, grid, seeds=seeds)
+    for p in points:
+        _resolve_key(p, until_s, rec)
+    param_names = list(grid)
+
+    rows: dict[int, dict] = {}
+    cached_keys, todo_by_key = [], {}
+    for p in points:
+        base_row = _row_base(p)
+        if p.error:
+            rows[p.index] = dict(base_row, status="error", error=p.error, cached=False, result_dir=None)
+            continue
+        done = read_done(points_dir, p.key) if cache else None
+        if done is not None:
+            rows[p.index] = dict(done, **base_row, cached=True)
+            cached_keys.append(p.key)
+        else:
+            todo_by_key.setdefault(p.key, []).append(p)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(out_dir / "sweep.json", {
+        "base": as_dict(base), "grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds if isinstance(seeds, int)
+        else list(seeds), "until_s": until_s, "record": rec})
+
+    tasks = []
+    for ps in todo_by_key.values():
+        p = ps[0]
+        tasks.append({"row": _row_base(p), "scenario": p.scenario, "until_s": until_s, "record": rec,
+                      "points_dir": str(points_dir.resolve()), "param_names": param_names})
+    total, done_n = len(tasks), 0
+    ran: list[str] = []
+
+    def on_row(row: dict) -> None:
+        nonlocal done_n
+        done_n += 1
+        for p in todo_by_key[row["key"]]:
+            rows[p.index] = dict(row, **_row_base(p))
+        if row.get("status") == "ok":
+            ran.append(row["key"])
+        if progress is not None:
+            progress(done_n, total, row)
+
+    if tasks:
+        if client is not None:
+            _run_dask(tasks, client, on_row)
+        elif scheduler is not None or dask_local is not None:
+            from distributed import Client, LocalCluster
+            if scheduler is not None:
+                with Client(scheduler) as c:
+                    _run_dask(tasks, c, on_row)
+            else:
+                with LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, Client(cluster) as c:
+                    _run_dask(tasks, c, on_row)
+        else:
+            _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)
+
+    table = _table([rows[p.index] for p in points], param_names)
+    tmp = out_dir / f".summary.parquet.tmp-{os.getpid()}"
+    table.to_parquet(tmp, index=False)
+    os.replace(tmp, out_dir / "summary.parquet")
+    return SweepResult(table=table, out_dir=out_dir, ran=ran, cached=cached_keys)
+
+
+_FRONT = ("point",)
+_INT_METRICS = ("flows", "drops", "marks", "events", "flows_completed")
+#: Metric columns of the summary table, in order (SUMMARY_METRICS, then flow aggregates, then timing).
+METRIC_COLUMNS = (*SUMMARY_METRICS, "throughput_mean_bps", "throughput_min_bps", "throughput_max_bps", "jain_fairness",
+                  "flows_completed", "fct_mean_s", "wall_s", "events_per_s")
+_AFTER_PARAMS = ("replicate", "seed", "key", "status", "error", "cached", "result_dir")
+
+
+def _table(rows: list[dict], param_names: list[str]) -> pd.DataFrame:
+    """Rows -> the summary table with a fixed column order and dtypes (same whatever executor or cache)."""
+    df = pd.DataFrame(rows)
+    for c in METRIC_COLUMNS:
+        if c not in df:
+            df[c] = None
+    for c in ("error", "result_dir"):
+        if c not in df:
+            df[c] = None
+    extra = [c for c in df.columns if c not in _FRONT and c not in param_names and c not in _AFTER_PARAMS
+             and c not in METRIC_COLUMNS]
+    cols = [c for c in (*_FRONT, *param_names, *_AFTER_PARAMS) if c in df.columns] + list(METRIC_COLUMNS) + extra
+    df = df[cols].copy()
+    for c in param_names:
+        df[c] = _param_column(list(df[c]))
+    for c in ("status", "error", "result_dir", "key"):
+        df[c] = pd.Series([v if isinstance(v, str) else None for v in df[c]], dtype=object, index=df.index)
+    df["cached"] = df["cached"].astype(bool)
+    for c in METRIC_COLUMNS:
+        vals = [None if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in df[c]]
+        if c in _INT_METRICS:  # counts stay integers next to failed points' missing values
+            df[c] = pd.array([None if v is None else int(v) for v in vals], dtype="Int64")
+        else:
+            df[c] = np.array([np.nan if v is None else float(v) for v in vals], dtype=np.float64)
+    return df.reset_index(drop=True)
+
+
+def _param_column(values: list) -> list:
+    """A parameter column as Parquet can store it: numbers, booleans or strings as they are; a
+    column mixing kinds (or holding lists/tables) as the JSON text of each value."""
+    def kind(v: Any) -> str:
+        if isinstance(v, bool):
+            return "bool"
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            return "number"
+        return "str" if isinstance(v, str) else "other"
+    kinds = {kind(v) for v in values}
+    if len(kinds) == 1 and kinds != {"other"}:
+        return values
+    return [json.dumps(_jsonable(v), sort_keys=True) for v in values]
+
+
+def _write_json_atomic(path: Path, obj: Any) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(_jsonable(obj), indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------- sweep files
+
+@dataclass
+class SweepSpec:
+    """A sweep read from a file: base scenario data, grid, seeds, until_s, record, fluid model."""
+    base: dict
+    grid: dict[str, list]
+    seeds: int | list[int] = 1
+    until_s: float | None = None
+    record: list[str] | None = None
+    fluid: str | None = None
+    options: dict = field(default_factory=dict)
+
+
+def load_sweep_file(path: str | Path) -> SweepSpec:
+    """A scenario file, optionally with a `[sweep]` table:
+
+        [sweep]
+        base = "dctcp_dumbbell.toml"   # optional: else the rest of this file is the base scenario
+        seeds = 3                      # or a list of seeds
+        until_s = 0.1
+        record = ["queue"]
+        fluid = "dctcp"                # optional: a fluid-model sweep (then no base scenario)
+        [sweep.grid]
+        "flows.count" = [2, 10, 100]
+        "aqm.k_pkts" = [20, 65]
+        [sweep.options]                # fluid-model options, e.g. until_s of the DDE
+    """
+    p = Path(path)
+    data = load_file(p)
+    spec = data.pop("sweep", None) or {}
+    if not isinstance(spec, dict):
+        raise ScenarioError(f"{p}: sweep must be a table")
+    unknown = set(spec) - {"base", "seeds", "until_s", "record", "fluid", "grid", "options"}
+    if unknown:
+        raise ScenarioError(f"{p}: sweep.{min(unknown)}: unknown field; allowed: base, seeds, until_s, record, "
+                            "fluid, grid, options")
+    grid = spec.get("grid") or {}
+    if not isinstance(grid, dict):
+        raise ScenarioError(f"{p}: sweep.grid must be a table of PATH = [values]")
+    flat: dict[str, list] = {}
+
+    def walk(prefix: str, node: dict) -> None:  # TOML may nest dotted keys: aqm.k_pkts = [...] -> {"aqm": {...}}
+        for k, v in node.items():
+            path_k = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, dict):
+                walk(path_k, v)
+            elif isinstance(v, list):
+                flat[path_k] = v
+            else:
+                raise ScenarioError(f"{p}: sweep.grid.{path_k} = {v!r}: must be a list of values")
+    walk("", grid)
+    base = data
+    if spec.get("base"):
+        b = Path(spec["base"])
+        base = load_file(b if b.is_absolute() else p.parent / b)
+    return SweepSpec(base=base, grid=flat, seeds=spec.get("seeds", 1), until_s=spec.get("until_s"),
+                     record=spec.get("record"), fluid=spec.get("fluid"), options=dict(spec.get("options") or {}))
+
+
+# --------------------------------------------------------------------------- fluid-model sweeps
+
+def default_fluid_backend() -> str:
+    """"jax" when JAX is importable, else "numpy"."""
+    import importlib.util
+    return "jax" if importlib.util.find_spec("jax") is not None else "numpy"
+
+
+def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Path | None = None,
+                backend: str | None = None, cache: bool = True, **options: Any) -> pd.DataFrame:
+    """`ccscope.fluid.sweep(model, grid, ...)` as one batch (JAX backend when installed), cached under
+    `out/fluid/<address[:16]>.parquet` and written to `out/summary.parquet` when `out` is given."""
+    from ccscope import __version__
+    backend = backend or default_fluid_backend()
+    doc = {"model": model, "grid": {k: [float(x) for x in np.atleast_1d(np.asarray(v, dtype=float))]
+                                    for k, v in grid.items()},
+           "options": options, "backend": backend, "ccscope_version": __version__}
+    key = hashlib.sha256(_canonical(_jsonable(doc)).encode()).hexdigest()
+    cached = None
+    if out is not None:
+        cached = Path(out) / "fluid" / f"{key[:DIR_KEY_CHARS]}.parquet"
+        if cache and cached.is_file():
+            df = pd.read_parquet(cached)
+            _write_parquet_atomic(df, Path(out) / "summary.parquet")
+            return df
+    from ccscope.fluid import sweep as fsweep  # after the cache check: it loads scipy (and JAX)
+    df = fsweep(model, dict(grid), backend=backend, **options)
+    if out is not None and cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        _write_parquet_atomic(df, cached)
+        _write_parquet_atomic(df, Path(out) / "summary.parquet")
+        _write_json_atomic(Path(out) / "sweep.json", dict(doc, key=key))
+    return df
+
+
+def _write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    df.to_parquet(tmp, index=False)
+    os.replace(tmp, path)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import typer
 
@@ -41,7 +40,7 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
     _console().print(t)
 
 
-def _run(patterns: List[str], quick: bool, jobs: int, out: Path, skip_not_yet: bool) -> None:
+def _run(patterns: list[str], quick: bool, jobs: int, out: Path, skip_not_yet: bool) -> None:
     from ccscope.repro import registry, runner
     con = _console()
     try:
@@ -58,7 +57,7 @@ def _run(patterns: List[str], quick: bool, jobs: int, out: Path, skip_not_yet: b
 
 
 @repro_app.command("run")
-def run_cmd(patterns: List[str] = typer.Argument(..., help="IDs or globs, e.g. 'dctcp-analysis/fig2-*'."),
+def run_cmd(patterns: list[str] = typer.Argument(..., help="IDs or globs, e.g. 'dctcp-analysis/fig2-*'."),
             quick: bool = typer.Option(False, "--quick", help="Run the quick variants."),
             jobs: int = typer.Option(1, "--jobs", "-j", help="Entries run in parallel (processes)."),
             out: Path = typer.Option(Path("repro-out"), "--out", "-o", help="Output root.")):

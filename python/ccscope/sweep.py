@@ -392,7 +392,8 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
     scheduler / dask_local / client: run on Dask: a scheduler address ("tcp://host:8786"), N workers
               on a LocalCluster bound to 127.0.0.1 (processes, one thread each), or a ready Client
     cache:    skip points already finished under `out/points/` (False: run them all again)
-    progress: `progress(done, total, row)` after each point run now (cached points are not counted)
+    progress: `progress(done, total, row)` once before the runs (done = 0, row = {}) and after each point
+              run now (cached points are not counted in `total`)
     """
     from ccscope.many import default_jobs
     out_dir = Path(out)
@@ -449,6 +450,8 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
         if progress is not None:
             progress(done_n, total, row)
 
+    if progress is not None:
+        progress(0, total, {})
     if tasks:
         if client is not None:
             _run_dask(tasks, client, on_row)

@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
     @app.command("sweep")
     def sweep_cmd(
         scenario: Path | None = typer.Argument(None, help="Base scenario file (.toml/.json), optionally with a "
-                                                             "[sweep] table (grid, seeds, until_s, record, fluid)."),
+                                                             "\\[sweep] table (grid, seeds, until_s, record, fluid)."),
         grid: list[str] = typer.Option([], "--grid", "-g", help="PATH=V1,V2,... values of one field (repeatable; "
                                                                 "the grid is their Cartesian product)."),
         until: str | None = typer.Option(None, "--until", help="Simulated time per point, e.g. 100ms."),
@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
 
                     def progress(done: int, total: int, row: dict) -> None:
                         prog.update(task, completed=done, total=total)
-                        if row.get("status") != "ok":
+                        if row and row.get("status") != "ok":
                             prog.console.print(f"[bold red]point {row['point']} failed[/] {_params(row, spec.grid)}: "
                                                f"{row.get('error')}", highlight=False, soft_wrap=True)
                     res = sw.sweep(spec.base, spec.grid, progress=progress, **kwargs)

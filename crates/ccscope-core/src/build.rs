@@ -12,12 +12,76 @@ use crate::net::Port;
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
 use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
-use crate::sim::{FlowState, Simulation};
+use crate::sim::{FlowState, Simulation, WorkloadState};
+use crate::scenario::TcpConfig;
+use crate::workload::WorkloadSpec;
 use crate::transport::receiver::TcpReceiverConfig;
 use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
 use crate::units::{BitsPerSec, SimDuration, SimTime};
 use crate::world::{FlowId, NodeId, PortId, RouteId};
 use std::collections::HashMap;
+
+/// Everything needed to create a flow's sender and receiver, at build time or during the run.
+#[derive(Clone, Debug)]
+pub struct FlowFactory {
+    pub tcp: TcpConfig,
+    pub dctcp: crate::cc::DctcpConfig,
+    pub dx: crate::cc::DxConfig,
+    pub packet_bytes: u32,
+}
+
+impl FlowFactory {
+    pub fn make(&self, cc_kind: CcKind, size_bytes: Option<u64>, fwd: RouteId, rev: RouteId, src: NodeId, dst: NodeId, start: SimTime) -> FlowState {
+        let t = &self.tcp;
+        let mss = self.packet_bytes;
+        let mut cc = match cc_kind {
+            CcKind::NewReno => Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold)),
+            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::WindowCut, mss, t.iw_pkts, t.dupack_threshold)),
+            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::PerAck, mss, t.iw_pkts, t.dupack_threshold)),
+            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold)),
+        };
+        match &mut cc {
+            Cc::NewReno(c) => c.w.increase = t.ca_increase,
+            Cc::Dctcp(c) => c.w.increase = t.ca_increase,
+            Cc::Dx(c) => c.w.increase = t.ca_increase,
+        }
+        let scfg = TcpSenderConfig {
+            mss_bytes: mss,
+            size_bytes,
+            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
+            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
+            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
+            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
+            dupack_threshold: t.dupack_threshold,
+            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
+            ect_on_retransmissions: cc_kind.is_dctcp(),
+        };
+        let rcfg = TcpReceiverConfig {
+            mss_bytes: mss,
+            size_bytes,
+            dctcp_echo: cc_kind.is_dctcp(),
+            delayed_ack: t.delayed_ack,
+            delack_count: t.delack_count,
+            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
+        };
+        FlowState {
+            sender: TcpSender::new(scfg, cc),
+            receiver: TcpReceiver::new(rcfg),
+            fwd,
+            rev,
+            cc_kind,
+            src,
+            dst,
+            start,
+            size_bytes,
+            rto_event: None,
+            delack_event: None,
+            first_sent: None,
+            workload: None,
+            completed: false,
+        }
+    }
+}
 
 pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
     let mut sc = scenario.clone();
@@ -43,13 +107,15 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         port_names.push(name);
     }
 
-    let mut route_ports = Vec::new();
-    let mut routes: Vec<(u32, u16)> = Vec::new();
-    let mut route_of: HashMap<(NodeId, NodeId), RouteId> = HashMap::new();
-    let mut route = |src: NodeId, dst: NodeId, path: &str| -> Result<RouteId, ScenarioError> {
-        if let Some(r) = route_of.get(&(src, dst)) {
+    let route_ports = std::cell::RefCell::new(Vec::new());
+    let routes: std::cell::RefCell<Vec<(u32, u16)>> = std::cell::RefCell::new(Vec::new());
+    let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> = std::cell::RefCell::new(HashMap::new());
+    let route = |src: NodeId, dst: NodeId, path: &str| -> Result<RouteId, ScenarioError> {
+        if let Some(r) = route_of_cell.borrow().get(&(src, dst)) {
             return Ok(*r);
         }
+        let mut routes = routes.borrow_mut();
+        let mut route_ports = route_ports.borrow_mut();
         let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst)
             .ok_or_else(|| ScenarioError::new(path, format!("{:?}", g.nodes[dst.idx()].name), format!("no route from {:?}: connect the two hosts through links", g.nodes[src.idx()].name)))?;
         if p.len() > u16::MAX as usize {
@@ -58,11 +124,11 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         let id = RouteId(routes.len() as u32);
         routes.push((route_ports.len() as u32, p.len() as u16));
         route_ports.extend(p);
-        route_of.insert((src, dst), id);
+        route_of_cell.borrow_mut().insert((src, dst), id);
         Ok(id)
     };
 
-    let t = &sc.tcp;
+    let factory = FlowFactory { tcp: sc.tcp.clone(), dctcp: sc.dctcp.clone(), dx: sc.dx.clone(), packet_bytes: sc.packet_bytes };
     let mut flows = Vec::with_capacity(sc.flow.len());
     let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
     for (i, f) in sc.flow.iter().enumerate() {
@@ -70,52 +136,51 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         let dst = node_ids[f.dst.as_str()];
         let fwd = route(src, dst, &format!("flow[{i}].dst"))?;
         let rev = route(dst, src, &format!("flow[{i}].src"))?;
-        let mut cc = match f.cc {
-            CcKind::NewReno => Cc::NewReno(NewReno::new(sc.packet_bytes, t.iw_pkts, t.ecn, t.dupack_threshold)),
-            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::WindowCut, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
-            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&sc.dctcp, DctcpRule::PerAck, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
-            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&sc.dx, sc.packet_bytes, t.iw_pkts, t.dupack_threshold)),
-        };
-        match &mut cc {
-            Cc::NewReno(c) => c.w.increase = t.ca_increase,
-            Cc::Dctcp(c) => c.w.increase = t.ca_increase,
-            Cc::Dx(c) => c.w.increase = t.ca_increase,
-        }
-        let scfg = TcpSenderConfig {
-            mss_bytes: sc.packet_bytes,
-            size_bytes: f.size_bytes,
-            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
-            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
-            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
-            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
-            dupack_threshold: t.dupack_threshold,
-            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
-            ect_on_retransmissions: f.cc.is_dctcp(),
-        };
-        let rcfg = TcpReceiverConfig {
-            mss_bytes: sc.packet_bytes,
-            size_bytes: f.size_bytes,
-            dctcp_echo: f.cc.is_dctcp(),
-            delayed_ack: t.delayed_ack,
-            delack_count: t.delack_count,
-            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
-        };
         let start = SimTime::from_secs_f64(f.start_s);
         events.schedule(start, Event::FlowStart(FlowId(i as u32)));
-        flows.push(FlowState {
-            sender: TcpSender::new(scfg, cc),
-            receiver: TcpReceiver::new(rcfg),
-            fwd,
-            rev,
-            cc_kind: f.cc,
-            src,
-            dst,
-            start,
-            size_bytes: f.size_bytes,
-            rto_event: None,
-            delack_event: None,
-            first_sent: None,
-        });
+        if let Some(st) = f.stop_s {
+            events.schedule(SimTime::from_secs_f64(st), Event::FlowStop(FlowId(i as u32)));
+        }
+        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start));
+    }
+    let mut workloads = Vec::new();
+    for (i, w) in sc.workload.iter().enumerate() {
+        let p = format!("workload[{i}]");
+        match w {
+            WorkloadSpec::Incast(x) => {
+                let client = node_ids[x.client.as_str()];
+                let mut servers = Vec::new();
+                for (j, s) in x.servers.iter().enumerate() {
+                    let sid = node_ids[s.as_str()];
+                    route(sid, client, &format!("{p}.servers[{j}]"))?;
+                    route(client, sid, &format!("{p}.client"))?;
+                    servers.push(sid);
+                }
+                events.schedule(SimTime::from_secs_f64(x.start_s), Event::Workload(i as u32));
+                workloads.push(WorkloadState::Incast { client, servers, block: x.block(), rounds_left: x.rounds, round: 0, outstanding: 0, round_start: SimTime::ZERO, gap: SimDuration::from_secs_f64(x.gap_s), cc: x.cc.clone() });
+            }
+            WorkloadSpec::Poisson(x) => {
+                let src: Vec<NodeId> = x.src.iter().map(|s| node_ids[s.as_str()]).collect();
+                let dst: Vec<NodeId> = x.dst.iter().map(|s| node_ids[s.as_str()]).collect();
+                for &a in &src {
+                    for &b in &dst {
+                        if a != b {
+                            route(a, b, &format!("{p}.dst"))?;
+                            route(b, a, &format!("{p}.src"))?;
+                        }
+                    }
+                }
+                let mut rng = Rng::stream(sc.seed, &format!("workload/{i}"));
+                let rate = x.arrival_rate();
+                let first = x.start_s + rng.exponential(1.0 / rate);
+                let stop = SimTime::from_secs_f64(x.stop_s.unwrap_or(sc.until_s).min(sc.until_s));
+                let first_t = SimTime::from_secs_f64(first);
+                if first_t <= stop {
+                    events.schedule(first_t, Event::Workload(i as u32));
+                }
+                workloads.push(WorkloadState::Poisson { src, dst, rate, size: x.size.clone(), cc: x.cc.clone(), arrivals: 0, stop, rng });
+            }
+        }
     }
 
     let names = sc.record.ports.clone().unwrap_or_default();
@@ -157,9 +222,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         ports,
         port_names,
         node_names: g.nodes.iter().map(|n| n.name.clone()).collect(),
-        route_ports,
-        routes,
+        route_ports: route_ports.into_inner(),
+        routes: routes.into_inner(),
+        route_of: route_of_cell.into_inner(),
         flows,
+        workloads,
+        rounds: Vec::new(),
+        factory,
         rec,
         ledger: Ledger::default(),
         mss: sc.packet_bytes,

@@ -32,6 +32,7 @@ pub mod sim;
 mod tagged;
 pub mod transport;
 pub mod units;
+pub mod workload;
 pub mod world;
 
 pub use error::{ScenarioError, SimulationError};

@@ -128,6 +128,17 @@ impl RunOutput {
             });
         }
         tables.push(flows_table(&sim));
+        let r = &sim.rounds;
+        tables.push(Table {
+            name: "rounds",
+            columns: vec![
+                ("workload", Column::U32(r.iter().map(|x| x.workload).collect())),
+                ("round", Column::U32(r.iter().map(|x| x.round).collect())),
+                ("start_s", Column::F64(r.iter().map(|x| x.start.as_secs_f64()).collect())),
+                ("end_s", Column::F64(r.iter().map(|x| x.end.as_secs_f64()).collect())),
+                ("completion_s", Column::F64(r.iter().map(|x| (x.end - x.start).as_secs_f64()).collect())),
+            ],
+        });
         tables.push(ports_table(&sim));
         RunOutput { tables, scenario_json: sim.scenario.to_json(), ledger, events: sim.events.processed(), sim_time_s: sim.now.as_secs_f64() }
     }
@@ -148,6 +159,8 @@ fn flows_table(sim: &Simulation) -> Table {
     }
     let fs = &sim.flows;
     c.push(("flow", Column::U32((0..n as u32).collect())));
+    c.push(("workload", Column::F64(fs.iter().map(|f| f.workload.map_or(nan, |w| w.0 as f64)).collect())));
+    c.push(("round", Column::F64(fs.iter().map(|f| f.workload.map_or(nan, |w| w.1 as f64)).collect())));
     c.push(("src", Column::Str(fs.iter().map(|f| sim.node_names[f.src.idx()].clone()).collect())));
     c.push(("dst", Column::Str(fs.iter().map(|f| sim.node_names[f.dst.idx()].clone()).collect())));
     c.push(("cc", Column::Str(fs.iter().map(|f| f.cc_kind.name().to_string()).collect())));

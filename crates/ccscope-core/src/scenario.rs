@@ -79,6 +79,9 @@ pub struct Scenario {
     /// Explicit flows (the expanded form lists every flow here).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flow: Vec<FlowSpec>,
+    /// Flow generators that act during the run: incast rounds, Poisson arrivals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workload: Vec<crate::workload::WorkloadSpec>,
     /// What to record and how often.
     #[serde(default)]
     pub record: RecordConfig,
@@ -261,6 +264,9 @@ pub struct FlowSpec {
     /// Flow size, bytes (>= 1). Default: long-lived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
+    /// The sender stops taking new data at this time, seconds (> start_s); it finishes what it has sent. Default: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
 }
 
 fn d_min_rto() -> f64 {
@@ -699,16 +705,23 @@ impl Scenario {
                 return Err(ScenarioError::new("flows", "{...}", "the [flows] template needs a template topology (dumbbell); with a graph list flows as [[flow]]"));
             }
         }
-        if self.flows.is_none() && self.flow.is_empty() {
-            return Err(ScenarioError::new("flows", "", "no flows: give [flows] with count >= 1 or [[flow]] entries"));
+        if self.flows.is_none() && self.flow.is_empty() && self.workload.is_empty() {
+            return Err(ScenarioError::new("flows", "", "no flows: give [flows] with count >= 1, [[flow]] entries or a [[workload]]"));
         }
         let hosts: Option<HashMap<&str, NodeKind>> = match &self.topology {
             Topology::Graph(g) => Some(g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect()),
             Topology::Dumbbell(_) => None,
         };
+        self.validate_workloads(hosts.as_ref())?;
         for (i, f) in self.flow.iter().enumerate() {
             let p = format!("flow[{i}]");
             time_s(&format!("{p}.start_s"), f.start_s, true)?;
+            if let Some(st) = f.stop_s {
+                time_s(&format!("{p}.stop_s"), st, false)?;
+                if st <= f.start_s {
+                    return Err(ScenarioError::new(format!("{p}.stop_s"), fmt_f(st), format!("must be > start_s ({})", fmt_f(f.start_s))));
+                }
+            }
             if let Some(s) = f.size_bytes {
                 at_least(&format!("{p}.size_bytes"), s, 1)?;
             }
@@ -722,6 +735,80 @@ impl Scenario {
                 }
                 if f.src == f.dst {
                     return Err(ScenarioError::new(format!("{p}.dst"), format!("{:?}", f.dst), "must differ from src"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_workloads(&self, hosts: Option<&HashMap<&str, NodeKind>>) -> Result<(), ScenarioError> {
+        use crate::workload::WorkloadSpec;
+        let check_host = |path: String, name: &str| -> Result<(), ScenarioError> {
+            match hosts {
+                Some(h) => match h.get(name) {
+                    Some(NodeKind::Host) => Ok(()),
+                    Some(NodeKind::Switch) => Err(ScenarioError::new(path, format!("{name:?}"), "must name a host, not a switch")),
+                    None => Err(ScenarioError::new(path, format!("{name:?}"), "must name a host of topology.nodes")),
+                },
+                None => Ok(()), // templates: checked after expansion
+            }
+        };
+        for (i, w) in self.workload.iter().enumerate() {
+            let p = format!("workload[{i}]");
+            match w {
+                WorkloadSpec::Incast(x) => {
+                    check_host(format!("{p}.client"), &x.client)?;
+                    if x.servers.is_empty() {
+                        return Err(ScenarioError::new(format!("{p}.servers"), "[]", "must list at least one host"));
+                    }
+                    for (j, s) in x.servers.iter().enumerate() {
+                        check_host(format!("{p}.servers[{j}]"), s)?;
+                        if *s == x.client {
+                            return Err(ScenarioError::new(format!("{p}.servers[{j}]"), format!("{s:?}"), "must differ from the client"));
+                        }
+                    }
+                    match (x.block_bytes, x.total_bytes) {
+                        (Some(_), Some(_)) => return Err(ScenarioError::new(format!("{p}.total_bytes"), "", "give either block_bytes or total_bytes, not both")),
+                        (None, None) => return Err(ScenarioError::new(format!("{p}.block_bytes"), "", "missing: give block_bytes (per server) or total_bytes (split evenly)")),
+                        (Some(b), None) => at_least(&format!("{p}.block_bytes"), b, 1)?,
+                        (None, Some(t)) => at_least(&format!("{p}.total_bytes"), t, x.servers.len() as u64)?,
+                    }
+                    at_least(&format!("{p}.rounds"), x.rounds as u64, 1)?;
+                    time_s(&format!("{p}.gap_s"), x.gap_s, true)?;
+                    time_s(&format!("{p}.start_s"), x.start_s, true)?;
+                    if x.cc.is_empty() {
+                        return Err(ScenarioError::new(format!("{p}.cc"), "[]", "must list at least one algorithm"));
+                    }
+                }
+                WorkloadSpec::Poisson(x) => {
+                    for (f, list) in [("src", &x.src), ("dst", &x.dst)] {
+                        if list.is_empty() {
+                            return Err(ScenarioError::new(format!("{p}.{f}"), "[]", "must list at least one host"));
+                        }
+                        for (j, s) in list.iter().enumerate() {
+                            check_host(format!("{p}.{f}[{j}]"), s)?;
+                        }
+                    }
+                    if x.src.len() == 1 && x.dst.len() == 1 && x.src[0] == x.dst[0] {
+                        return Err(ScenarioError::new(format!("{p}.dst"), format!("{:?}", x.dst[0]), "must contain a host other than the only source"));
+                    }
+                    if !(x.load.is_finite() && x.load > 0.0 && x.load <= 10.0) {
+                        return Err(ScenarioError::new(format!("{p}.load"), fmt_f(x.load), "must be in (0, 10] (fraction of reference_bps)"));
+                    }
+                    rate(&format!("{p}.reference_bps"), x.reference_bps)?;
+                    x.size.validate(&format!("{p}.size"))?;
+                    time_s(&format!("{p}.start_s"), x.start_s, true)?;
+                    if let Some(st) = x.stop_s {
+                        time_s(&format!("{p}.stop_s"), st, false)?;
+                    }
+                    if x.cc.is_empty() {
+                        return Err(ScenarioError::new(format!("{p}.cc"), "[]", "must list at least one algorithm"));
+                    }
+                    // bound the number of flows a typo can create
+                    let horizon = x.stop_s.unwrap_or(self.until_s).min(self.until_s) - x.start_s;
+                    if x.arrival_rate() * horizon.max(0.0) > 5e6 {
+                        return Err(ScenarioError::new(format!("{p}.load"), fmt_f(x.load), format!("would create about {:.0} flows before until_s; at most 5e6", x.arrival_rate() * horizon)));
+                    }
                 }
             }
         }
@@ -770,7 +857,7 @@ impl Scenario {
                             let mut rng = Rng::stream(self.seed, &format!("flows/start/{k}"));
                             start += rng.uniform() * t.start_jitter_s;
                         }
-                        flows.push(FlowSpec { src: format!("s{}", k % s), dst: format!("r{}", k % d.receivers), cc: t.cc, start_s: start, size_bytes: t.size_bytes });
+                        flows.push(FlowSpec { src: format!("s{}", k % s), dst: format!("r{}", k % d.receivers), cc: t.cc, start_s: start, size_bytes: t.size_bytes, stop_s: None });
                     }
                 } else {
                     let s = self.dumbbell_senders(d)?;

@@ -33,6 +33,45 @@ pub struct FlowState {
     pub rto_event: Option<SimTime>,
     pub delack_event: Option<SimTime>,
     pub first_sent: Option<SimTime>,
+    /// (workload index, round) for flows a workload created.
+    pub workload: Option<(u32, u32)>,
+    /// The receiver has the whole flow.
+    pub completed: bool,
+}
+
+/// Runtime state of a workload (see `workload.rs`).
+#[derive(Clone, Debug)]
+pub enum WorkloadState {
+    Incast {
+        client: NodeId,
+        servers: Vec<NodeId>,
+        block: u64,
+        rounds_left: u32,
+        round: u32,
+        outstanding: u32,
+        round_start: SimTime,
+        gap: SimDuration,
+        cc: Vec<CcKind>,
+    },
+    Poisson {
+        src: Vec<NodeId>,
+        dst: Vec<NodeId>,
+        rate: f64,
+        size: crate::workload::SizeDist,
+        cc: Vec<CcKind>,
+        arrivals: u64,
+        stop: SimTime,
+        rng: crate::rng::Rng,
+    },
+}
+
+/// One completed incast round: (workload, round, start, end).
+#[derive(Clone, Copy, Debug)]
+pub struct RoundRecord {
+    pub workload: u32,
+    pub round: u32,
+    pub start: SimTime,
+    pub end: SimTime,
 }
 
 pub struct Simulation {
@@ -45,7 +84,11 @@ pub struct Simulation {
     pub(crate) route_ports: Vec<PortId>,
     /// (offset into route_ports, length)
     pub(crate) routes: Vec<(u32, u16)>,
+    pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
     pub(crate) flows: Vec<FlowState>,
+    pub(crate) workloads: Vec<WorkloadState>,
+    pub(crate) rounds: Vec<RoundRecord>,
+    pub(crate) factory: crate::build::FlowFactory,
     pub(crate) rec: Recorder,
     pub(crate) ledger: Ledger,
     pub(crate) mss: u32,
@@ -157,6 +200,89 @@ impl Simulation {
             }
             Event::SampleQueues => self.sample_queues(),
             Event::SampleFlows => self.sample_flows(),
+            Event::FlowStop(f) => {
+                let now = self.now;
+                let fl = &mut self.flows[f.idx()];
+                fl.sender.stop();
+                let n = fl.sender.total_segments();
+                fl.receiver.set_total_segments(n, now);
+                if !fl.completed && fl.receiver.done_at.is_some() {
+                    fl.completed = true;
+                    self.on_flow_complete(f);
+                }
+                self.pump(f);
+            }
+            Event::Workload(w) => self.on_workload(w),
+        }
+    }
+
+    /// Create a flow now (workloads) and start it.
+    fn spawn_flow(&mut self, src: NodeId, dst: NodeId, cc: CcKind, size: u64, tag: (u32, u32)) {
+        let (Some(&fwd), Some(&rev)) = (self.route_of.get(&(src, dst)), self.route_of.get(&(dst, src))) else {
+            return; // routes were checked at build; an unknown pair cannot occur
+        };
+        let mut fl = self.factory.make(cc, Some(size), fwd, rev, src, dst, self.now);
+        fl.workload = Some(tag);
+        let id = FlowId(self.flows.len() as u32);
+        self.flows.push(fl);
+        self.flows[id.idx()].sender.start();
+        self.pump(id);
+    }
+
+    fn on_workload(&mut self, w: u32) {
+        let now = self.now;
+        match &mut self.workloads[w as usize] {
+            WorkloadState::Incast { client, servers, block, rounds_left, round, outstanding, round_start, cc, .. } => {
+                if *rounds_left == 0 {
+                    return;
+                }
+                *rounds_left -= 1;
+                *round_start = now;
+                *outstanding = servers.len() as u32;
+                let (client, servers, block, r, cc) = (*client, servers.clone(), *block, *round, cc.clone());
+                for (j, s) in servers.iter().enumerate() {
+                    self.spawn_flow(*s, client, cc[j % cc.len()], block, (w, r));
+                }
+            }
+            WorkloadState::Poisson { src, dst, rate, size, cc, arrivals, stop, rng } => {
+                let a = src[rng.below(src.len() as u64) as usize];
+                let mut b = dst[rng.below(dst.len() as u64) as usize];
+                let mut tries = 0;
+                while b == a && tries < 64 {
+                    b = dst[rng.below(dst.len() as u64) as usize];
+                    tries += 1;
+                }
+                let bytes = size.sample(rng);
+                let kind = cc[(*arrivals % cc.len() as u64) as usize];
+                *arrivals += 1;
+                let next = now + SimDuration::from_secs_f64(rng.exponential(1.0 / *rate));
+                let stop = *stop;
+                if next <= stop {
+                    self.events.schedule(next, Event::Workload(w));
+                }
+                if a != b {
+                    self.spawn_flow(a, b, kind, bytes, (w, 0));
+                }
+            }
+        }
+    }
+
+    fn on_flow_complete(&mut self, f: FlowId) {
+        let Some((w, r)) = self.flows[f.idx()].workload else { return };
+        let now = self.now;
+        if let Some(WorkloadState::Incast { outstanding, round, round_start, rounds_left, gap, .. }) = self.workloads.get_mut(w as usize) {
+            if *round != r || *outstanding == 0 {
+                return;
+            }
+            *outstanding -= 1;
+            if *outstanding == 0 {
+                self.rounds.push(RoundRecord { workload: w, round: r, start: *round_start, end: now });
+                *round += 1;
+                if *rounds_left > 0 {
+                    let at = now + *gap;
+                    self.events.schedule(at, Event::Workload(w));
+                }
+            }
         }
     }
 
@@ -215,6 +341,11 @@ impl Simulation {
                     self.send_ack(f, a);
                 }
                 self.arm_delack(f);
+                let fl = &mut self.flows[f.idx()];
+                if !fl.completed && fl.receiver.done_at.is_some() {
+                    fl.completed = true;
+                    self.on_flow_complete(f);
+                }
             }
             PacketKind::Ack => {
                 let now = self.now;
@@ -303,7 +434,7 @@ impl Simulation {
         let mss = self.mss as f64;
         let mut probe = CcProbe::default();
         for (i, fl) in self.flows.iter().enumerate() {
-            if fl.start > now {
+            if fl.start > now || fl.completed {
                 continue;
             }
             fl.sender.cc.probe(&mut probe);

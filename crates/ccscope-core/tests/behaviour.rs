@@ -257,3 +257,82 @@ cc = "new_reno"
     assert!(q > 5.0 && q < 80.0, "queue {q}");
     assert!(utilization_after(&o, 0.1, 1e9) > 0.95);
 }
+
+const WORKLOAD_BASE: &str = r#"
+seed = 1
+until_s = 0.5
+[topology]
+kind = "dumbbell"
+senders = 8
+bottleneck_bps = 1e9
+rtt_s = 100e-6
+buffer_pkts = 100
+[aqm]
+kind = "threshold"
+k_pkts = 20
+[tcp]
+min_rto_s = 0.01
+"#;
+
+#[test]
+fn incast_rounds_start_together_and_end_when_the_last_response_arrives() {
+    let o = run(&format!(
+        "{WORKLOAD_BASE}\n[[workload]]\nkind = \"incast\"\nclient = \"r0\"\nservers = [\"s0\", \"s1\", \"s2\", \"s3\", \"s4\", \"s5\", \"s6\", \"s7\"]\ntotal_bytes = 800000\nrounds = 4\ncc = [\"dctcp\"]\n"
+    ));
+    let start = f64s(&o, "rounds", "start_s");
+    let end = f64s(&o, "rounds", "end_s");
+    assert_eq!(start.len(), 4);
+    // rounds follow each other without a gap, each at least the transfer time of 800 KB at 1 Gb/s
+    for i in 0..4 {
+        assert!(end[i] - start[i] >= 800_000.0 * 8.0 / 1e9);
+        if i > 0 {
+            assert_eq!(start[i], end[i - 1]);
+        }
+    }
+    let fct = f64s(&o, "flows", "fct_s");
+    assert_eq!(fct.len(), 32);
+    assert!(fct.iter().all(|x| x.is_finite()));
+    assert!(u64s(&o, "flows", "delivered_bytes").iter().all(|&b| b == 100_000));
+}
+
+#[test]
+fn poisson_arrivals_match_the_offered_load() {
+    let o = run(&format!(
+        "{WORKLOAD_BASE}\n[[workload]]\nkind = \"poisson\"\nsrc = [\"s0\", \"s1\", \"s2\", \"s3\"]\ndst = [\"r0\"]\nload = 0.3\nreference_bps = 1e9\nsize = {{ kind = \"uniform\", min_bytes = 10000, max_bytes = 50000 }}\n"
+    ));
+    // expected arrivals: 0.3 * 1e9 / (8 * 30000) * 0.5 s = 625; Poisson sd = 25
+    let n = f64s(&o, "flows", "fct_s").len() as f64;
+    assert!((n - 625.0).abs() < 4.0 * 25.0, "{n} arrivals");
+    let delivered: u64 = u64s(&o, "flows", "delivered_bytes").iter().sum();
+    let load = delivered as f64 * 8.0 / (1e9 * 0.5);
+    assert!((load - 0.3).abs() < 0.05, "carried load {load}");
+}
+
+#[test]
+fn a_stopped_flow_finishes_what_it_sent_and_leaves_the_link_to_the_others() {
+    let o = run(r#"
+seed = 1
+until_s = 0.3
+[topology]
+kind = "dumbbell"
+senders = 2
+bottleneck_bps = 1e9
+rtt_s = 100e-6
+[aqm]
+kind = "threshold"
+k_pkts = 20
+[[flow]]
+src = "s0"
+dst = "r0"
+cc = "dctcp"
+stop_s = 0.1
+[[flow]]
+src = "s1"
+dst = "r0"
+cc = "dctcp"
+"#);
+    let fct = f64s(&o, "flows", "fct_s");
+    assert!(fct[0] > 0.1 && fct[0] < 0.11, "flow 0 ends right after it stops: {}", fct[0]);
+    assert!(fct[1].is_nan());
+    assert!(utilization_after(&o, 0.15, 1e9) > 0.99, "flow 1 takes the whole link");
+}

@@ -7,4 +7,4 @@ for the outputs (figure.png, data.parquet, result.json) and `report` for docs/RE
 from ccscope.repro.registry import entries, get, select
 from ccscope.repro.runner import run_entry, run_many
 
-__all__ = ["entries", "get", "select", "run_entry", "run_many"]
+__all__ = ["entries", "get", "run_entry", "run_many", "select"]

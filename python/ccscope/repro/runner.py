@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 

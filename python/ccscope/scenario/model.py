@@ -119,6 +119,58 @@ class FlowSpec:
     cc: str = "new_reno"
     start_s: float = 0.0
     size_bytes: Optional[int] = None
+    stop_s: Optional[float] = None
+
+
+@dataclass
+class FixedSize:
+    KIND = "fixed"
+    bytes: int
+
+
+@dataclass
+class UniformSize:
+    KIND = "uniform"
+    min_bytes: int
+    max_bytes: int
+
+
+@dataclass
+class CdfSize:
+    """Empirical CDF: points = [[bytes, cumulative probability], ...] ending at probability 1."""
+    KIND = "cdf"
+    points: list[list[float]]
+
+
+@dataclass
+class Incast:
+    """Synchronized responses from `servers` to `client`, repeated `rounds` times."""
+    KIND = "incast"
+    client: str
+    servers: list[str]
+    block_bytes: Optional[int] = None
+    total_bytes: Optional[int] = None
+    rounds: int = 1
+    gap_s: float = 0.0
+    start_s: float = 0.0
+    cc: list[str] = field(default_factory=lambda: ["new_reno"])
+
+
+@dataclass
+class Poisson:
+    """Poisson flow arrivals at `load` x `reference_bps`."""
+    KIND = "poisson"
+    src: list[str]
+    dst: list[str]
+    load: float
+    reference_bps: float
+    size: Union[FixedSize, UniformSize, CdfSize]
+    cc: list[str] = field(default_factory=lambda: ["new_reno"])
+    start_s: float = 0.0
+    stop_s: Optional[float] = None
+
+
+Workload = Union[Incast, Poisson]
 
 
 @dataclass
@@ -175,6 +227,7 @@ class Scenario:
     dx: DxConfig = field(default_factory=DxConfig)
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
+    workload: list[Workload] = field(default_factory=list)
     record: RecordConfig = field(default_factory=RecordConfig)
 
     def to_dict(self) -> dict:
@@ -184,8 +237,9 @@ class Scenario:
         for link in topo.get("links", []) or []:
             if "from_" in link:
                 link["from"] = link.pop("from_")
-        if not d.get("flow"):
-            d.pop("flow", None)
+        for key in ("flow", "workload"):
+            if not d.get(key):
+                d.pop(key, None)
         return d
 
 
@@ -204,4 +258,6 @@ SCHEMA_MIRROR = {
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",
+    Incast: "IncastSpec",
+    Poisson: "PoissonSpec",
 }

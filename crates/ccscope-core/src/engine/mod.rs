@@ -30,6 +30,10 @@ pub enum Event {
     SampleQueues,
     /// Periodic per-flow sampling (cwnd, alpha, delivered bytes).
     SampleFlows,
+    /// A flow's sender stops taking new data (it finishes what it has sent).
+    FlowStop(FlowId),
+    /// A workload's next action (Poisson arrival, incast round).
+    Workload(u32),
 }
 
 /// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
@@ -42,6 +46,8 @@ enum Slot {
     DelAckTimer(FlowId),
     SampleQueues,
     SampleFlows,
+    FlowStop(FlowId),
+    Workload(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -128,6 +134,8 @@ impl EventQueue {
             Event::DelAckTimer(f) => (Slot::DelAckTimer(f), true),
             Event::SampleQueues => (Slot::SampleQueues, false),
             Event::SampleFlows => (Slot::SampleFlows, false),
+            Event::FlowStop(f) => (Slot::FlowStop(f), false),
+            Event::Workload(w) => (Slot::Workload(w), false),
         };
         let e = Entry { time, seq, slot };
         if timer {
@@ -180,6 +188,8 @@ impl EventQueue {
             Slot::DelAckTimer(f) => Event::DelAckTimer(f),
             Slot::SampleQueues => Event::SampleQueues,
             Slot::SampleFlows => Event::SampleFlows,
+            Slot::FlowStop(f) => Event::FlowStop(f),
+            Slot::Workload(w) => Event::Workload(w),
         };
         Some((e.time, ev))
     }
@@ -198,6 +208,8 @@ impl EventQueue {
             Slot::DelAckTimer(f) => Event::DelAckTimer(f),
             Slot::SampleQueues => Event::SampleQueues,
             Slot::SampleFlows => Event::SampleFlows,
+            Slot::FlowStop(f) => Event::FlowStop(f),
+            Slot::Workload(w) => Event::Workload(w),
         };
         Some((e.time, ev))
     }

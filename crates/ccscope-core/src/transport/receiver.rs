@@ -119,6 +119,14 @@ impl TcpReceiver {
         }
     }
 
+    /// The sender stopped after `n` segments (as if its last segment carried FIN).
+    pub fn set_total_segments(&mut self, n: u64, now: SimTime) {
+        self.total_segs = n;
+        if self.rcv_nxt >= n && self.done_at.is_none() {
+            self.done_at = Some(now);
+        }
+    }
+
     pub fn delack_deadline(&self) -> Option<SimTime> {
         self.delack_deadline
     }

@@ -114,6 +114,20 @@ impl TcpSender {
         self.started = true;
     }
 
+    /// Take no new data: the flow ends once what was already sent is acknowledged.
+    pub fn stop(&mut self) {
+        if self.high_tx < self.total_segs {
+            self.total_segs = self.high_tx.max(1);
+            self.last_seg_bytes = self.cfg.mss_bytes;
+            if self.snd_nxt > self.total_segs {
+                self.snd_nxt = self.total_segs;
+            }
+            if self.is_done() {
+                self.rto_deadline = None;
+            }
+        }
+    }
+
     /// All data acknowledged (never for a long-lived flow).
     pub fn is_done(&self) -> bool {
         self.snd_una >= self.total_segs

@@ -38,7 +38,8 @@ def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False)
         al = res.traces["alpha"]
         al = al[(al.time_s >= warm) & (al.flow == 1)]
         rows.append({"seed": seed, "t_tcp_bps": t_tcp, "t_dctcp_bps": t_dctcp, "t_r": t_dctcp / max(t_tcp, 1.0),
-                     "tcp_share": t_tcp / (t_tcp + t_dctcp), "aggregate_frac": (t_tcp + t_dctcp) / BOTTLENECK_BPS,
+                     "tcp_share": t_tcp / (t_tcp + t_dctcp), "aggregate_frac": res.summary["bottleneck_utilization"],
+                     "flow_sum_frac": (t_tcp + t_dctcp) / BOTTLENECK_BPS,
                      "queue_mean_pkts": res.summary["queue_mean_pkts"], "alpha_mean": float(al.alpha.mean()),
                      "marks": res.summary["marks"], "drops": res.summary["drops"]})
         if series and seed == seeds[0]:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ccscope.repro._base import Checks, Run, figure, ref_line, spearman, verdict
-from ccscope.repro.coexistence._x0 import PARAMS, run_x0, share_band
+from ccscope.repro._base import Checks, Run, figure, spearman, verdict
+from ccscope.repro.coexistence._x0 import PARAMS, run_x0
 
 ID = "coexistence/fig3c"
 TITLE = "DCTCP AQM: T_r vs K"
 KIND = "sim"
-STATUS = "reproduced"
+STATUS = "partly"
 COST = "5 K x 10 runs x 5 s (~50 s); quick 2 K x 2 x 1 s (~2 s)"
 CLAIM = "T_r rises from ~6 at K = 20 to ~12 at K = 150: a larger K gives DCTCP more buffer to fill."
 
@@ -39,7 +39,9 @@ def check(run: Run) -> dict:
         c.add("Spearman(K, T_r)", spearman(d.index, d.t_r), spearman(d.index, d.t_r) >= 0.9, ">= 0.9", "monotone trend")
     inc = bool((d.queue.diff().dropna() > 0).all())
     c.add("mean queue increases with K", inc, inc, "monotone", "threshold sets the standing queue")
-    return verdict(c, {f"T_r(K={k})": float(v) for k, v in d.t_r.items()})
+    return verdict(c, {f"T_r(K={k})": float(v) for k, v in d.t_r.items()},
+                   notes=("At K = 150 DCTCP's standing queue nears the 250-pkt buffer, and TCP's ratio depends on rare "
+                          "drops/RTOs; the measured T_r stays near 6-7 instead of rising to ~12."))
 
 
 def plot(run: Run):

@@ -8,7 +8,7 @@ from ccscope.repro.coexistence._x0 import PARAMS
 ID = "coexistence/fig4b"
 TITLE = "RED: T_r vs min_th (max_th = 100)"
 KIND = "sim"
-STATUS = "reproduced"
+STATUS = "partly"
 COST = "7 x 10 runs x 5 s (~70 s); quick 2 x 2 x 1 s (~2 s)"
 CLAIM = "T_r rises from ~2 at min_th = 30 to ~3.5 at 90 (max_th = 100)."
 
@@ -28,7 +28,10 @@ def check(run: Run) -> dict:
     if len(s) > 2:
         r = spearman(s.index, s.t_r)
         c.add("Spearman(min_th, T_r)", r, r >= 0.8, ">= 0.8", "trend")
-    return verdict(c, {f"T_r({k})": float(v) for k, v in s.t_r.items()})
+    return verdict(c, {f"T_r({k})": float(v) for k, v in s.t_r.items()}, notes=("RED with the [NG] w_q = 0.002 averages too slowly for a 1 Gb/s, 250-us link: the instantaneous "
+                          "queue overflows the 250-pkt buffer before the average crosses max_th, the NewReno flow loses "
+                          "packets and waits out 200-ms RTOs while DCTCP recovers by fast retransmit, so TCP starves. "
+                          "The paper's p_max and w_q are not given (coexistence-7); not tuned here."))
 
 
 def plot(run: Run):

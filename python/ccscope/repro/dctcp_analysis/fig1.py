@@ -1,4 +1,4 @@
-"""dctcp-analysis/fig1: not reproduced yet -- a mechanism not yet in ccscope.
+"""dctcp-analysis/fig1: not reproduced yet -- its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass).
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'sim'
 STATUS = "not yet"
 COST = 'full: 2 runs × 2 s × 2 flows × 1 Gb/s ≈ 0.33 M pkts'
 CLAIM = 'DCTCP keeps a small queue near K at full rate; TCP fills the ~600 KB port buffer'
-NEEDS = 'a mechanism not yet in ccscope'
+NEEDS = 'its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass)'
 
 
 def run(quick: bool) -> Run:

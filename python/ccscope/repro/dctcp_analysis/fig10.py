@@ -1,4 +1,4 @@
-"""dctcp-analysis/fig10: not reproduced yet -- a mechanism not yet in ccscope.
+"""dctcp-analysis/fig10: not reproduced yet -- its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass).
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'sim'
 STATUS = "not yet"
 COST = 'full: 32 runs × 1 s × 10 Gb/s ≈ 27 M pkts'
 CLAIM = 'DCTCP ≥ 94% throughput even at K = 1% of BDP; N=25 below N=2; TCP far lower'
-NEEDS = 'a mechanism not yet in ccscope'
+NEEDS = 'its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass)'
 
 
 def run(quick: bool) -> Run:

@@ -3,9 +3,6 @@ whenever sum W = Wmax. Checks the event condition and eq 21 against a numerical 
 d alpha/dt = g (p - alpha) with p = 1 for the first RTT of the epoch, then 0."""
 from __future__ import annotations
 
-import math
-
-import numpy as np
 from scipy.integrate import solve_ivp
 
 from ccscope.fluid import dctcp_hybrid

@@ -1,4 +1,4 @@
-"""dctcp-analysis/fig12b: not reproduced yet -- a mechanism not yet in ccscope.
+"""dctcp-analysis/fig12b: not reproduced yet -- a mid-run alpha reset of flow 1 and cwnd = 1 for the late flow (engine API), plus the module; the hybrid-model prediction is in ccscope.fluid.dctcp_hybrid.
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'both'
 STATUS = "not yet"
 COST = 'full: 1.25 M pkts × 5 seeds'
 CLAIM = 'g=1/√Wmax: converges in 55 ms; α about 5× faster than W'
-NEEDS = 'a mechanism not yet in ccscope'
+NEEDS = 'a mid-run alpha reset of flow 1 and cwnd = 1 for the late flow (engine API), plus the module; the hybrid-model prediction is in ccscope.fluid.dctcp_hybrid'
 
 
 def run(quick: bool) -> Run:

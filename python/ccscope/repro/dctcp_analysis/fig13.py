@@ -1,4 +1,4 @@
-"""dctcp-analysis/fig13: not reproduced yet -- a mechanism not yet in ccscope.
+"""dctcp-analysis/fig13: not reproduced yet -- its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass).
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'sim'
 STATUS = "not yet"
 COST = 'full: 24 runs × 2 s × 10 Gb/s ≈ 40 M pkts'
 CLAIM = 'DCTCP RTT-fairness lies between TCP-RED (∝RTT⁻¹) and TCP-0/1 marking (∝RTT⁻²); per-ACK variant ≈ linear'
-NEEDS = 'a mechanism not yet in ccscope'
+NEEDS = 'its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass)'
 
 
 def run(quick: bool) -> Run:

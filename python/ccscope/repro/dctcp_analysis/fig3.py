@@ -1,4 +1,4 @@
-"""dctcp-analysis/fig3: not reproduced yet -- a mechanism not yet in ccscope.
+"""dctcp-analysis/fig3: not reproduced yet -- its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass).
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'both'
 STATUS = "not yet"
 COST = 'full: 83 k pkts + 1 DDE run'
 CLAIM = 'g=0.4: fluid follows the α swings (q dips to ≈33), sawtooth model (q ≥ 55) does not'
-NEEDS = 'a mechanism not yet in ccscope'
+NEEDS = 'its packet-simulation module (the engine has every mechanism it needs; not written yet in this pass)'
 
 
 def run(quick: bool) -> Run:

@@ -6,7 +6,6 @@ point (2, 1, 2/wbar - 1) (erratum E2: the paper prints W = 2/wbar).
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ccscope.fluid import dctcp_normalized

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ccscope.fluid import dctcp_normalized
-from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro._base import Checks, Run, figure, verdict
 
 ID = "dctcp-analysis/fig5"
 TITLE = "Poincaré map on the switching plane q~ = 0 is well defined and contracts"

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ccscope.fluid import convergence_rate, dctcp_hybrid
-from ccscope.fluid.dctcp_hybrid import alpha_star, theorem2_bound
+from ccscope.fluid.dctcp_hybrid import theorem2_bound
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 
 ID = "dctcp-analysis/text-convergence-rate"

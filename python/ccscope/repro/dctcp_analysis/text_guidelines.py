@@ -4,7 +4,6 @@ Erratum dctcp-3: "K = 35 (or 17% of the BDP)" is 21% of Cd = 166.7 (35 is 17% of
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ccscope.analysis.guidelines import dctcp_guidelines, k_fraction_from_qmin
 from ccscope.fluid.dctcp import normalized_limit_cycles

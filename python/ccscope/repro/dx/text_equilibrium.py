@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ccscope.fluid.dx import equilibrium, loop
 from ccscope.repro._base import Checks, Run, figure, verdict

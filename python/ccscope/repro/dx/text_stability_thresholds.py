@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ccscope.fluid.dx import equilibrium, max_stable_r0, min_stable_flows
+from ccscope.fluid.dx import max_stable_r0, min_stable_flows
 from ccscope.repro._base import Checks, Run, figure, verdict
 from ccscope.repro.dx._bound import ERRATA
 

@@ -1,0 +1,244 @@
+//! Workloads that create flows while the run goes on (ALGORITHMS.md §7.4, FIGURES.md):
+//! - **incast**: a client asks `servers` for a block each, all at once; the round ends when
+//!   the last response is complete, and the next round starts `gap_s` later (partition/
+//!   aggregate; P003 Fig 7 uses a fixed total of 1 MB split evenly).
+//! - **poisson**: flows arrive as a Poisson process sized to a target load of a reference
+//!   rate, sizes from a fixed value, a uniform range or an empirical CDF (P003 Fig 8:
+//!   U[10 KB, 50 KB] at 20 % of 1 Gb/s).
+//!
+//! Schema types live here; the engine side (arrival events, flow spawning, round tracking)
+//! is in `sim.rs`. Each workload draws from its own random stream.
+
+use crate::error::ScenarioError;
+use crate::rng::Rng;
+use crate::scenario::CcKind;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+fn d_one() -> u32 {
+    1
+}
+fn d_cc() -> Vec<CcKind> {
+    vec![CcKind::NewReno]
+}
+
+/// A flow generator, chosen by `kind`.
+#[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkloadSpec {
+    /// Synchronized responses from `servers` to one client, repeated in rounds.
+    Incast(IncastSpec),
+    /// Poisson arrivals of flows at a target load.
+    Poisson(PoissonSpec),
+}
+
+impl<'de> Deserialize<'de> for WorkloadSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["incast", "poisson"])?;
+        match kind.as_str() {
+            "incast" => Ok(WorkloadSpec::Incast(crate::tagged::variant(rest)?)),
+            _ => Ok(WorkloadSpec::Poisson(crate::tagged::variant(rest)?)),
+        }
+    }
+}
+
+/// Incast: every round, each server sends a block to the client at the same instant.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// Receiving host (the aggregator).
+    pub client: String,
+    /// Sending hosts (the workers), at least one.
+    pub servers: Vec<String>,
+    /// Bytes each server sends per round (>= 1). Give this or total_bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_bytes: Option<u64>,
+    /// Bytes per round split evenly over the servers (P003 Fig 7: 1 MB / n). Give this or block_bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_bytes: Option<u64>,
+    /// Number of rounds (>= 1). Default 1.
+    #[serde(default = "d_one")]
+    pub rounds: u32,
+    /// Pause between the end of a round and the next request, seconds (>= 0). Default 0.
+    #[serde(default)]
+    pub gap_s: f64,
+    /// Time of the first request, seconds (>= 0). Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Congestion control of the responses, assigned to the servers in turn (["dctcp", "new_reno"] alternates, E66). Default ["new_reno"].
+    #[serde(default = "d_cc")]
+    pub cc: Vec<CcKind>,
+}
+
+/// Flow-size distribution, chosen by `kind`.
+#[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SizeDist {
+    /// Every flow has `bytes`.
+    Fixed { bytes: u64 },
+    /// Uniform integer sizes in [min_bytes, max_bytes].
+    Uniform { min_bytes: u64, max_bytes: u64 },
+    /// Empirical CDF: `points` = [[bytes, cumulative probability], ...], increasing, ending at probability 1; sizes are interpolated linearly between points.
+    Cdf { points: Vec<[f64; 2]> },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixedFields {
+    bytes: u64,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UniformFields {
+    min_bytes: u64,
+    max_bytes: u64,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CdfFields {
+    points: Vec<[f64; 2]>,
+}
+
+impl<'de> Deserialize<'de> for SizeDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["fixed", "uniform", "cdf"])?;
+        match kind.as_str() {
+            "fixed" => crate::tagged::variant::<FixedFields, D::Error>(rest).map(|f| SizeDist::Fixed { bytes: f.bytes }),
+            "uniform" => crate::tagged::variant::<UniformFields, D::Error>(rest).map(|f| SizeDist::Uniform { min_bytes: f.min_bytes, max_bytes: f.max_bytes }),
+            _ => crate::tagged::variant::<CdfFields, D::Error>(rest).map(|f| SizeDist::Cdf { points: f.points }),
+        }
+    }
+}
+
+impl SizeDist {
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        match self {
+            SizeDist::Fixed { bytes } if *bytes < 1 => Err(ScenarioError::new(format!("{path}.bytes"), bytes, "must be >= 1")),
+            SizeDist::Uniform { min_bytes, max_bytes } => {
+                if *min_bytes < 1 {
+                    return Err(ScenarioError::new(format!("{path}.min_bytes"), min_bytes, "must be >= 1"));
+                }
+                if max_bytes < min_bytes {
+                    return Err(ScenarioError::new(format!("{path}.max_bytes"), max_bytes, format!("must be >= min_bytes ({min_bytes})")));
+                }
+                Ok(())
+            }
+            SizeDist::Cdf { points } => {
+                if points.len() < 2 {
+                    return Err(ScenarioError::new(format!("{path}.points"), format!("[{} points]", points.len()), "needs at least two [bytes, probability] points"));
+                }
+                let mut prev = [0.0f64, -1.0];
+                for (i, p) in points.iter().enumerate() {
+                    let ok = p[0].is_finite() && p[1].is_finite() && p[0] >= 1.0 && (0.0..=1.0).contains(&p[1]) && p[0] >= prev[0] && p[1] >= prev[1];
+                    if !ok {
+                        return Err(ScenarioError::new(format!("{path}.points[{i}]"), format!("[{}, {}]", p[0], p[1]), "must be [bytes >= 1, probability in [0, 1]], both non-decreasing along the list"));
+                    }
+                    prev = *p;
+                }
+                if (prev[1] - 1.0).abs() > 1e-9 {
+                    return Err(ScenarioError::new(format!("{path}.points[{}]", points.len() - 1), prev[1], "the last probability must be 1"));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Mean size, bytes.
+    pub fn mean_bytes(&self) -> f64 {
+        match self {
+            SizeDist::Fixed { bytes } => *bytes as f64,
+            SizeDist::Uniform { min_bytes, max_bytes } => (*min_bytes + *max_bytes) as f64 / 2.0,
+            SizeDist::Cdf { points } => {
+                // mass at the first point, then linear pieces
+                let mut m = points[0][0] * points[0][1];
+                for w in points.windows(2) {
+                    m += (w[1][1] - w[0][1]) * (w[0][0] + w[1][0]) / 2.0;
+                }
+                m
+            }
+        }
+    }
+
+    /// One size, bytes (>= 1).
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        match self {
+            SizeDist::Fixed { bytes } => *bytes,
+            SizeDist::Uniform { min_bytes, max_bytes } => min_bytes + rng.below(max_bytes - min_bytes + 1),
+            SizeDist::Cdf { points } => {
+                let u = rng.uniform();
+                if u <= points[0][1] {
+                    return points[0][0].round().max(1.0) as u64;
+                }
+                for w in points.windows(2) {
+                    if u <= w[1][1] {
+                        let dp = w[1][1] - w[0][1];
+                        let x = if dp > 0.0 { w[0][0] + (u - w[0][1]) / dp * (w[1][0] - w[0][0]) } else { w[1][0] };
+                        return x.round().max(1.0) as u64;
+                    }
+                }
+                points[points.len() - 1][0].round().max(1.0) as u64
+            }
+        }
+    }
+}
+
+/// Poisson flow arrivals.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PoissonSpec {
+    /// Sending hosts; each arrival picks one uniformly.
+    pub src: Vec<String>,
+    /// Receiving hosts; each arrival picks one uniformly (never its own source).
+    pub dst: Vec<String>,
+    /// Offered load as a fraction of reference_bps (0 < load <= 10).
+    pub load: f64,
+    /// Rate the load refers to, bits/s (> 0), e.g. the bottleneck rate.
+    pub reference_bps: f64,
+    /// Flow sizes.
+    pub size: SizeDist,
+    /// Congestion control, assigned to arrivals in turn. Default ["new_reno"].
+    #[serde(default = "d_cc")]
+    pub cc: Vec<CcKind>,
+    /// First possible arrival, seconds (>= 0). Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// No arrivals after this time, seconds. Default: the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_s: Option<f64>,
+}
+
+impl PoissonSpec {
+    /// Arrival rate, flows per second: load * reference / (8 * mean size).
+    pub fn arrival_rate(&self) -> f64 {
+        self.load * self.reference_bps / (8.0 * self.size.mean_bytes())
+    }
+}
+
+impl IncastSpec {
+    /// Bytes each server sends per round.
+    pub fn block(&self) -> u64 {
+        match (self.block_bytes, self.total_bytes) {
+            (Some(b), _) => b,
+            (None, Some(t)) => (t / self.servers.len().max(1) as u64).max(1),
+            (None, None) => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn cdf_sampling_matches_its_mean() {
+        let d = SizeDist::Cdf { points: vec![[1000.0, 0.5], [3000.0, 1.0]] };
+        assert!((d.mean_bytes() - (500.0 + 0.5 * 2000.0)).abs() < 1e-9);
+        let mut r = Rng::stream(1, "cdf");
+        let n = 200_000;
+        let m = (0..n).map(|_| d.sample(&mut r) as f64).sum::<f64>() / n as f64;
+        assert!((m - d.mean_bytes()).abs() / d.mean_bytes() < 0.01, "{m}");
+        let u = SizeDist::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
+        let m = (0..n).map(|_| u.sample(&mut r) as f64).sum::<f64>() / n as f64;
+        assert!((m - 30_000.0).abs() < 200.0);
+    }
+}

@@ -35,6 +35,8 @@ class SimResult:
     summary: dict[str, Any]
     scenario: dict
     meta: dict[str, Any] = field(default_factory=dict)
+    #: completed incast rounds: workload, round, start_s, end_s, completion_s
+    rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def success(self) -> bool:
@@ -52,6 +54,7 @@ class SimResult:
                 df.to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
             self.flows.to_parquet(tmp / "flows.parquet", index=False)
             self.ports.to_parquet(tmp / "ports.parquet", index=False)
+            self.rounds.to_parquet(tmp / "rounds.parquet", index=False)
             (tmp / "summary.json").write_text(json.dumps(_jsonable(self.summary), indent=2, sort_keys=True) + "\n")
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True) + "\n")
             (tmp / "meta.json").write_text(json.dumps(_jsonable(self.meta), indent=2, sort_keys=True) + "\n")
@@ -94,6 +97,7 @@ def load(out_dir: Union[str, Path]) -> SimResult:
         summary=json.loads((d / "summary.json").read_text()),
         scenario=json.loads((d / "scenario.json").read_text()),
         meta=json.loads((d / "meta.json").read_text()),
+        rounds=pd.read_parquet(d / "rounds.parquet") if (d / "rounds.parquet").is_file() else pd.DataFrame(),
     )
 
 
@@ -103,6 +107,7 @@ def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
     ports = pd.DataFrame(tables.pop("ports"))
     ports["recorded"] = ports["recorded"].astype(bool)
     flows = pd.DataFrame(tables.pop("flows"))
+    rounds = pd.DataFrame(tables.pop("rounds", {}))
     port_names = list(ports["name"])
     cat = pd.CategoricalDtype(port_names)
     traces: dict[str, pd.DataFrame] = {}
@@ -124,11 +129,14 @@ def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
     summary["events_per_s"] = raw["events"] / wall_s if wall_s > 0 else float("nan")
     meta = {"ccscope_version": version, "seed": scenario.get("seed"), "wall_s": wall_s, "events": int(raw["events"]),
             "events_per_s": summary["events_per_s"], "sim_time_s": sim_time, "ledger": raw["ledger"]}
-    return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta)
+    return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta, rounds=rounds)
 
 
 def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, warm: float, end: float) -> np.ndarray:
-    """Goodput per flow over [warm-up, end] from the delivered trace (whole run if absent)."""
+    """Throughput per flow over [warm-up, end]: distinct bytes that reached the receiver (in
+    any order) per second, from the delivered trace's received_bytes (whole run if absent).
+    In-order goodput (delivered_bytes) can lag by a whole loss recovery and, over a window,
+    exceed the link rate when a hole is filled; arrival-based throughput cannot."""
     out = np.full(len(flows), np.nan)
     if delivered is None or delivered.empty:
         span = end - flows["start_s"].to_numpy()
@@ -136,7 +144,7 @@ def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, war
             return np.where(span > 0, flows["delivered_bytes"].to_numpy() * 8.0 / span, np.nan)
     for f, g in delivered.groupby("flow", sort=True):
         t = g["time_s"].to_numpy()
-        b = g["delivered_bytes"].to_numpy()
+        b = g["received_bytes"].to_numpy() if "received_bytes" in g else g["delivered_bytes"].to_numpy()
         sel = t >= warm
         if sel.sum() >= 2:
             t0, t1 = t[sel][0], t[sel][-1]

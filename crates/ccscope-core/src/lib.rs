@@ -25,6 +25,7 @@ pub mod error;
 pub mod net;
 pub mod output;
 pub mod packet;
+pub mod rate;
 pub mod record;
 pub mod rng;
 pub mod scenario;

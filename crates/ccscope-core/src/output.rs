@@ -111,7 +111,10 @@ impl RunOutput {
             });
         }
         if rec.want_delivered {
-            tables.push(Table { name: "delivered", columns: vec![("time_s", Column::F64(ft)), ("flow", Column::U32(f.flow.clone())), ("delivered_bytes", Column::U64(f.delivered_bytes.clone()))] });
+            tables.push(Table {
+                name: "delivered",
+                columns: vec![("time_s", Column::F64(ft)), ("flow", Column::U32(f.flow.clone())), ("delivered_bytes", Column::U64(f.delivered_bytes.clone())), ("received_bytes", Column::U64(f.received_bytes.clone()))],
+            });
         }
         if rec.want_drops {
             let e = &rec.events;
@@ -168,6 +171,7 @@ fn flows_table(sim: &Simulation) -> Table {
     c.push(("size_bytes", Column::F64(fs.iter().map(|f| f.size_bytes.map_or(nan, |b| b as f64)).collect())));
     c.push(("fct_s", Column::F64(fs.iter().map(|f| f.receiver.done_at.map_or(nan, |d| (d - f.start).as_secs_f64())).collect())));
     c.push(("delivered_bytes", Column::U64(fs.iter().map(|f| f.receiver.delivered_bytes()).collect())));
+    c.push(("received_bytes", Column::U64(fs.iter().map(|f| f.receiver.unique_bytes_received).collect())));
     c.push(("segments_sent", Column::U64(fs.iter().map(|f| f.sender.stats.segments_sent).collect())));
     c.push(("retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.retransmits).collect())));
     c.push(("fast_retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.fast_retransmits).collect())));

@@ -445,6 +445,7 @@ impl Simulation {
             t.ssthresh_pkts.push(if probe.ssthresh_bytes.is_finite() { probe.ssthresh_bytes / mss } else { f64::INFINITY });
             t.alpha.push(probe.alpha);
             t.delivered_bytes.push(fl.receiver.delivered_bytes());
+            t.received_bytes.push(fl.receiver.unique_bytes_received);
         }
         self.flow_samples += 1;
         let next = SimTime(self.flow_samples * self.flow_interval.0);

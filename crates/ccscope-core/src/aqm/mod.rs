@@ -6,6 +6,8 @@
 //! Dispatch is a closed enum; sans-IO (`now` is passed in, randomness comes from the port's
 //! own stream).
 
+pub mod asm_cp;
+pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
 

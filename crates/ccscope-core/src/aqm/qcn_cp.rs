@@ -127,11 +127,13 @@ pub struct QcnCp {
     pub q_old_bytes: u64,
     /// Table mode: bytes left before the next sample.
     countdown_bytes: i64,
-    /// Fb of the last sample (bytes) and its quantization (0 when Fb >= 0).
+    /// Fb of the last sample, bytes.
     pub last_fb: f64,
+    /// Quantized |Fb| of the last sample (0 when Fb >= 0).
     pub last_fb_q: u8,
-    /// Frames sampled and CNMs generated so far.
+    /// Frames sampled so far.
     pub samples: u64,
+    /// CNMs generated so far.
     pub cnms: u64,
 }
 
@@ -168,7 +170,8 @@ impl QcnCp {
     /// 0 for `Fb >= 0`.
     #[inline]
     pub fn quantize(&self, fb: f64) -> u8 {
-        if !(fb < 0.0) {
+        // `>=` is false for NaN too, so a NaN Fb also sends 0 through the `as u8` below
+        if fb >= 0.0 {
             return 0;
         }
         let full_scale = self.q_eq * (2.0 * self.w + 1.0);
@@ -205,7 +208,8 @@ impl QcnCp {
         self.last_fb = fb;
         self.last_fb_q = fb_q;
         if self.table {
-            self.countdown_bytes = self.next_interval_bytes(fb_q, rng);
+            // carry the overshoot so the mean interval is the table's (≈ 1..8.1 % of frames)
+            self.countdown_bytes = (self.countdown_bytes + self.next_interval_bytes(fb_q, rng)).max(1);
         }
         if fb < 0.0 {
             self.cnms += 1;
@@ -248,7 +252,7 @@ mod tests {
             (30_000, -4_000.0, Some(1)),    // steady above Qeq: floor(1.94)
             (26_000, 8_000.0, None),        // at Qeq, draining: Fb > 0, no CNM
             (26_500, -1_500.0, Some(0)),    // small Fb < 0 quantizes to 0 (still a CNM)
-            (150_000, -371_500.0, Some(63)), // saturates at 63
+            (150_000, -371_000.0, Some(63)), // saturates at 63
         ];
         for (i, (q, fb, want)) in trace.iter().enumerate() {
             let out = cp.on_arrival(SimTime(0), &pkt(9, 1500), &qv(*q), &mut rng);
@@ -270,7 +274,7 @@ mod tests {
         assert_eq!(cp.quantize(-130_000.0), 63);
         assert_eq!(cp.quantize(-129_999.0), 62);
         assert_eq!(cp.quantize(-1e12), 63);
-        assert_eq!(cp.quantize(-130_000.0 / 63.0 * 8.0), 8);
+        assert_eq!(cp.quantize(-130_000.0 * 8.5 / 63.0), 8);
     }
 
     #[test]

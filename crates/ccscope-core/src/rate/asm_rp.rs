@@ -280,8 +280,9 @@ pub struct AsmRp {
     pub rate_bps: f64,
     /// CPID stored by the last decrease (§4.5).
     pub stored_cpid: Option<u32>,
-    /// Gain branch and set used by the last feedback (for probes and tests).
+    /// Gain branch used by the last feedback (for probes and tests).
     pub last_branch: Option<GainBranch>,
+    /// Gain set used by the last feedback.
     pub last_gain_set: Option<AsmGainSet>,
     /// Increases dropped by the CPID rule.
     pub ignored_increases: u64,
@@ -302,7 +303,7 @@ impl AsmRp {
             adaptive: cfg.adaptive_gains,
             min_rate_bps,
             line_rate_bps,
-            rate_bps: cfg.initial_rate_bps.unwrap_or(line_rate_bps).clamp(min_rate_bps, line_rate_bps),
+            rate_bps: cfg.initial_rate_bps.unwrap_or(line_rate_bps).max(min_rate_bps).min(line_rate_bps),
             stored_cpid: None,
             last_branch: None,
             last_gain_set: None,
@@ -343,7 +344,8 @@ impl RateControl for AsmRp {
             self.ignored_increases += 1;
             return;
         }
-        self.rate_bps = (self.rate_bps + delta).clamp(self.min_rate_bps, self.line_rate_bps);
+        // max/min rather than clamp: never panics, whatever the (validated) bounds
+        self.rate_bps = (self.rate_bps + delta).max(self.min_rate_bps).min(self.line_rate_bps);
     }
 
     #[inline]

@@ -24,7 +24,7 @@ pub mod qcn_rp;
 use crate::error::ScenarioError;
 use crate::units::SimTime;
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
-pub use qcn_rp::{QcnRp, QcnRpConfig};
+pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an
 /// engine event like a packet.
@@ -101,7 +101,9 @@ pub trait RateControl {
 /// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
 #[derive(Clone, Debug)]
 pub enum Rate {
+    /// IEEE 802.1Qau QCN reaction point.
     Qcn(QcnRp),
+    /// ASM reaction point (P002).
     Asm(AsmRp),
 }
 

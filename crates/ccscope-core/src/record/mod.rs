@@ -33,6 +33,7 @@ pub struct FlowTable {
     pub ssthresh_pkts: Vec<f64>,
     pub alpha: Vec<f64>,
     pub delivered_bytes: Vec<u64>,
+    pub received_bytes: Vec<u64>,
 }
 
 /// What happened to a packet at a port.

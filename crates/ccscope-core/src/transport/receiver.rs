@@ -85,6 +85,9 @@ pub struct TcpReceiver {
     pub done_at: Option<SimTime>,
     pub ce_bytes_received: u64,
     pub acks_sent: u64,
+    /// Bytes of distinct segments received, in any order (arrival-time throughput; in-order
+    /// delivery can lag behind it by a whole recovery).
+    pub unique_bytes_received: u64,
 }
 
 impl TcpReceiver {
@@ -107,6 +110,7 @@ impl TcpReceiver {
             done_at: None,
             ce_bytes_received: 0,
             acks_sent: 0,
+            unique_bytes_received: 0,
         }
     }
 
@@ -170,6 +174,9 @@ impl TcpReceiver {
             }
         }
         let seq = pkt.seq;
+        if seq == self.rcv_nxt || (seq > self.rcv_nxt && !self.ooo.get(seq)) {
+            self.unique_bytes_received += pkt.size_bytes as u64;
+        }
         let mut immediate = !self.cfg.delayed_ack;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;

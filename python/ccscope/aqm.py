@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-from ccscope.scenario.model import DropTail, Red, Threshold
+from ccscope.scenario.model import Choke, DropTail, Red, Threshold
 
-__all__ = ["DropTail", "Threshold", "Red", "drop_tail", "threshold", "red"]
+__all__ = ["Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red"]
 
 
 def drop_tail() -> DropTail:
@@ -28,3 +28,8 @@ def red(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: floa
     """Random Early Detection (Floyd & Jacobson), marking or dropping."""
     return Red(min_th_pkts=min_th_pkts, max_th_pkts=max_th_pkts, max_p=max_p, w_q=w_q, gentle=gentle, action=action,
                byte_mode=byte_mode, ns2_wait=ns2_wait, ns2_drop_ecn_above_p=ns2_drop_ecn_above_p)
+
+
+def choke(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, samples: int = 1) -> Choke:
+    """CHOKe (samples = 1) or the coexistence paper's modified CHOKe (samples = m), with ECN."""
+    return Choke(min_th_pkts=min_th_pkts, max_th_pkts=max_th_pkts, max_p=max_p, w_q=w_q, samples=samples)

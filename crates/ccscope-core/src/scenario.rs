@@ -998,6 +998,24 @@ fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Opt
                 Ok(())
             }
         },
+        AqmConfig::Choke(c) => {
+            let red = AqmConfig::Red(RedConfig {
+                min_th_pkts: c.min_th_pkts,
+                max_th_pkts: c.max_th_pkts,
+                max_p: c.max_p,
+                w_q: c.w_q,
+                gentle: false,
+                action: crate::aqm::RedAction::Mark,
+                byte_mode: false,
+                ns2_wait: false,
+                ns2_drop_ecn_above_p: None,
+            });
+            validate_aqm(path, &red, buf_pkts, buf_bytes, packet_bytes, buf_path)?;
+            if !(1..=crate::aqm::choke::MAX_CHOKE_SAMPLES).contains(&c.samples) {
+                return Err(ScenarioError::new(format!("{path}.samples"), c.samples, format!("must be between 1 and {}", crate::aqm::choke::MAX_CHOKE_SAMPLES)));
+            }
+            Ok(())
+        }
         AqmConfig::Red(RedConfig { min_th_pkts, max_th_pkts, max_p, w_q, ns2_drop_ecn_above_p, .. }) => {
             nonneg(&format!("{path}.min_th_pkts"), *min_th_pkts)?;
             nonneg(&format!("{path}.max_th_pkts"), *max_th_pkts)?;

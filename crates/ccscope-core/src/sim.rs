@@ -140,7 +140,7 @@ impl Simulation {
     }
 
     /// Time of the next event, if any.
-    pub fn peek(&self) -> Option<SimTime> {
+    pub fn peek(&mut self) -> Option<SimTime> {
         self.events.peek_time()
     }
 
@@ -301,7 +301,53 @@ impl Simulation {
     #[inline]
     fn forward(&mut self, port: PortId, mut pkt: Packet) {
         let now = self.now;
-        match self.ports[port.idx()].offer(now, &mut pkt) {
+        if matches!(self.ports[port.idx()].aqm, crate::aqm::Aqm::Choke(_)) {
+            return self.forward_choke(port, pkt);
+        }
+        let admit = self.ports[port.idx()].offer(now, &mut pkt);
+        self.settle(port, pkt, admit);
+    }
+
+    /// CHOKe: compare the arrival with queued packets (which sit in the port's pipe), mark or
+    /// drop the matches, or fall back to RED (`aqm/choke.rs`).
+    fn forward_choke(&mut self, port: PortId, mut pkt: Packet) {
+        let now = self.now;
+        let p = &mut self.ports[port.idx()];
+        p.advance(now);
+        let q = p.queue().0 as usize;
+        let pipe = self.events.pipe(port);
+        let base = pipe.len() - q;
+        let Some(d) = p.choke_decide(now, &pkt, |j| pipe[base + j as usize].2.flow) else { return };
+        if d.n_victims > 0 {
+            let ect = pkt.has(flags::ECT);
+            for &j in &d.victims[..d.n_victims] {
+                let j = j as usize;
+                if ect {
+                    if let Some(v) = self.events.pipe_packet_mut(port, base + j) {
+                        if !v.has(flags::CE) {
+                            v.flags |= flags::CE;
+                            let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
+                            self.ports[port.idx()].count_mark();
+                            self.rec.port_event(now.0, port, flow, seq, PortEventKind::Mark, is_ack);
+                        }
+                    }
+                } else {
+                    let dur = self.ports[port.idx()].remove_waiting(j);
+                    if let Some(v) = self.events.remove_from_pipe(port, base + j, dur) {
+                        self.ledger.dropped += 1;
+                        self.rec.port_event(now.0, port, v.flow, v.seq, PortEventKind::DropAqm, v.kind == PacketKind::Ack);
+                    }
+                }
+            }
+        }
+        let admit = self.ports[port.idx()].admit(now, &mut pkt, d.verdict);
+        self.settle(port, pkt, admit);
+    }
+
+    #[inline]
+    fn settle(&mut self, port: PortId, pkt: Packet, admit: Admit) {
+        let now = self.now;
+        match admit {
             Admit::Accepted { arrive_at, marked } => {
                 if marked {
                     self.rec.port_event(now.0, port, pkt.flow, pkt.seq, PortEventKind::Mark, pkt.kind == PacketKind::Ack);

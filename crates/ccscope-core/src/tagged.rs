@@ -71,7 +71,7 @@ pub fn variant<T: DeserializeOwned, E: Error>(v: Value) -> Result<T, E> {
 }
 
 pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
-    let (kind, rest) = split_kind::<E>(v, &["drop_tail", "threshold", "red"])?;
+    let (kind, rest) = split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke"])?;
     match kind.as_str() {
         "drop_tail" => {
             if let Value::Table(m) = &rest {
@@ -82,6 +82,7 @@ pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
             Ok(AqmConfig::DropTail)
         }
         "threshold" => Ok(AqmConfig::Threshold(variant(rest)?)),
+        "choke" => Ok(AqmConfig::Choke(variant(rest)?)),
         _ => Ok(AqmConfig::Red(variant(rest)?)),
     }
 }

@@ -57,7 +57,17 @@ class Red:
     ns2_drop_ecn_above_p: Optional[float] = None
 
 
-AqmConfig = Union[DropTail, Threshold, Red]
+@dataclass
+class Choke:
+    KIND = "choke"
+    min_th_pkts: float = 5.0
+    max_th_pkts: float = 15.0
+    max_p: float = 0.1
+    w_q: float = 0.002
+    samples: int = 1
+
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke]
 
 
 @dataclass
@@ -258,6 +268,7 @@ SCHEMA_MIRROR = {
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",
+    Choke: "ChokeConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
 }

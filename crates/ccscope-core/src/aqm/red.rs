@@ -93,6 +93,11 @@ impl Red {
         }
     }
 
+    /// The EWMA weight w_q.
+    pub fn w_q(&self) -> f64 {
+        self.cfg.w_q
+    }
+
     /// The EWMA update for one arrival (with idle decay), returning the new average.
     pub fn update_average(&mut self, now: SimTime, q: &QueueView) -> f64 {
         let w = self.cfg.w_q;
@@ -139,6 +144,13 @@ impl Red {
 impl QueuePolicy for Red {
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
         let avg = self.update_average(now, q);
+        self.decide(avg, pkt, rng)
+    }
+}
+
+impl Red {
+    /// The drop/mark decision for an average already updated (count and probabilities kept).
+    pub fn decide(&mut self, avg: f64, pkt: &Packet, rng: &mut Rng) -> Verdict {
         match self.base_probability(avg) {
             Some(p) if p == 0.0 && avg < self.cfg.min_th_pkts => {
                 self.count = -1;

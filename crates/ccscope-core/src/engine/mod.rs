@@ -9,7 +9,7 @@
 //! event once the rings have grown to their working size.
 
 use crate::packet::Packet;
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 use crate::world::{FlowId, PortId};
 use std::collections::VecDeque;
 use std::cmp::Ordering;
@@ -157,6 +157,49 @@ impl EventQueue {
         pipe.push_back((time, seq, pkt));
         self.in_pipes += 1;
     }
+    /// Packets on `port`'s link in arrival order; the last `q` of them are the ones still
+    /// waiting in the port's queue.
+    pub fn pipe(&self, port: PortId) -> &VecDeque<(SimTime, u64, Packet)> {
+        &self.pipes[port.idx()]
+    }
+
+    /// Remove the packet at `idx` of `port`'s pipe and move the later ones earlier by
+    /// `shift` (a queued packet dropped by CHOKe). Returns the packet.
+    pub fn remove_from_pipe(&mut self, port: PortId, idx: usize, shift: SimDuration) -> Option<Packet> {
+        let pipe = &mut self.pipes[port.idx()];
+        let (_, _, pkt) = pipe.remove(idx)?;
+        for e in pipe.range_mut(idx..) {
+            e.0 = SimTime(e.0 .0 - shift.0);
+        }
+        self.in_pipes -= 1;
+        if idx == 0 {
+            // the head changed: its old heap entry goes stale (skipped by seq), index the new one
+            if let Some(&(t, seq, _)) = pipe.front() {
+                self.heap.push(Entry { time: t, seq, slot: Slot::Pipe(port) });
+            }
+        }
+        Some(pkt)
+    }
+
+    /// Set flags on the packet at `idx` of `port`'s pipe (a CHOKe mark on a queued packet).
+    pub fn pipe_packet_mut(&mut self, port: PortId, idx: usize) -> Option<&mut Packet> {
+        self.pipes[port.idx()].get_mut(idx).map(|e| &mut e.2)
+    }
+
+    /// Drop heap entries that point at a pipe head which is no longer there.
+    #[inline]
+    fn clean(&mut self) {
+        while let Some(e) = self.heap.peek() {
+            if let Slot::Pipe(port) = e.slot {
+                if self.pipes[port.idx()].front().map(|x| x.1) != Some(e.seq) {
+                    self.heap.pop();
+                    continue;
+                }
+            }
+            break;
+        }
+    }
+
     /// The earliest entry of the two heaps (true = the timer heap).
     #[inline]
     fn next_entry(&self) -> Option<(Entry, bool)> {
@@ -169,6 +212,7 @@ impl EventQueue {
     }
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.clean();
         let (_, timer) = self.next_entry()?;
         let e = if timer { self.timers.pop() } else { self.heap.pop() }.expect("peeked");
         self.popped += 1;
@@ -195,10 +239,12 @@ impl EventQueue {
     }
     /// Time of the next event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.clean();
         self.next_entry().map(|(e, _)| e.time)
     }
-    pub fn peek(&self) -> Option<(SimTime, Event)> {
+    pub fn peek(&mut self) -> Option<(SimTime, Event)> {
+        self.clean();
         let (e, _) = self.next_entry()?;
         let ev = match e.slot {
             Slot::Pipe(port) => Event::Arrive(self.pipes[port.idx()].front().expect("head").2),

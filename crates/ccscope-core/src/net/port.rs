@@ -22,6 +22,8 @@ use std::collections::VecDeque;
 struct Waiting {
     start: SimTime,
     bytes: u32,
+    /// Serialization time (to shift later packets when this one is removed).
+    dur: SimDuration,
 }
 
 /// Counters of one port over the whole run.
@@ -142,21 +144,67 @@ impl Port {
         (self.q_pkts, self.q_bytes)
     }
 
+    /// What an arriving packet sees (after [`Port::advance`]).
+    #[inline]
+    pub fn view(&self) -> QueueView {
+        QueueView {
+            pkts: self.q_pkts,
+            bytes: self.q_bytes,
+            empty_since: if self.q_pkts == 0 { Some(self.last_start) } else { None },
+            rate_bps: self.ser.rate().as_f64(),
+        }
+    }
+
     /// Offer a packet arriving at `now`. The AQM decides first (it sees every arrival), then
     /// the buffer limit; a mark on a non-ECT packet becomes an AQM drop.
     #[inline]
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
         self.advance(now);
+        let view = self.view();
+        let verdict = self.aqm.on_enqueue(now, pkt, &view, &mut self.rng);
+        self.admit(now, pkt, verdict)
+    }
+
+    /// CHOKe's decision for an arrival (the port must be advanced to `now`); `flow_of(j)` is
+    /// the flow of the j-th waiting packet, oldest first. None if this port is not CHOKe.
+    pub fn choke_decide(&mut self, now: SimTime, pkt: &Packet, flow_of: impl Fn(u32) -> crate::world::FlowId) -> Option<crate::aqm::choke::ChokeDecision> {
+        let view = self.view();
+        match &mut self.aqm {
+            Aqm::Choke(c) => Some(c.decide(now, pkt, &view, &mut self.rng, flow_of)),
+            _ => None,
+        }
+    }
+
+    /// Remove the j-th waiting packet (oldest first) from the queue; later packets move up by
+    /// its serialization time. Returns that time. Counts as an AQM drop.
+    pub fn remove_waiting(&mut self, j: usize) -> SimDuration {
+        let Some(w) = self.waiting.remove(j) else { return SimDuration::ZERO };
+        for later in self.waiting.range_mut(j..) {
+            later.start = SimTime(later.start.0 - w.dur.0);
+        }
+        self.busy_until = SimTime(self.busy_until.0 - w.dur.0);
+        if let Some(last) = self.waiting.back() {
+            self.last_start = last.start;
+        }
+        self.q_pkts -= 1;
+        self.q_bytes -= w.bytes as u64;
+        self.stats.drops_aqm += 1;
+        self.log_change(self.last_change);
+        w.dur
+    }
+
+    /// Count a mark set on an already queued packet.
+    pub fn count_mark(&mut self) {
+        self.stats.marks += 1;
+    }
+
+    /// Accept or drop a packet the AQM has judged (`verdict`); the port must be advanced to `now`.
+    #[inline]
+    pub fn admit(&mut self, now: SimTime, pkt: &mut Packet, verdict: Verdict) -> Admit {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size_bytes as u64;
-        let view = QueueView {
-            pkts: self.q_pkts,
-            bytes: self.q_bytes,
-            empty_since: if self.q_pkts == 0 { Some(self.last_start) } else { None },
-            rate_bps: self.ser.rate().as_f64(),
-        };
         let mut marked = false;
-        match self.aqm.on_enqueue(now, pkt, &view, &mut self.rng) {
+        match verdict {
             Verdict::Enqueue => {}
             Verdict::Mark => {
                 if pkt.has(flags::ECT) {
@@ -180,11 +228,12 @@ impl Port {
             self.stats.marks += 1;
         }
         let start = if self.busy_until > now { self.busy_until } else { now };
-        let finish = start + self.ser.tx_time(pkt.size_bytes);
+        let dur = self.ser.tx_time(pkt.size_bytes);
+        let finish = start + dur;
         self.busy_until = finish;
         self.last_start = start;
         if start > now {
-            self.waiting.push_back(Waiting { start, bytes: pkt.size_bytes });
+            self.waiting.push_back(Waiting { start, bytes: pkt.size_bytes, dur });
             self.q_pkts += 1;
             self.q_bytes += pkt.size_bytes as u64;
             if self.q_pkts > self.stats.max_q_pkts {

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Optional
 
-from ccscope.scenario.model import Choke, DropTail, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, DropTail, QcnCp, Red, Threshold
 
-__all__ = ["Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red"]
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red"]
 
 
 def drop_tail() -> DropTail:
@@ -33,3 +33,13 @@ def red(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: floa
 def choke(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, samples: int = 1) -> Choke:
     """CHOKe (samples = 1) or the coexistence paper's modified CHOKe (samples = m), with ECN."""
     return Choke(min_th_pkts=min_th_pkts, max_th_pkts=max_th_pkts, max_p=max_p, w_q=w_q, samples=samples)
+
+
+def qcn(**kw) -> QcnCp:
+    """IEEE 802.1Qau QCN congestion point (fields of `QcnCp`: q_eq_bytes, w, sampling_p, ...)."""
+    return QcnCp(**kw)
+
+
+def asm(**kw) -> AsmCp:
+    """ASM congestion point (fields of `AsmCp`: q0_pkts, sampling_p, quantum_pkts, dedup, ...)."""
+    return AsmCp(**kw)

@@ -27,11 +27,13 @@ pub struct FlowFactory {
     pub tcp: TcpConfig,
     pub dctcp: crate::cc::DctcpConfig,
     pub dx: crate::cc::DxConfig,
+    pub qcn_rp: crate::rate::QcnRpConfig,
+    pub asm_rp: crate::rate::AsmRpConfig,
     pub packet_bytes: u32,
 }
 
 impl FlowFactory {
-    pub fn make(&self, cc_kind: CcKind, size_bytes: Option<u64>, fwd: RouteId, rev: RouteId, src: NodeId, dst: NodeId, start: SimTime) -> FlowState {
+    pub fn make(&self, cc_kind: CcKind, size_bytes: Option<u64>, fwd: RouteId, rev: RouteId, src: NodeId, dst: NodeId, start: SimTime, line_bps: f64) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
         let mut cc = match cc_kind {
@@ -39,7 +41,15 @@ impl FlowFactory {
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::WindowCut, mss, t.iw_pkts, t.dupack_threshold)),
             CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::PerAck, mss, t.iw_pkts, t.dupack_threshold)),
             CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold)),
+            // rate-based flows keep an idle window controller; the reaction point drives them
+            CcKind::Qcn | CcKind::Asm => Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold)),
         };
+        let rate = match cc_kind {
+            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(&self.qcn_rp, line_bps))),
+            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(&self.asm_rp, line_bps))),
+            _ => None,
+        }
+        .map(|r| crate::sim::RateState::new(r, size_bytes, mss));
         match &mut cc {
             Cc::NewReno(c) => c.w.increase = t.ca_increase,
             Cc::Dctcp(c) => c.w.increase = t.ca_increase,
@@ -79,6 +89,7 @@ impl FlowFactory {
             first_sent: None,
             workload: None,
             completed: false,
+            rate,
         }
     }
 }
@@ -100,7 +111,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     for l in &g.links {
         let name = port_name(&l.from, &l.to);
         let rate = BitsPerSec(l.rate_bps.round() as u64);
-        let aqm = Aqm::from_config(l.aqm.as_ref().unwrap_or(&AqmConfig::DropTail), sc.packet_bytes);
+        let aqm = Aqm::from_config(l.aqm.as_ref().unwrap_or(&AqmConfig::DropTail), sc.packet_bytes, ports.len() as u32);
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
         ports.push(Port::new(rate, SimDuration::from_secs_f64(l.delay_s), l.buffer_pkts, l.buffer_bytes, aqm, rng));
         ends.push(PortEnds { from: node_ids[l.from.as_str()], to: node_ids[l.to.as_str()] });
@@ -128,7 +139,14 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         Ok(id)
     };
 
-    let factory = FlowFactory { tcp: sc.tcp.clone(), dctcp: sc.dctcp.clone(), dx: sc.dx.clone(), packet_bytes: sc.packet_bytes };
+    let factory = FlowFactory { tcp: sc.tcp.clone(), dctcp: sc.dctcp.clone(), dx: sc.dx.clone(), qcn_rp: sc.qcn_rp.clone(), asm_rp: sc.asm_rp.clone(), packet_bytes: sc.packet_bytes };
+    let first_rate = |r: RouteId| -> f64 {
+        let (off, _) = routes.borrow()[r.idx()];
+        let pid = route_ports.borrow()[off as usize];
+        ports[pid.idx()].rate().as_f64()
+    };
+    // congestion points send feedback back to rate-based sources: routes from each CP's node
+    let cp_nodes: Vec<NodeId> = g.links.iter().zip(ends.iter()).filter(|(l, _)| matches!(l.aqm, Some(AqmConfig::Qcn(_)) | Some(AqmConfig::Asm(_)))).map(|(_, e)| e.from).collect();
     let mut flows = Vec::with_capacity(sc.flow.len());
     let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
     for (i, f) in sc.flow.iter().enumerate() {
@@ -141,7 +159,14 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         if let Some(st) = f.stop_s {
             events.schedule(SimTime::from_secs_f64(st), Event::FlowStop(FlowId(i as u32)));
         }
-        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start));
+        if f.cc.is_rate_based() {
+            for &cp in &cp_nodes {
+                if cp != src {
+                    route(cp, src, &format!("flow[{i}].src"))?;
+                }
+            }
+        }
+        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start, first_rate(fwd)));
     }
     let mut workloads = Vec::new();
     for (i, w) in sc.workload.iter().enumerate() {
@@ -225,12 +250,14 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         route_ports: route_ports.into_inner(),
         routes: routes.into_inner(),
         route_of: route_of_cell.into_inner(),
+        port_from: ends.iter().map(|e| e.from).collect(),
         flows,
         workloads,
         rounds: Vec::new(),
         factory,
         rec,
         ledger: Ledger::default(),
+        feedback_bytes: sc.feedback_bytes,
         mss: sc.packet_bytes,
         ack_bytes: sc.ack_bytes,
         queue_interval,

@@ -116,6 +116,13 @@ impl RunOutput {
                 columns: vec![("time_s", Column::F64(ft)), ("flow", Column::U32(f.flow.clone())), ("delivered_bytes", Column::U64(f.delivered_bytes.clone())), ("received_bytes", Column::U64(f.received_bytes.clone()))],
             });
         }
+        if rec.want_rate {
+            let r = &rec.rates;
+            tables.push(Table {
+                name: "rate",
+                columns: vec![("time_s", Column::F64(secs(&r.time_ps))), ("flow", Column::U32(r.flow.clone())), ("rate_bps", Column::F64(r.rate_bps.clone())), ("target_rate_bps", Column::F64(r.target_rate_bps.clone()))],
+            });
+        }
         if rec.want_drops {
             let e = &rec.events;
             tables.push(Table {

@@ -15,6 +15,9 @@ pub enum PacketKind {
     Data = 0,
     /// A pure TCP acknowledgement.
     Ack = 1,
+    /// An 802.1Qau feedback frame (QCN CNM or ASM feedback) from a congestion point to a
+    /// source; `seq` carries the encoded [`crate::rate::Feedback`].
+    Feedback = 2,
 }
 
 /// ECN and TCP flag bits (RFC 3168).

@@ -39,6 +39,9 @@ fn d_ack() -> u32 {
 fn d_one() -> u32 {
     1
 }
+fn d_fb() -> u32 {
+    64
+}
 
 /// A complete simulation scenario.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
@@ -73,6 +76,15 @@ pub struct Scenario {
     /// DX parameters (used by flows with cc = "dx").
     #[serde(default)]
     pub dx: crate::cc::DxConfig,
+    /// QCN reaction-point parameters (flows with cc = "qcn").
+    #[serde(default)]
+    pub qcn_rp: crate::rate::QcnRpConfig,
+    /// ASM reaction-point parameters (flows with cc = "asm").
+    #[serde(default)]
+    pub asm_rp: crate::rate::AsmRpConfig,
+    /// Size of an 802.1Qau feedback frame on the wire, bytes. Default 64 (minimum Ethernet frame).
+    #[serde(default = "d_fb")]
+    pub feedback_bytes: u32,
     /// Flow template: `count` identical flows spread over the template's senders and receivers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows: Option<FlowsTemplate>,
@@ -211,6 +223,10 @@ pub enum CcKind {
     DctcpPerAck,
     /// DX, latency-based (P004 eqs 1-2); no ECN.
     Dx,
+    /// Rate-based 802.1Qau source with a QCN reaction point (no window, no ACKs); needs a `qcn` congestion point.
+    Qcn,
+    /// Rate-based source with an ASM reaction point (P002 eqs 11-12); needs an `asm` congestion point.
+    Asm,
 }
 
 impl CcKind {
@@ -220,7 +236,13 @@ impl CcKind {
             CcKind::Dctcp => "dctcp",
             CcKind::DctcpPerAck => "dctcp_per_ack",
             CcKind::Dx => "dx",
+            CcKind::Qcn => "qcn",
+            CcKind::Asm => "asm",
         }
+    }
+    /// A rate-controlled (802.1Qau) source rather than a TCP window.
+    pub fn is_rate_based(self) -> bool {
+        matches!(self, CcKind::Qcn | CcKind::Asm)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)
@@ -233,7 +255,7 @@ impl CcKind {
 pub struct FlowsTemplate {
     /// Number of flows (>= 1).
     pub count: u32,
-    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack" or "dx". Default "new_reno".
+    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx", or the rate-based "qcn" / "asm". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time of the first flow, seconds (>= 0). Default 0.
@@ -371,9 +393,11 @@ pub enum TraceKind {
     Delivered,
     /// Every drop and mark at any port.
     Drops,
+    /// Sending rate (and QCN target rate) of every rate-based flow, sampled every flow_interval_s.
+    Rate,
 }
 
-pub const ALL_TRACES: [TraceKind; 6] = [TraceKind::Queue, TraceKind::Link, TraceKind::Cwnd, TraceKind::Alpha, TraceKind::Delivered, TraceKind::Drops];
+pub const ALL_TRACES: [TraceKind; 7] = [TraceKind::Queue, TraceKind::Link, TraceKind::Cwnd, TraceKind::Alpha, TraceKind::Delivered, TraceKind::Drops, TraceKind::Rate];
 
 fn d_qint() -> f64 {
     1e-5
@@ -389,7 +413,7 @@ fn d_traces() -> Vec<TraceKind> {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordConfig {
-    /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops").
+    /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops", "rate").
     #[serde(default = "d_traces")]
     pub traces: Vec<TraceKind>,
     /// Queue and link sampling interval, seconds (> 0). Default 1e-5.
@@ -524,6 +548,11 @@ impl Scenario {
         }
         self.validate_tcp()?;
         self.validate_dctcp()?;
+        self.qcn_rp.validate("qcn_rp")?;
+        self.asm_rp.validate("asm_rp")?;
+        if self.feedback_bytes < 1 || self.feedback_bytes > MAX_PACKET_BYTES {
+            return Err(ScenarioError::new("feedback_bytes", self.feedback_bytes, format!("must be between 1 and {MAX_PACKET_BYTES}")));
+        }
         nonneg("dx.q_eps_s", self.dx.q_eps_s)?;
         if let Some(r) = self.dx.base_rtt_s {
             time_s("dx.base_rtt_s", r, false)?;
@@ -998,6 +1027,8 @@ fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Opt
                 Ok(())
             }
         },
+        AqmConfig::Qcn(c) => c.validate(path),
+        AqmConfig::Asm(c) => c.validate(path),
         AqmConfig::Choke(c) => {
             let red = AqmConfig::Red(RedConfig {
                 min_th_pkts: c.min_th_pkts,

@@ -37,6 +37,41 @@ pub struct FlowState {
     pub workload: Option<(u32, u32)>,
     /// The receiver has the whole flow.
     pub completed: bool,
+    /// Rate-based (802.1Qau) source state; None for TCP flows.
+    pub rate: Option<RateState>,
+}
+
+/// A paced, rate-controlled source (no window, no ACKs): frames leave at the reaction
+/// point's current rate; losses are not recovered (802.1Qau assumes a lossless fabric).
+#[derive(Clone, Debug)]
+pub struct RateState {
+    pub rp: crate::rate::Rate,
+    pub next_seq: u64,
+    pub total_segs: u64,
+    last_seg_bytes: u32,
+    mss: u32,
+    pub timer_event: Option<SimTime>,
+    pub frames_sent: u64,
+}
+
+impl RateState {
+    pub fn new(rp: crate::rate::Rate, size_bytes: Option<u64>, mss: u32) -> Self {
+        let (total_segs, last) = match size_bytes {
+            None => (u64::MAX, mss),
+            Some(b) => {
+                let n = b.div_ceil(mss as u64).max(1);
+                (n, (b - (n - 1) * mss as u64).max(1) as u32)
+            }
+        };
+        RateState { rp, next_seq: 0, total_segs, last_seg_bytes: last, mss, timer_event: None, frames_sent: 0 }
+    }
+    fn seg_bytes(&self, seq: u64) -> u32 {
+        if seq + 1 == self.total_segs {
+            self.last_seg_bytes
+        } else {
+            self.mss
+        }
+    }
 }
 
 /// Runtime state of a workload (see `workload.rs`).
@@ -85,12 +120,15 @@ pub struct Simulation {
     /// (offset into route_ports, length)
     pub(crate) routes: Vec<(u32, u16)>,
     pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
+    /// The node that owns each port (where a congestion point's feedback starts).
+    pub(crate) port_from: Vec<NodeId>,
     pub(crate) flows: Vec<FlowState>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
     pub(crate) factory: crate::build::FlowFactory,
     pub(crate) rec: Recorder,
     pub(crate) ledger: Ledger,
+    pub(crate) feedback_bytes: u32,
     pub(crate) mss: u32,
     pub(crate) ack_bytes: u32,
     pub(crate) queue_interval: SimDuration,
@@ -177,8 +215,24 @@ impl Simulation {
         match ev {
             Event::Arrive(pkt) => self.on_arrive(pkt),
             Event::FlowStart(f) => {
-                self.flows[f.idx()].sender.start();
-                self.pump(f);
+                if self.flows[f.idx()].rate.is_some() {
+                    self.rate_send(f);
+                } else {
+                    self.flows[f.idx()].sender.start();
+                    self.pump(f);
+                }
+            }
+            Event::RateSend(f) => self.rate_send(f),
+            Event::RateTimer(f) => {
+                let now = self.now;
+                if let Some(r) = self.flows[f.idx()].rate.as_mut() {
+                    if r.timer_event == Some(now) {
+                        r.timer_event = None;
+                    }
+                    use crate::rate::RateControl;
+                    r.rp.on_timer(now);
+                }
+                self.arm_rate_timer(f);
             }
             Event::RtoTimer(f) => {
                 let fl = &mut self.flows[f.idx()];
@@ -204,7 +258,11 @@ impl Simulation {
                 let now = self.now;
                 let fl = &mut self.flows[f.idx()];
                 fl.sender.stop();
-                let n = fl.sender.total_segments();
+                let mut n = fl.sender.total_segments();
+                if let Some(r) = fl.rate.as_mut() {
+                    r.total_segs = r.next_seq.max(1);
+                    n = r.total_segs;
+                }
                 fl.receiver.set_total_segments(n, now);
                 if !fl.completed && fl.receiver.done_at.is_some() {
                     fl.completed = true;
@@ -216,17 +274,81 @@ impl Simulation {
         }
     }
 
+    /// A rate-based source puts its next frame on the wire and schedules the one after.
+    fn rate_send(&mut self, f: FlowId) {
+        use crate::rate::RateControl;
+        let now = self.now;
+        let route = self.flows[f.idx()].fwd;
+        let Some(r) = self.flows[f.idx()].rate.as_mut() else { return };
+        if r.next_seq >= r.total_segs {
+            return;
+        }
+        let seq = r.next_seq;
+        let bytes = r.seg_bytes(seq);
+        r.next_seq += 1;
+        r.frames_sent += 1;
+        r.rp.on_bytes_sent(now, bytes);
+        let rate = r.rp.rate_bps().max(1.0);
+        let gap = SimDuration::from_secs_f64(bytes as f64 * 8.0 / rate).max(SimDuration(1));
+        if r.next_seq < r.total_segs {
+            self.events.schedule(now + gap, Event::RateSend(f));
+        }
+        if self.flows[f.idx()].first_sent.is_none() {
+            self.flows[f.idx()].first_sent = Some(now);
+        }
+        self.inject(Packet { ts: now, seq, flow: f, route, size_bytes: bytes, hop: 0, kind: PacketKind::Data, flags: 0 });
+        self.arm_rate_timer(f);
+    }
+
+    fn arm_rate_timer(&mut self, f: FlowId) {
+        use crate::rate::RateControl;
+        let Some(r) = self.flows[f.idx()].rate.as_mut() else { return };
+        if let Some(d) = r.rp.poll_timeout() {
+            if r.timer_event.is_none_or(|e| e > d) {
+                r.timer_event = Some(d);
+                self.events.schedule(d, Event::RateTimer(f));
+            }
+        }
+    }
+
+    /// A congestion point at `port` samples the arriving data frame of a rate-based flow and
+    /// may send feedback to its source over the reverse path.
+    fn congestion_point(&mut self, port: PortId, pkt: &Packet) {
+        if pkt.kind != PacketKind::Data || self.flows[pkt.flow.idx()].rate.is_none() {
+            return;
+        }
+        let now = self.now;
+        let p = &mut self.ports[port.idx()];
+        p.advance(now);
+        let Some(fb) = p.cp_feedback(now, pkt) else { return };
+        let from = self.port_from[port.idx()];
+        let src = self.flows[pkt.flow.idx()].src;
+        if from == src {
+            return;
+        }
+        let Some(&route) = self.route_of.get(&(from, src)) else { return };
+        let fpkt = Packet { ts: now, seq: fb.encode(), flow: pkt.flow, route, size_bytes: self.feedback_bytes, hop: 0, kind: PacketKind::Feedback, flags: 0 };
+        self.inject(fpkt);
+    }
+
     /// Create a flow now (workloads) and start it.
     fn spawn_flow(&mut self, src: NodeId, dst: NodeId, cc: CcKind, size: u64, tag: (u32, u32)) {
         let (Some(&fwd), Some(&rev)) = (self.route_of.get(&(src, dst)), self.route_of.get(&(dst, src))) else {
             return; // routes were checked at build; an unknown pair cannot occur
         };
-        let mut fl = self.factory.make(cc, Some(size), fwd, rev, src, dst, self.now);
+        let (off, _) = self.routes[fwd.idx()];
+        let line = self.ports[self.route_ports[off as usize].idx()].rate().as_f64();
+        let mut fl = self.factory.make(cc, Some(size), fwd, rev, src, dst, self.now, line);
         fl.workload = Some(tag);
         let id = FlowId(self.flows.len() as u32);
+        let rate_based = fl.rate.is_some();
         self.flows.push(fl);
-        self.flows[id.idx()].sender.start();
-        self.pump(id);
+        if rate_based {
+            self.rate_send(id);
+        } else {
+            self.flows[id.idx()].sender.start();
+            self.pump(id);
+        }
     }
 
     fn on_workload(&mut self, w: u32) {
@@ -301,8 +423,10 @@ impl Simulation {
     #[inline]
     fn forward(&mut self, port: PortId, mut pkt: Packet) {
         let now = self.now;
-        if matches!(self.ports[port.idx()].aqm, crate::aqm::Aqm::Choke(_)) {
-            return self.forward_choke(port, pkt);
+        match self.ports[port.idx()].aqm {
+            crate::aqm::Aqm::Choke(_) => return self.forward_choke(port, pkt),
+            crate::aqm::Aqm::QcnCp(_) | crate::aqm::Aqm::AsmCp(_) => self.congestion_point(port, &pkt),
+            _ => {}
         }
         let admit = self.ports[port.idx()].offer(now, &mut pkt);
         self.settle(port, pkt, admit);
@@ -383,15 +507,25 @@ impl Simulation {
             PacketKind::Data => {
                 let now = self.now;
                 let acks = self.flows[f.idx()].receiver.on_data(now, &pkt);
-                for a in acks.into_iter().flatten() {
-                    self.send_ack(f, a);
+                if self.flows[f.idx()].rate.is_none() {
+                    for a in acks.into_iter().flatten() {
+                        self.send_ack(f, a);
+                    }
+                    self.arm_delack(f);
                 }
-                self.arm_delack(f);
                 let fl = &mut self.flows[f.idx()];
                 if !fl.completed && fl.receiver.done_at.is_some() {
                     fl.completed = true;
                     self.on_flow_complete(f);
                 }
+            }
+            PacketKind::Feedback => {
+                use crate::rate::RateControl;
+                let now = self.now;
+                if let (Some(fb), Some(r)) = (crate::rate::Feedback::decode(pkt.seq), self.flows[f.idx()].rate.as_mut()) {
+                    r.rp.on_feedback(now, &fb);
+                }
+                self.arm_rate_timer(f);
             }
             PacketKind::Ack => {
                 let now = self.now;
@@ -481,6 +615,29 @@ impl Simulation {
         let mut probe = CcProbe::default();
         for (i, fl) in self.flows.iter().enumerate() {
             if fl.start > now || fl.completed {
+                continue;
+            }
+            if let Some(r) = &fl.rate {
+                if self.rec.want_rate {
+                    use crate::rate::RateControl;
+                    let mut rp = crate::rate::RateProbe::default();
+                    r.rp.probe(&mut rp);
+                    let t = &mut self.rec.rates;
+                    t.time_ps.push(now.0);
+                    t.flow.push(i as u32);
+                    t.rate_bps.push(rp.rate_bps);
+                    t.target_rate_bps.push(rp.target_rate_bps);
+                }
+                if self.rec.want_delivered {
+                    let t = &mut self.rec.flows;
+                    t.time_ps.push(now.0);
+                    t.flow.push(i as u32);
+                    t.cwnd_pkts.push(f64::NAN);
+                    t.ssthresh_pkts.push(f64::NAN);
+                    t.alpha.push(f64::NAN);
+                    t.delivered_bytes.push(fl.receiver.delivered_bytes());
+                    t.received_bytes.push(fl.receiver.unique_bytes_received);
+                }
                 continue;
             }
             fl.sender.cc.probe(&mut probe);

@@ -71,7 +71,7 @@ pub fn variant<T: DeserializeOwned, E: Error>(v: Value) -> Result<T, E> {
 }
 
 pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
-    let (kind, rest) = split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke"])?;
+    let (kind, rest) = split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke", "qcn", "asm"])?;
     match kind.as_str() {
         "drop_tail" => {
             if let Value::Table(m) = &rest {
@@ -83,6 +83,8 @@ pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
         }
         "threshold" => Ok(AqmConfig::Threshold(variant(rest)?)),
         "choke" => Ok(AqmConfig::Choke(variant(rest)?)),
+        "qcn" => Ok(AqmConfig::Qcn(variant(rest)?)),
+        "asm" => Ok(AqmConfig::Asm(variant(rest)?)),
         _ => Ok(AqmConfig::Red(variant(rest)?)),
     }
 }

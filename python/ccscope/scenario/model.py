@@ -67,7 +67,30 @@ class Choke:
     samples: int = 1
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke]
+@dataclass
+class QcnCp:
+    """IEEE 802.1Qau QCN congestion point (drop-tail buffer)."""
+    KIND = "qcn"
+    q_eq_bytes: float = 26000
+    w: float = 2.0
+    sampling_p: float = 0.01
+    sampling_table: bool = False
+    sample_base_bytes: float = 150000
+    sampling_jitter: float = 0.15
+
+
+@dataclass
+class AsmCp:
+    """ASM congestion point (drop-tail buffer)."""
+    KIND = "asm"
+    q0_pkts: float = 5.0
+    sampling_p: float = 0.01
+    quantum_pkts: float = 1.0
+    dedup: bool = True
+    dedup_window_s: Optional[float] = None
+
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp]
 
 
 @dataclass
@@ -214,8 +237,42 @@ class DxConfig:
 
 
 @dataclass
+class QcnRpConfig:
+    gd: float = 1.0 / 128.0
+    min_dec_fac: float = 0.5
+    byte_counter_bytes: float = 150000
+    timer_period_s: float = 0.015
+    fast_recovery_threshold: int = 5
+    r_ai_bps: float = 5e6
+    r_hai_bps: float = 50e6
+    min_rate_bps: float = 5e6
+    hai_scales_with_stage: bool = False
+
+
+@dataclass
+class AsmGains:
+    a_plus: float
+    a_minus: float
+    b_plus: float
+    b_minus: float
+
+
+@dataclass
+class AsmRpConfig:
+    w: float = 32.0
+    b0: float = 16.0
+    b_f: float = 64.0
+    approach: AsmGains = field(default_factory=lambda: AsmGains(1 / 8, 1 / 64, 1 / 16, 1 / 2))
+    sliding: AsmGains = field(default_factory=lambda: AsmGains(1 / 16, 1 / 128, 1 / 32, 1 / 4))
+    adaptive_gains: bool = True
+    gain_ref_bps: Optional[float] = None
+    min_rate_bps: float = 5e6
+    initial_rate_bps: Optional[float] = None
+
+
+@dataclass
 class RecordConfig:
-    traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops"])
+    traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate"])
     queue_interval_s: float = 1e-5
     queue_every_change: bool = False
     flow_interval_s: float = 1e-4
@@ -235,6 +292,9 @@ class Scenario:
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
+    qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
+    asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
+    feedback_bytes: int = 64
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
     workload: list[Workload] = field(default_factory=list)
@@ -269,6 +329,11 @@ SCHEMA_MIRROR = {
     Threshold: "ThresholdConfig",
     Red: "RedConfig",
     Choke: "ChokeConfig",
+    QcnCp: "QcnCpConfig",
+    AsmCp: "AsmCpConfig",
+    QcnRpConfig: "QcnRpConfig",
+    AsmRpConfig: "AsmRpConfig",
+    AsmGains: "AsmGains",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
 }

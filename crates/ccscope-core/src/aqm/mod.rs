@@ -54,6 +54,10 @@ pub enum AqmConfig {
     Red(RedConfig),
     /// CHOKe / modified CHOKe with m samples (P003), with ECN.
     Choke(choke::ChokeConfig),
+    /// IEEE 802.1Qau QCN congestion point (P002 §2.1): samples arrivals, sends CNMs; drop-tail buffer.
+    Qcn(qcn_cp::QcnCpConfig),
+    /// ASM congestion point (P002 §4.1): samples arrivals, sends Qf/dQ feedback; drop-tail buffer.
+    Asm(asm_cp::AsmCpConfig),
 }
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -69,6 +73,8 @@ impl AqmConfig {
             AqmConfig::Threshold(_) => "threshold",
             AqmConfig::Red(_) => "red",
             AqmConfig::Choke(_) => "choke",
+            AqmConfig::Qcn(_) => "qcn",
+            AqmConfig::Asm(_) => "asm",
         }
     }
 }
@@ -87,11 +93,17 @@ pub enum Aqm {
     Red(Red),
     /// Decided by the simulation (it needs the queue's contents): see `choke.rs`.
     Choke(choke::Choke),
+    /// Congestion points: the simulation sends their feedback; the buffer is drop-tail.
+    QcnCp(qcn_cp::QcnCp),
+    AsmCp(asm_cp::AsmCp),
 }
 
 impl Aqm {
-    pub fn from_config(cfg: &AqmConfig, packet_bytes: u32) -> Aqm {
+    /// `cpid` identifies the port for congestion points.
+    pub fn from_config(cfg: &AqmConfig, packet_bytes: u32, cpid: u32) -> Aqm {
         match cfg {
+            AqmConfig::Qcn(c) => Aqm::QcnCp(qcn_cp::QcnCp::new(c, cpid)),
+            AqmConfig::Asm(c) => Aqm::AsmCp(asm_cp::AsmCp::new(c, cpid, packet_bytes)),
             AqmConfig::DropTail => Aqm::DropTail,
             AqmConfig::Threshold(c) => Aqm::Threshold(Threshold::new(c, packet_bytes)),
             AqmConfig::Red(c) => Aqm::Red(Red::new(c, packet_bytes)),
@@ -108,7 +120,7 @@ impl QueuePolicy for Aqm {
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             // CHOKe's decision is taken by the simulation before the port sees the packet
-            Aqm::Choke(_) => Verdict::Enqueue,
+            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => Verdict::Enqueue,
         }
     }
 }

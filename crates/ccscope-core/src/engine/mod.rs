@@ -34,6 +34,10 @@ pub enum Event {
     FlowStop(FlowId),
     /// A workload's next action (Poisson arrival, incast round).
     Workload(u32),
+    /// A rate-based source sends its next frame (pacing).
+    RateSend(FlowId),
+    /// A rate-based source's reaction-point timer may have expired.
+    RateTimer(FlowId),
 }
 
 /// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
@@ -48,6 +52,8 @@ enum Slot {
     SampleFlows,
     FlowStop(FlowId),
     Workload(u32),
+    RateSend(FlowId),
+    RateTimer(FlowId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -136,6 +142,8 @@ impl EventQueue {
             Event::SampleFlows => (Slot::SampleFlows, false),
             Event::FlowStop(f) => (Slot::FlowStop(f), false),
             Event::Workload(w) => (Slot::Workload(w), false),
+            Event::RateSend(f) => (Slot::RateSend(f), false),
+            Event::RateTimer(f) => (Slot::RateTimer(f), true),
         };
         let e = Entry { time, seq, slot };
         if timer {
@@ -234,6 +242,8 @@ impl EventQueue {
             Slot::SampleFlows => Event::SampleFlows,
             Slot::FlowStop(f) => Event::FlowStop(f),
             Slot::Workload(w) => Event::Workload(w),
+            Slot::RateSend(f) => Event::RateSend(f),
+            Slot::RateTimer(f) => Event::RateTimer(f),
         };
         Some((e.time, ev))
     }
@@ -256,6 +266,8 @@ impl EventQueue {
             Slot::SampleFlows => Event::SampleFlows,
             Slot::FlowStop(f) => Event::FlowStop(f),
             Slot::Workload(w) => Event::Workload(w),
+            Slot::RateSend(f) => Event::RateSend(f),
+            Slot::RateTimer(f) => Event::RateTimer(f),
         };
         Some((e.time, ev))
     }

@@ -175,6 +175,16 @@ impl Port {
         }
     }
 
+    /// A congestion point's feedback for this arrival (the port must be advanced to `now`).
+    pub fn cp_feedback(&mut self, now: SimTime, pkt: &Packet) -> Option<crate::rate::Feedback> {
+        let view = self.view();
+        match &mut self.aqm {
+            Aqm::QcnCp(c) => c.on_arrival(now, pkt, &view, &mut self.rng),
+            Aqm::AsmCp(c) => c.on_arrival(now, pkt, &view, &mut self.rng),
+            _ => None,
+        }
+    }
+
     /// Remove the j-th waiting packet (oldest first) from the queue; later packets move up by
     /// its serialization time. Returns that time. Counts as an AQM drop.
     pub fn remove_waiting(&mut self, j: usize) -> SimDuration {

@@ -223,3 +223,37 @@ mod tests {
         assert!(check_nonneg("x", "y", 0.0).is_ok());
     }
 }
+
+impl Feedback {
+    /// Pack into a packet's 64-bit `seq` field: cpid (32 bits) | tag (8) | a (8) | b (8).
+    pub fn encode(&self) -> u64 {
+        let (tag, a, b) = match self.kind {
+            FeedbackKind::Qcn { fb_q } => (1u64, fb_q as u8, 0u8),
+            FeedbackKind::Asm { qf, dq } => (2u64, qf as u8, dq as u8),
+        };
+        ((self.cpid as u64) << 32) | (tag << 16) | ((a as u64) << 8) | b as u64
+    }
+    /// Inverse of [`Feedback::encode`].
+    pub fn decode(v: u64) -> Option<Feedback> {
+        let cpid = (v >> 32) as u32;
+        let a = ((v >> 8) & 0xff) as u8;
+        let b = (v & 0xff) as u8;
+        let kind = match (v >> 16) & 0xff {
+            1 => FeedbackKind::Qcn { fb_q: a },
+            2 => FeedbackKind::Asm { qf: a as i8, dq: b as i8 },
+            _ => return None,
+        };
+        Some(Feedback { cpid, kind })
+    }
+}
+
+#[cfg(test)]
+mod encode_tests {
+    use super::*;
+    #[test]
+    fn feedback_round_trips_through_a_packet_field() {
+        for fb in [Feedback { cpid: 7, kind: FeedbackKind::Qcn { fb_q: 63 } }, Feedback { cpid: u32::MAX, kind: FeedbackKind::Asm { qf: -127, dq: 5 } }] {
+            assert_eq!(Feedback::decode(fb.encode()), Some(fb));
+        }
+    }
+}

@@ -36,6 +36,15 @@ pub struct FlowTable {
     pub received_bytes: Vec<u64>,
 }
 
+/// Rate samples of rate-based flows.
+#[derive(Clone, Debug, Default)]
+pub struct RateTable {
+    pub time_ps: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub rate_bps: Vec<f64>,
+    pub target_rate_bps: Vec<f64>,
+}
+
 /// What happened to a packet at a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -80,12 +89,14 @@ pub struct Recorder {
     pub want_alpha: bool,
     pub want_delivered: bool,
     pub want_drops: bool,
+    pub want_rate: bool,
     pub queue_every_change: bool,
     pub ports: Vec<PortId>,
     pub queue: QueueTable,
     pub link: LinkTable,
     pub flows: FlowTable,
     pub events: PortEventTable,
+    pub rates: RateTable,
 }
 
 impl Recorder {
@@ -98,6 +109,7 @@ impl Recorder {
             want_alpha: has(TraceKind::Alpha),
             want_delivered: has(TraceKind::Delivered),
             want_drops: has(TraceKind::Drops),
+            want_rate: has(TraceKind::Rate),
             queue_every_change: every_change && has(TraceKind::Queue),
             ports,
             ..Default::default()
@@ -105,7 +117,7 @@ impl Recorder {
     }
 
     pub fn wants_flow_samples(&self) -> bool {
-        self.want_cwnd || self.want_alpha || self.want_delivered
+        self.want_cwnd || self.want_alpha || self.want_delivered || self.want_rate
     }
 
     pub fn wants_queue_samples(&self) -> bool {

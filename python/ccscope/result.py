@@ -123,7 +123,7 @@ def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
     sim_time = float(raw["sim_time_s"])
     warm = WARMUP_FRACTION * sim_time
     flows["throughput_bps"] = _flow_throughput(traces.get("delivered"), flows, warm, sim_time)
-    summary = _summary(traces, flows, ports, warm, sim_time)
+    summary = _summary(traces, flows, ports, warm, sim_time, (scenario.get("record") or {}).get("ports") or [])
     summary["events"] = int(raw["events"])
     summary["wall_s"] = wall_s
     summary["events_per_s"] = raw["events"] / wall_s if wall_s > 0 else float("nan")
@@ -153,9 +153,11 @@ def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, war
     return out
 
 
-def _summary(traces: dict, flows: pd.DataFrame, ports: pd.DataFrame, warm: float, end: float) -> dict:
+def _summary(traces: dict, flows: pd.DataFrame, ports: pd.DataFrame, warm: float, end: float,
+             recorded: list) -> dict:
     s: dict[str, Any] = {"sim_time_s": end, "warmup_s": warm, "flows": int(len(flows))}
-    rec = ports[ports["recorded"]]
+    # the bottleneck is the first recorded port, in the scenario's order
+    rec = ports[ports["name"] == recorded[0]] if recorded else ports[ports["recorded"]]
     bott = rec.iloc[0] if len(rec) else None
     s["bottleneck_port"] = None if bott is None else str(bott["name"])
     link = traces.get("link")

@@ -33,3 +33,93 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
                     tcp=tcp or TcpConfig(), dctcp=dctcp or DctcpConfig(), dx=dx or DxConfig(), record=record or RecordConfig(),
                     flows=FlowsTemplate(count=n_flows, cc=cc, start_s=start_s, start_jitter_s=start_jitter_s,
                                         size_bytes=size_bytes))
+
+
+def _link(a: str, b: str, rate_bps: float, delay_s: float, buffer_pkts=None, aqm=None, duplex: bool = True) -> dict:
+    d = {"from": a, "to": b, "rate_bps": float(rate_bps), "delay_s": float(delay_s), "duplex": duplex}
+    if buffer_pkts is not None:
+        d["buffer_pkts"] = int(buffer_pkts)
+    if aqm is not None:
+        d["aqm"] = _clean(aqm)
+    return d
+
+
+def _clean(obj):
+    from ccscope.scenario.model import _clean as c
+    return c(obj)
+
+
+def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bps: float = 10e9,
+                link_delay_s: float = 1e-6, buffer_pkts: int = 2000, aqm: Optional[AqmConfig] = None, seed: int = 1,
+                long_flows: int = 1, packet_bytes: int = 1500, name: str = "parking_lot", **top) -> dict:
+    """Multi-bottleneck parking lot (ASM paper Figs 11-12): switches sw0 .. sw{hops} in a chain;
+    `long_flows` sources cross every hop (host L_i at sw0 to host R0 behind sw{hops}); at each
+    hop k a group of `flows_per_group` cross-traffic sources enters at sw{k} and leaves at
+    sw{k+1}. Every chain link is a bottleneck with the given AQM. Returns a plain scenario
+    dict (graph form)."""
+    if hops < 1:
+        from ccscope.errors import ScenarioError
+        raise ScenarioError(f"hops = {hops!r}: must be an integer >= 1")
+    nodes, links, flows = [], [], []
+    for k in range(hops + 1):
+        nodes.append({"name": f"sw{k}", "kind": "switch"})
+    for k in range(hops):
+        links.append(_link(f"sw{k}", f"sw{k + 1}", rate_bps, link_delay_s, buffer_pkts, aqm))
+    nodes.append({"name": "R0", "kind": "host"})
+    links.append(_link(f"sw{hops}", "R0", rate_bps, link_delay_s, buffer_pkts))
+    for i in range(long_flows):
+        nodes.append({"name": f"L{i}", "kind": "host"})
+        links.append(_link(f"L{i}", "sw0", rate_bps, link_delay_s, buffer_pkts))
+        flows.append({"src": f"L{i}", "dst": "R0", "cc": cc})
+    for k in range(hops):
+        sink = f"X{k}"
+        nodes.append({"name": sink, "kind": "host"})
+        links.append(_link(f"sw{k + 1}", sink, rate_bps, link_delay_s, buffer_pkts))
+        for j in range(flows_per_group):
+            h = f"C{k}_{j}"
+            nodes.append({"name": h, "kind": "host"})
+            links.append(_link(h, f"sw{k}", rate_bps, link_delay_s, buffer_pkts))
+            flows.append({"src": h, "dst": sink, "cc": cc})
+    sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
+          "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
+          "record": {"ports": [f"sw{k}->sw{k + 1}" for k in range(hops)]}}
+    if aqm is not None:
+        sc["aqm"] = _clean(aqm)
+    sc.update(top)
+    return sc
+
+
+def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0.020, server_delay_s: float = 0.650,
+             bottleneck_bps: float = 1.5e6, fast_bps: float = 100e6, buffer_pkts: int = 50, aqm: Optional[AqmConfig] = None,
+             start_spread_s: float = 300.0, rwnd_pkts: int = 20, seed: int = 1, packet_bytes: int = 1000,
+             min_rto_s: float = 0.2, name: str = "periodic") -> dict:
+    """The periodic-behaviour paper's topology (P001 Fig 3, E20): server S -> M1 -> M2 ==
+    bottleneck (1.5 Mb/s) == M3 -> clients D_i, one TCP Reno-like (NewReno) download per client.
+    One-way server side delay 650 ms on S-M1 [CHOICE E20]; client access delay 20 ms each
+    (rtt = "fixed", RTT 1340 ms) or U(0, 1 s) per client (rtt = "variable", mean RTT 2300 ms).
+    Ingress link M1->M2 and egress (bottleneck) link M2->M3 are both recorded. Flows start
+    uniformly in [0, start_spread_s]. Packets are 1000 B and rwnd is 20 packets (P001 §II.C).
+    Returns a plain scenario dict (graph form)."""
+    import numpy as np
+    from ccscope.errors import ScenarioError
+    if rtt not in ("fixed", "variable"):
+        raise ScenarioError(f"rtt = {rtt!r}: must be 'fixed' or 'variable'")
+    rng = np.random.default_rng(seed)
+    nodes = [{"name": n, "kind": k} for n, k in (("S", "host"), ("M1", "switch"), ("M2", "switch"), ("M3", "switch"))]
+    links = [_link("S", "M1", fast_bps, server_delay_s, buffer_pkts),
+             _link("M1", "M2", fast_bps, 0.0, buffer_pkts),
+             _link("M2", "M3", bottleneck_bps, 0.0, buffer_pkts, aqm)]
+    delays = np.full(clients, client_delay_s) if rtt == "fixed" else rng.uniform(0.0, 1.0, clients)
+    starts = rng.uniform(0.0, start_spread_s, clients)
+    flows = []
+    for i in range(clients):
+        nodes.append({"name": f"D{i}", "kind": "host"})
+        links.append(_link("M3", f"D{i}", fast_bps, float(delays[i]), buffer_pkts))
+        flows.append({"src": "S", "dst": f"D{i}", "cc": "new_reno", "start_s": float(starts[i])})
+    sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
+          "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
+          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s},
+          "record": {"ports": ["M2->M3", "M1->M2"], "queue_interval_s": 0.01, "flow_interval_s": 0.1}}
+    if aqm is not None:
+        sc["aqm"] = _clean(aqm)
+    return sc

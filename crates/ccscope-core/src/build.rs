@@ -149,11 +149,27 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     let cp_nodes: Vec<NodeId> = g.links.iter().zip(ends.iter()).filter(|(l, _)| matches!(l.aqm, Some(AqmConfig::Qcn(_)) | Some(AqmConfig::Asm(_)))).map(|(_, e)| e.from).collect();
     let mut flows = Vec::with_capacity(sc.flow.len());
     let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
+    let mut ecmp = g.ecmp.then(|| crate::net::routing::Ecmp::new(ends.clone(), is_host.clone(), sc.seed));
+    let push_route = |p: Vec<PortId>| -> RouteId {
+        let mut routes = routes.borrow_mut();
+        let mut route_ports = route_ports.borrow_mut();
+        let id = RouteId(routes.len() as u32);
+        routes.push((route_ports.len() as u32, p.len().min(u16::MAX as usize) as u16));
+        route_ports.extend(p);
+        id
+    };
     for (i, f) in sc.flow.iter().enumerate() {
         let src = node_ids[f.src.as_str()];
         let dst = node_ids[f.dst.as_str()];
-        let fwd = route(src, dst, &format!("flow[{i}].dst"))?;
-        let rev = route(dst, src, &format!("flow[{i}].src"))?;
+        let (fwd, rev) = match ecmp.as_mut() {
+            Some(e) => {
+                let no_route = |p: &str| ScenarioError::new(format!("flow[{i}].{p}"), format!("{:?}", if p == "dst" { &f.dst } else { &f.src }), "no route between the flow's hosts");
+                let a = e.path(src, dst, i as u64).ok_or_else(|| no_route("dst"))?;
+                let b = e.path(dst, src, i as u64).ok_or_else(|| no_route("src"))?;
+                (push_route(a), push_route(b))
+            }
+            None => (route(src, dst, &format!("flow[{i}].dst"))?, route(dst, src, &format!("flow[{i}].src"))?),
+        };
         let start = SimTime::from_secs_f64(f.start_s);
         events.schedule(start, Event::FlowStart(FlowId(i as u32)));
         if let Some(st) = f.stop_s {
@@ -251,6 +267,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         routes: routes.into_inner(),
         route_of: route_of_cell.into_inner(),
         port_from: ends.iter().map(|e| e.from).collect(),
+        ecmp,
         flows,
         workloads,
         rounds: Vec::new(),

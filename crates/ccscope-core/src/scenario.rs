@@ -107,13 +107,16 @@ pub enum Topology {
     Dumbbell(Dumbbell),
     /// Explicit nodes and directed links.
     Graph(Graph),
+    /// Two-tier leaf-spine fabric with ECMP.
+    LeafSpine(LeafSpine),
 }
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["dumbbell", "graph"])?;
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["dumbbell", "graph", "leaf_spine"])?;
         match kind.as_str() {
             "dumbbell" => Ok(Topology::Dumbbell(crate::tagged::variant(rest)?)),
+            "leaf_spine" => Ok(Topology::LeafSpine(crate::tagged::variant(rest)?)),
             _ => Ok(Topology::Graph(crate::tagged::variant(rest)?)),
         }
     }
@@ -208,6 +211,32 @@ pub struct Graph {
     pub nodes: Vec<NodeSpec>,
     /// Directed links (at most one per ordered pair of nodes).
     pub links: Vec<LinkSpec>,
+    /// Per-flow ECMP: each flow takes one of the equal-cost shortest paths, chosen by a hash of (seed, flow). Default false (one shortest path, ties by link order).
+    #[serde(default)]
+    pub ecmp: bool,
+}
+
+/// Two-tier leaf-spine fabric: every leaf connects to every spine; hosts hang off leaves.
+/// Hosts are h0 .. h{leaves*hosts_per_leaf - 1} (host i on leaf i / hosts_per_leaf); switches
+/// leaf0.., spine0..; flows are spread with per-flow ECMP. Recorded ports: the leaf uplinks.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpine {
+    /// Number of leaf switches (>= 1).
+    pub leaves: u32,
+    /// Number of spine switches (>= 1).
+    pub spines: u32,
+    /// Hosts per leaf (>= 1).
+    pub hosts_per_leaf: u32,
+    /// Host link rate, bits/s (> 0).
+    pub host_bps: f64,
+    /// Leaf-spine link rate, bits/s (> 0).
+    pub fabric_bps: f64,
+    /// One-way delay of every link, seconds (>= 0).
+    pub link_delay_s: f64,
+    /// Switch port buffer, packets (>= 1). Default 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pkts: Option<u32>,
 }
 
 /// Window congestion-control algorithm of a TCP flow.
@@ -561,9 +590,24 @@ impl Scenario {
         match &self.topology {
             Topology::Dumbbell(d) => self.validate_dumbbell(d)?,
             Topology::Graph(g) => self.validate_graph(g)?,
+            Topology::LeafSpine(l) => {
+                for (f, v) in [("leaves", l.leaves), ("spines", l.spines), ("hosts_per_leaf", l.hosts_per_leaf)] {
+                    at_least(&format!("topology.{f}"), v as u64, 1)?;
+                    if v > 4096 {
+                        return Err(ScenarioError::new(format!("topology.{f}"), v, "must be <= 4096"));
+                    }
+                }
+                rate("topology.host_bps", l.host_bps)?;
+                rate("topology.fabric_bps", l.fabric_bps)?;
+                time_s("topology.link_delay_s", l.link_delay_s, true)?;
+                if let Some(b) = l.buffer_pkts {
+                    at_least("topology.buffer_pkts", b as u64, 1)?;
+                }
+            }
         }
         let buf = match &self.topology {
             Topology::Dumbbell(d) => (d.buffer_pkts.or(if d.buffer_bytes.is_none() { Some(DEFAULT_BUFFER_PKTS) } else { None }), d.buffer_bytes),
+            Topology::LeafSpine(l) => (Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS)), None),
             Topology::Graph(_) => (None, None),
         };
         validate_aqm("aqm", &self.aqm, buf.0, buf.1, self.packet_bytes, "topology.buffer_pkts")?;
@@ -730,8 +774,8 @@ impl Scenario {
             if let Some(s) = f.size_bytes {
                 at_least("flows.size_bytes", s, 1)?;
             }
-            if matches!(self.topology, Topology::Graph(_)) {
-                return Err(ScenarioError::new("flows", "{...}", "the [flows] template needs a template topology (dumbbell); with a graph list flows as [[flow]]"));
+            if !matches!(self.topology, Topology::Dumbbell(_)) {
+                return Err(ScenarioError::new("flows", "{...}", "the [flows] template needs the dumbbell topology; otherwise list flows as [[flow]] or use a [[workload]]"));
             }
         }
         if self.flows.is_none() && self.flow.is_empty() && self.workload.is_empty() {
@@ -739,7 +783,7 @@ impl Scenario {
         }
         let hosts: Option<HashMap<&str, NodeKind>> = match &self.topology {
             Topology::Graph(g) => Some(g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect()),
-            Topology::Dumbbell(_) => None,
+            Topology::Dumbbell(_) | Topology::LeafSpine(_) => None,
         };
         self.validate_workloads(hosts.as_ref())?;
         for (i, f) in self.flow.iter().enumerate() {
@@ -849,7 +893,16 @@ impl Scenario {
         self.validate()?;
         let mut out = self.clone();
         let mut flows = self.flow.clone();
+        if let Topology::LeafSpine(l) = &self.topology {
+            let mut out2 = self.clone();
+            out2.topology = Topology::Graph(expand_leaf_spine(l, self.aqm.clone()));
+            if out2.record.ports.is_none() {
+                out2.record.ports = Some((0..l.leaves).flat_map(|i| (0..l.spines).map(move |j| port_name(&format!("leaf{i}"), &format!("spine{j}")))).collect());
+            }
+            return out2.expand();
+        }
         match &self.topology {
+            Topology::LeafSpine(_) => unreachable!("handled above"),
             Topology::Graph(g) => {
                 let mut links = Vec::new();
                 let kinds: HashMap<&str, NodeKind> = g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect();
@@ -874,7 +927,7 @@ impl Scenario {
                 if out.record.ports.is_none() {
                     out.record.ports = Some(links.iter().filter(|l| kinds[l.from.as_str()] == NodeKind::Switch).map(|l| port_name(&l.from, &l.to)).collect());
                 }
-                out.topology = Topology::Graph(Graph { nodes: g.nodes.clone(), links });
+                out.topology = Topology::Graph(Graph { nodes: g.nodes.clone(), links, ecmp: g.ecmp });
             }
             Topology::Dumbbell(d) => {
                 let (graph, bottleneck) = self.expand_dumbbell(d)?;
@@ -978,7 +1031,7 @@ impl Scenario {
             }
             bottleneck = port_name("sw0", "sw1");
         }
-        Ok((Graph { nodes, links }, bottleneck))
+        Ok((Graph { nodes, links, ecmp: false }, bottleneck))
     }
 
     pub fn to_json(&self) -> String {
@@ -988,6 +1041,30 @@ impl Scenario {
     pub fn to_toml(&self) -> Result<String, String> {
         toml::to_string_pretty(self).map_err(|e| e.to_string())
     }
+}
+
+fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
+    let buf = Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS));
+    let mut nodes = Vec::new();
+    let mut links = Vec::new();
+    let link = |from: String, to: String, rate_bps: f64, buffer_pkts: Option<u32>, aqm: AqmConfig| LinkSpec { from, to, rate_bps, delay_s: l.link_delay_s, buffer_pkts, buffer_bytes: None, aqm: Some(aqm), duplex: false };
+    for j in 0..l.spines {
+        nodes.push(NodeSpec { name: format!("spine{j}"), kind: NodeKind::Switch });
+    }
+    for i in 0..l.leaves {
+        nodes.push(NodeSpec { name: format!("leaf{i}"), kind: NodeKind::Switch });
+        for j in 0..l.spines {
+            links.push(link(format!("leaf{i}"), format!("spine{j}"), l.fabric_bps, buf, aqm.clone()));
+            links.push(link(format!("spine{j}"), format!("leaf{i}"), l.fabric_bps, buf, aqm.clone()));
+        }
+        for k in 0..l.hosts_per_leaf {
+            let h = format!("h{}", i * l.hosts_per_leaf + k);
+            nodes.push(NodeSpec { name: h.clone(), kind: NodeKind::Host });
+            links.push(link(h.clone(), format!("leaf{i}"), l.host_bps, buf, AqmConfig::DropTail));
+            links.push(link(format!("leaf{i}"), h, l.host_bps, buf, aqm.clone()));
+        }
+    }
+    Graph { nodes, links, ecmp: true }
 }
 
 /// Default switch buffer of the dumbbell template, packets (FIGURES.md D0: large enough for no drops).

@@ -122,6 +122,8 @@ pub struct Simulation {
     pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
     /// The node that owns each port (where a congestion point's feedback starts).
     pub(crate) port_from: Vec<NodeId>,
+    /// Per-flow ECMP routing (graphs with `ecmp = true`).
+    pub(crate) ecmp: Option<crate::net::routing::Ecmp>,
     pub(crate) flows: Vec<FlowState>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
@@ -274,6 +276,13 @@ impl Simulation {
         }
     }
 
+    fn push_route(&mut self, p: Vec<PortId>) -> RouteId {
+        let id = RouteId(self.routes.len() as u32);
+        self.routes.push((self.route_ports.len() as u32, p.len().min(u16::MAX as usize) as u16));
+        self.route_ports.extend(p);
+        id
+    }
+
     /// A rate-based source puts its next frame on the wire and schedules the one after.
     fn rate_send(&mut self, f: FlowId) {
         use crate::rate::RateControl;
@@ -333,8 +342,15 @@ impl Simulation {
 
     /// Create a flow now (workloads) and start it.
     fn spawn_flow(&mut self, src: NodeId, dst: NodeId, cc: CcKind, size: u64, tag: (u32, u32)) {
-        let (Some(&fwd), Some(&rev)) = (self.route_of.get(&(src, dst)), self.route_of.get(&(dst, src))) else {
-            return; // routes were checked at build; an unknown pair cannot occur
+        let key = self.flows.len() as u64;
+        let (fwd, rev) = if let Some(e) = self.ecmp.as_mut() {
+            let (Some(a), Some(b)) = (e.path(src, dst, key), e.path(dst, src, key)) else { return };
+            (self.push_route(a), self.push_route(b))
+        } else {
+            let (Some(&fwd), Some(&rev)) = (self.route_of.get(&(src, dst)), self.route_of.get(&(dst, src))) else {
+                return; // routes were checked at build; an unknown pair cannot occur
+            };
+            (fwd, rev)
         };
         let (off, _) = self.routes[fwd.idx()];
         let line = self.ports[self.route_ports[off as usize].idx()].rate().as_f64();

@@ -421,3 +421,29 @@ flow_interval_s = 1e-4
         assert!(utilization_after(&o, 0.12, 10e9) > 0.97, "{kind}");
     }
 }
+
+/// Leaf-spine with per-flow ECMP: 64 flows from leaf 0 to leaf 1 spread over the 4 uplinks
+/// (binomial spread: no uplink above 40 % of the bytes), and the run is deterministic.
+#[test]
+fn leaf_spine_ecmp_spreads_flows_over_the_spines() {
+    let mut flows = String::new();
+    for k in 0..64 {
+        flows += &format!("[[flow]]\nsrc = \"h{}\"\ndst = \"h{}\"\ncc = \"dctcp\"\nsize_bytes = 200000\n", k % 16, 16 + (k * 7) % 16);
+    }
+    let text = format!(
+        "seed = 5\nuntil_s = 0.05\n[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 4\nhosts_per_leaf = 16\nhost_bps = 10e9\nfabric_bps = 40e9\nlink_delay_s = 1e-6\n[aqm]\nkind = \"threshold\"\nk_pkts = 65\n[record]\ntraces = [\"link\"]\n{flows}"
+    );
+    let o = run(&text);
+    let names = match o.table("ports").unwrap().column("name") {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!(),
+    };
+    let tx = u64s(&o, "ports", "tx_bytes");
+    let up: Vec<u64> = (0..4).map(|j| names.iter().position(|n| *n == format!("leaf0->spine{j}")).map(|i| tx[i]).unwrap()).collect();
+    let total: u64 = up.iter().sum();
+    assert!(total > 64 * 200_000 * 9 / 10, "the transfers cross the fabric: {total}");
+    assert!(up.iter().all(|&b| (b as f64) < 0.4 * total as f64), "uplink bytes {up:?}");
+    assert!(f64s(&o, "flows", "fct_s").iter().all(|x| x.is_finite()));
+    let again = run(&text);
+    assert_eq!(u64s(&again, "ports", "tx_bytes"), tx);
+}

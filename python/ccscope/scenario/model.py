@@ -131,9 +131,23 @@ class Graph:
     KIND = "graph"
     nodes: list[NodeSpec] = field(default_factory=list)
     links: list[LinkSpec] = field(default_factory=list)
+    ecmp: bool = False
 
 
-Topology = Union[Dumbbell, Graph]
+@dataclass
+class LeafSpine:
+    """Two-tier leaf-spine fabric with per-flow ECMP (hosts h0.., leaf0.., spine0..)."""
+    KIND = "leaf_spine"
+    leaves: int
+    spines: int
+    hosts_per_leaf: int
+    host_bps: float
+    fabric_bps: float
+    link_delay_s: float
+    buffer_pkts: Optional[int] = None
+
+
+Topology = Union[Dumbbell, Graph, LeafSpine]
 
 
 @dataclass
@@ -318,6 +332,7 @@ SCHEMA_MIRROR = {
     Scenario: "Scenario",
     Dumbbell: "Dumbbell",
     Graph: "Graph",
+    LeafSpine: "LeafSpine",
     NodeSpec: "NodeSpec",
     LinkSpec: "LinkSpec",
     FlowsTemplate: "FlowsTemplate",

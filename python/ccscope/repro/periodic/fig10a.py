@@ -1,28 +1,66 @@
-"""periodic/fig10a: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/fig10a: inter-drop times, max_th = 15, link level (the `fig9c` run).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+Gaps between consecutive drops at the bottleneck M2→M3 (any flow), after warm-up; log-time histogram.
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import numpy as np
+import pandas as pd
 
-ID = 'periodic/fig10a'
-TITLE = 'max_th=15, link level: two islands (within-burst and between-burst gaps)'
-KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: reuses fig9c'
-CLAIM = 'max_th=15, link level: two islands (within-burst and between-burst gaps)'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro.periodic import _p0
+
+ID = "periodic/fig10a"
+TITLE = "inter-drop times, RED max_th = 15, link level"
+KIND = "sim"
+STATUS = "partly"
+COST = "reuses the fig9c / fig9d runs (full ~2 s each)"
+CLAIM = 'max_th = 15, link level: two islands of inter-drop times, back-to-back drops inside a burst and the gaps between bursts.'
+LEVEL = 'link'
+QUICK_SIM = {15: None, 1500: 1200.0}  # as fig9c / fig9d
+
+
+def _gaps(quick: bool, size: int):
+    m = _p0.run("fixed", "minfix", size, quick, sim_s=QUICK_SIM[size] if quick else None)
+    return (m["gaps_link_s"] if LEVEL == "link" else m["gaps_flow_s"]), m["flow_drops_near_frac"]
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    frames, values = [], {}
+    for size in (15,):
+        g, near = _gaps(quick, size)
+        frames.append(pd.DataFrame({"max_th": size, "gap_s": g}))
+        values[str(size)] = {"n": int(len(g)), "median_s": float(np.median(g)) if len(g) else float("nan"),
+                             "frac_lt_0_1": float((g < 0.1).mean()) if len(g) else float("nan"),
+                             "frac_gt_1": float((g > 1.0).mean()) if len(g) else float("nan"), "frac_within_rtt": near}
+    return Run(params={"queue": "RED minfix", "rtt": "fixed", "level": LEVEL, "sizes": [15,], "seed": _p0.SEED,
+                       **_p0.setup(quick)}, frames={"gaps": pd.concat(frames)}, values=values, seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c = Checks()
+    v = run.values
+    d = v["15"]
+    c.add("≥ 30% of gaps < 0.1 s", d["frac_lt_0_1"], d["frac_lt_0_1"] >= 0.3, "≥ 0.3", "in-burst island")
+    c.add("≥ 20% of gaps > 1 s", d["frac_gt_1"], d["frac_gt_1"] >= 0.2, "≥ 0.2", "between-burst island")
+    g = run.frames["gaps"].gap_s.to_numpy()
+    lo, hi = np.median(g[g < 0.1]) if (g < 0.1).any() else np.nan, np.median(g[g > 1]) if (g > 1).any() else np.nan
+    c.add("the two modes ≥ 1 decade apart", float(hi / lo), bool(hi / lo >= 10), "≥ 10", "two islands")
+    return verdict(c, v, tolerance="FIGURES.md thresholds")
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    g = run.frames["gaps"]
+    fig, axes = figure(width=6.4, height=4)
+    ax = axes[0, 0]
+    bins = np.logspace(-4, 3, 57)
+    for size, d in g.groupby("max_th"):
+        ax.hist(d.gap_s.clip(lower=1e-4), bins=bins, alpha=0.6, label=f"max_th = {size} (median {d.gap_s.median():.2f} s)")
+    ax.set_xscale("log")
+    ref_line(ax, 2.0, "paper: centre ≈ 2.0 s (max_th 1500)", vertical=True)
+    ax.set_xlabel("inter-drop time (s)" + (" between drops of the same flow" if LEVEL == "flow" else " at the link"))
+    ax.set_ylabel("count")
+    ax.set_title(ID, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

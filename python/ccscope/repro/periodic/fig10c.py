@@ -1,28 +1,64 @@
-"""periodic/fig10c: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/fig10c: inter-drop times, max_th = 1500, link level (the `fig9d` run).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+Gaps between consecutive drops at the bottleneck M2→M3 (any flow), after warm-up; log-time histogram.
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import numpy as np
+import pandas as pd
 
-ID = 'periodic/fig10c'
-TITLE = 'max_th=1500, link level: one mode centred near 2.0 s'
-KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: reuses fig9d'
-CLAIM = 'max_th=1500, link level: one mode centred near 2.0 s'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro.periodic import _p0
+
+ID = "periodic/fig10c"
+TITLE = "inter-drop times, RED max_th = 1500, link level"
+KIND = "sim"
+STATUS = "partly"
+COST = "reuses the fig9c / fig9d runs (full ~2 s each)"
+CLAIM = 'max_th = 1500, link level: drops no longer come in short separated bursts; the gaps spread out and centre around 2.0 s.'
+LEVEL = 'link'
+QUICK_SIM = {15: None, 1500: 1200.0}  # as fig9c / fig9d
+
+
+def _gaps(quick: bool, size: int):
+    m = _p0.run("fixed", "minfix", size, quick, sim_s=QUICK_SIM[size] if quick else None)
+    return (m["gaps_link_s"] if LEVEL == "link" else m["gaps_flow_s"]), m["flow_drops_near_frac"]
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    frames, values = [], {}
+    for size in (15, 1500):
+        g, near = _gaps(quick, size)
+        frames.append(pd.DataFrame({"max_th": size, "gap_s": g}))
+        values[str(size)] = {"n": int(len(g)), "median_s": float(np.median(g)) if len(g) else float("nan"),
+                             "frac_lt_0_1": float((g < 0.1).mean()) if len(g) else float("nan"),
+                             "frac_gt_1": float((g > 1.0).mean()) if len(g) else float("nan"), "frac_within_rtt": near}
+    return Run(params={"queue": "RED minfix", "rtt": "fixed", "level": LEVEL, "sizes": [15, 1500], "seed": _p0.SEED,
+                       **_p0.setup(quick)}, frames={"gaps": pd.concat(frames)}, values=values, seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c = Checks()
+    v = run.values
+    d, a = v["1500"], v["15"]
+    c.within("median gap (s)", d["median_s"], 1.0, 4.0, "paper: centred near 2.0 s")
+    c.add("< 10% of gaps < 0.1 s", d["frac_lt_0_1"], d["frac_lt_0_1"] < 0.1, "< 0.1", "no bursts")
+    c.add("median gap > the max_th 15 median", d["median_s"], d["median_s"] > a["median_s"], f"> {a['median_s']:.3g}", "gaps grow with max_th")
+    return verdict(c, v, tolerance="FIGURES.md thresholds")
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    g = run.frames["gaps"]
+    fig, axes = figure(width=6.4, height=4)
+    ax = axes[0, 0]
+    bins = np.logspace(-4, 3, 57)
+    for size, d in g.groupby("max_th"):
+        ax.hist(d.gap_s.clip(lower=1e-4), bins=bins, alpha=0.6, label=f"max_th = {size} (median {d.gap_s.median():.2f} s)")
+    ax.set_xscale("log")
+    ref_line(ax, 2.0, "paper: centre ≈ 2.0 s (max_th 1500)", vertical=True)
+    ax.set_xlabel("inter-drop time (s)" + (" between drops of the same flow" if LEVEL == "flow" else " at the link"))
+    ax.set_ylabel("count")
+    ax.set_title(ID, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

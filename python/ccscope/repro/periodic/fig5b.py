@@ -1,28 +1,58 @@
-"""periodic/fig5b: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/fig5b: total window vs individual windows, variable RTT (the `fig4b` run, DropTail B = 86).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+total wnd = Σ_i min(cwnd_i, rwnd) sampled every 100 ms (P001 footnote 2); three flows drawn at random
+with a fixed seed; congestion epochs are drop bursts separated by > 1 s (E23).
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import numpy as np
 
-ID = 'periodic/fig5b'
-TITLE = 'same with random RTTs'
-KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: reuses fig4b'
-CLAIM = 'same with random RTTs'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro.periodic import _p0
+
+ID = "periodic/fig5b"
+TITLE = "total window vs individual windows, variable RTT: regular aggregate, unsynchronized flows"
+KIND = "sim"
+STATUS = "partly"
+COST = "reuses the fig4b run (full ~2 s, quick ~0.3 s)"
+CLAIM = ("The total window is a regular sawtooth that follows the arrival rate, while individual cwnds are not in step "
+         "(some grow while others cut at each epoch): a deterministic-looking aggregate of chaotic-looking flows.")
+RTT, QUEUE, SIZE = 'variable', "droptail", 86
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    m = _p0.run(RTT, QUEUE, SIZE, quick)
+    v = _p0.flatten_json(m)
+    v["mean_frac_flows_cut"] = float(np.mean(m["frac_flows_cut"])) if m["frac_flows_cut"] else float("nan")
+    v["three_flows"] = m["three_flows"]
+    return Run(params=_p0.params(RTT, QUEUE, SIZE, quick), frames={"series": _p0.runs_frame({"main": m})},
+               values=v, seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c = Checks()
+    v = run.values
+    c.add("PI(total wnd) ≥ 0.5", v["total_wnd_pi"], v["total_wnd_pi"] >= 0.5, "≥ 0.5", "PI definition")
+    # [0.05, 0.8]: not all flows cut together (< 0.8) but the epochs are real congestion events (> 0.05).
+    c.within("mean fraction of flows with ≥ 1 drop per epoch", v["mean_frac_flows_cut"], 0.05, 0.8, "partial synchrony")
+    c.add("mean pairwise cwnd correlation < 0.5", v["cwnd_mean_pair_corr"], v["cwnd_mean_pair_corr"] < 0.5, "< 0.5",
+          "flows not in step")
+    return verdict(c, {k: v[k] for k in ("total_wnd_pi", "mean_frac_flows_cut", "cwnd_mean_pair_corr", "total_wnd_cv",
+                                        "total_wnd_mean", "epochs")}, tolerance="FIGURES.md thresholds")
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    s = run.frames["series"]
+    s = s[s.time_s >= s.time_s.max() - 200]
+    fig, axes = figure(2, 1, width=7, height=5, sharex=True)
+    axes[0, 0].plot(s.time_s, s.total_wnd_pkts, lw=0.8)
+    axes[0, 0].set_ylabel("total wnd (pkts)")
+    axes[0, 0].set_title(f"{ID}: total wnd (PI {run.values['total_wnd_pi']:.2f}) and 3 random flows", fontsize=9)
+    for f in run.values["three_flows"]:
+        axes[1, 0].plot(s.time_s, s[f"cwnd_flow{f}"], lw=0.8, label=f"flow {f}")
+    axes[1, 0].axhline(_p0.RWND, ls="--", lw=1, color="0.3", label="rwnd 20")
+    axes[1, 0].set_ylabel("min(cwnd, rwnd) (pkts)")
+    axes[1, 0].set_xlabel("time (s)")
+    axes[1, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,28 +1,66 @@
-"""periodic/fig6b: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/fig6b: flows with multiple drops per congestion epoch, RED minfix max_th = 15 (the `fig4c and fig4a` run).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+Per epoch (drop burst, gaps ≤ 1 s, E23) count the flows that lost ≥ 2 packets in it (a likely
+timeout for Reno); histogram over epochs.
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import numpy as np
+import pandas as pd
 
-ID = 'periodic/fig6b'
-TITLE = 'RED: more flows take multiple drops per burst than DropTail'
-KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: reuses fig4c'
-CLAIM = 'RED: more flows take multiple drops per burst than DropTail'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro.periodic import _p0
+
+ID = "periodic/fig6b"
+TITLE = "flows with multiple drops per burst, RED minfix max_th = 15"
+KIND = "sim"
+STATUS = "partly"
+COST = "reuses the fig4c and fig4a run(s) (full ~2 s each)"
+CLAIM = 'RED (min_th 5, max_th 15) makes more flows take multiple drops per epoch than DropTail, so the aggregate falls further and the small queue empties sooner.'
+RUNS = {'red': ('fixed', 'minfix', 15), 'droptail': ('fixed', 'droptail', 50)}  # name -> (rtt, queue, size)
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    frames, values = [], {}
+    for name, (rtt, q, size) in RUNS.items():
+        m = _p0.run(rtt, q, size, quick)
+        frames.append(pd.DataFrame({"run": name, "multi_drop_flows": m["multi_drop_flows"]}))
+        values[name] = {"epochs": m["epochs"], "mean_multi": float(np.mean(m["multi_drop_flows"])) if m["epochs"] else float("nan"),
+                        "multi": list(map(int, m["multi_drop_flows"]))}
+    return Run(params={k: _p0.params(*v, quick) for k, v in RUNS.items()}, frames={"epochs": pd.concat(frames)},
+               values=values, seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c = Checks()
+    v = run.values
+    need = 20 if run.quick else 100
+    main = next(iter(RUNS))
+    c.add(f"histogram built from ≥ {need} epochs", v[main]["epochs"], v[main]["epochs"] >= need, f"≥ {need}", "sample size")
+    meas = {f"{k}_mean_multi_drop_flows": v[k]["mean_multi"] for k in v} | {f"{k}_epochs": v[k]["epochs"] for k in v}
+    if "droptail" in v and main != "droptail":
+        from scipy.stats import mannwhitneyu
+        p = float(mannwhitneyu(v[main]["multi"], v["droptail"]["multi"], alternative="greater").pvalue)
+        alpha = 0.1 if run.quick else 0.01  # one-sided Mann-Whitney; fewer epochs in quick
+        c.add("RED mean > DropTail mean", v[main]["mean_multi"], v[main]["mean_multi"] > v["droptail"]["mean_multi"],
+              f"> {v['droptail']['mean_multi']:.2f}", "paper")
+        c.add(f"Mann-Whitney p < {alpha}", p, p < alpha, f"< {alpha}", "one-sided test over epochs")
+        meas["mann_whitney_p"] = p
+    return verdict(c, meas, tolerance="FIGURES.md thresholds")
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    e = run.frames["epochs"]
+    fig, axes = figure(width=6.4, height=4)
+    ax = axes[0, 0]
+    hi = int(e.multi_drop_flows.max()) + 2 if len(e) else 2
+    for name in RUNS:
+        x = e[e.run == name].multi_drop_flows
+        ax.hist(x, bins=np.arange(-0.5, hi), alpha=0.6, density=True,
+                label=f"{name} (mean {x.mean():.2f}, {len(x)} epochs)")
+    ax.set_xlabel("flows with ≥ 2 drops in the congestion epoch")
+    ax.set_ylabel("fraction of epochs")
+    ax.set_title(ID, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

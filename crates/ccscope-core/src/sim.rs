@@ -484,7 +484,7 @@ impl Simulation {
         self.settle(port, pkt, admit);
     }
 
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self, port: PortId, pkt: Packet, admit: Admit) {
         let now = self.now;
         match admit {

@@ -195,7 +195,7 @@ impl EventQueue {
     }
 
     /// Drop heap entries that point at a pipe head which is no longer there.
-    #[inline]
+    #[inline(always)]
     fn clean(&mut self) {
         while let Some(e) = self.heap.peek() {
             if let Slot::Pipe(port) = e.slot {
@@ -209,7 +209,7 @@ impl EventQueue {
     }
 
     /// The earliest entry of the two heaps (true = the timer heap).
-    #[inline]
+    #[inline(always)]
     fn next_entry(&self) -> Option<(Entry, bool)> {
         match (self.heap.peek(), self.timers.peek()) {
             (Some(a), Some(b)) => Some(if b.key() < a.key() { (*b, true) } else { (*a, false) }),
@@ -218,22 +218,35 @@ impl EventQueue {
             (None, None) => None,
         }
     }
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         self.clean();
-        let (_, timer) = self.next_entry()?;
-        let e = if timer { self.timers.pop() } else { self.heap.pop() }.expect("peeked");
+        let (top, timer) = self.next_entry()?;
         self.popped += 1;
-        let ev = match e.slot {
-            Slot::Pipe(port) => {
-                let pipe = &mut self.pipes[port.idx()];
-                let (_, _, pkt) = pipe.pop_front().expect("pipe head present");
-                self.in_pipes -= 1;
-                if let Some(&(nt, nseq, _)) = pipe.front() {
-                    self.heap.push(Entry { time: nt, seq: nseq, slot: Slot::Pipe(port) });
+        if timer {
+            self.timers.pop();
+        } else if let Slot::Pipe(port) = top.slot {
+            // the common case: take the pipe's head and let its next packet take the heap
+            // slot in place (one sift instead of a pop and a push)
+            let pipe = &mut self.pipes[port.idx()];
+            let (_, _, pkt) = pipe.pop_front().expect("pipe head present");
+            self.in_pipes -= 1;
+            match pipe.front() {
+                Some(&(nt, nseq, _)) => {
+                    let mut head = self.heap.peek_mut().expect("peeked");
+                    head.time = nt;
+                    head.seq = nseq;
                 }
-                Event::Arrive(pkt)
+                None => {
+                    self.heap.pop();
+                }
             }
+            return Some((top.time, Event::Arrive(pkt)));
+        } else {
+            self.heap.pop();
+        }
+        let ev = match top.slot {
+            Slot::Pipe(_) => unreachable!("handled above"),
             Slot::Loose(i) => Event::Arrive(self.loose[i as usize].take().expect("loose packet")),
             Slot::FlowStart(f) => Event::FlowStart(f),
             Slot::RtoTimer(f) => Event::RtoTimer(f),
@@ -245,7 +258,7 @@ impl EventQueue {
             Slot::RateSend(f) => Event::RateSend(f),
             Slot::RateTimer(f) => Event::RateTimer(f),
         };
-        Some((e.time, ev))
+        Some((top.time, ev))
     }
     /// Time of the next event, if any.
     #[inline]

@@ -157,7 +157,7 @@ impl Port {
 
     /// Offer a packet arriving at `now`. The AQM decides first (it sees every arrival), then
     /// the buffer limit; a mark on a non-ECT packet becomes an AQM drop.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
         self.advance(now);
         let view = self.view();
@@ -209,7 +209,7 @@ impl Port {
     }
 
     /// Accept or drop a packet the AQM has judged (`verdict`); the port must be advanced to `now`.
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, now: SimTime, pkt: &mut Packet, verdict: Verdict) -> Admit {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size_bytes as u64;

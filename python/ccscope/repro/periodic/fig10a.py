@@ -46,7 +46,7 @@ def check(run: Run) -> dict:
     g = run.frames["gaps"].gap_s.to_numpy()
     lo, hi = np.median(g[g < 0.1]) if (g < 0.1).any() else np.nan, np.median(g[g > 1]) if (g > 1).any() else np.nan
     c.add("the two modes ≥ 1 decade apart", float(hi / lo), bool(hi / lo >= 10), "≥ 10", "two islands")
-    return verdict(c, v, tolerance="FIGURES.md thresholds")
+    return verdict(c, v, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

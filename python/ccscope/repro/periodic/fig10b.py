@@ -43,7 +43,7 @@ def check(run: Run) -> dict:
     d = v["15"]
     c.add("per-flow fraction of drops within 1 RTT ≥ 0.3", d["frac_within_rtt"], d["frac_within_rtt"] >= 0.3, "≥ 0.3",
           "several losses per burst")
-    return verdict(c, v, tolerance="FIGURES.md thresholds")
+    return verdict(c, v, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

@@ -44,7 +44,7 @@ def check(run: Run) -> dict:
     c.within("median gap (s)", d["median_s"], 1.0, 4.0, "paper: centred near 2.0 s")
     c.add("< 10% of gaps < 0.1 s", d["frac_lt_0_1"], d["frac_lt_0_1"] < 0.1, "< 0.1", "no bursts")
     c.add("median gap > the max_th 15 median", d["median_s"], d["median_s"] > a["median_s"], f"> {a['median_s']:.3g}", "gaps grow with max_th")
-    return verdict(c, v, tolerance="FIGURES.md thresholds")
+    return verdict(c, v, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

@@ -44,7 +44,7 @@ def check(run: Run) -> dict:
     c.add("per-flow median gap > the max_th 15 one", d["median_s"], d["median_s"] > a["median_s"], f"> {a['median_s']:.3g}", "isolated drops")
     c.add("within-1-RTT fraction < half the max_th 15 one", d["frac_within_rtt"], d["frac_within_rtt"] < a["frac_within_rtt"] / 2,
           f"< {a['frac_within_rtt'] / 2:.3g}", "paper")
-    return verdict(c, v, tolerance="FIGURES.md thresholds")
+    return verdict(c, v, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

@@ -55,7 +55,7 @@ def check(run: Run) -> dict:
     if "max_th_50" in run.values:
         meas["egress_loss_pct_max_th_50"] = run.values["max_th_50"]["egress_loss_pct"]
     return verdict(c, meas, tolerance=f"loss in [{LOSS_LO}, {LOSS_HI}]%, < L_sync; PI ≥ 0.5",
-                   notes="ccscope's flows (NewReno, per-flow RNG start times) desynchronize; see REPRODUCTIONS.md")
+                   notes=_p0.CAUSE)
 
 
 def plot(run: Run):

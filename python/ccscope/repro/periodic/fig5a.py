@@ -38,7 +38,7 @@ def check(run: Run) -> dict:
     c.add("mean pairwise cwnd correlation < 0.5", v["cwnd_mean_pair_corr"], v["cwnd_mean_pair_corr"] < 0.5, "< 0.5",
           "flows not in step")
     return verdict(c, {k: v[k] for k in ("total_wnd_pi", "mean_frac_flows_cut", "cwnd_mean_pair_corr", "total_wnd_cv",
-                                        "total_wnd_mean", "epochs")}, tolerance="FIGURES.md thresholds")
+                                        "total_wnd_mean", "epochs")}, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

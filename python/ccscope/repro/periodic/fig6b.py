@@ -46,7 +46,7 @@ def check(run: Run) -> dict:
               f"> {v['droptail']['mean_multi']:.2f}", "paper")
         c.add(f"Mann-Whitney p < {alpha}", p, p < alpha, f"< {alpha}", "one-sided test over epochs")
         meas["mann_whitney_p"] = p
-    return verdict(c, meas, tolerance="FIGURES.md thresholds")
+    return verdict(c, meas, tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

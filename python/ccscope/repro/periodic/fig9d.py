@@ -54,7 +54,7 @@ def check(run: Run) -> dict:
         c.add("queue CV ≥ 0.05", m["queue_cv"], m["queue_cv"] >= 0.05, "≥ 0.05", "visible fluctuation")
     return verdict(c, {k: m[k] for k in ("ingress_pi", "egress_pi", "egress_loss_pct", "ingress_loss_pct",
                                         "drops_after_warmup", "queue_cv", "queue_mean_pkts")},
-                   tolerance="PI thresholds of FIGURES.md; utilization within 0.5 pt")
+                   tolerance="PI thresholds of FIGURES.md; utilization within 0.5 pt", notes=_p0.CAUSE)
 
 
 def plot(run: Run):

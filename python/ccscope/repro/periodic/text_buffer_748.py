@@ -1,28 +1,62 @@
-"""periodic/text-buffer-748: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/text-buffer-748: the buffer that lets every flow sit at its receiver window (§II.C.2).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
-"""
+Closed form (flows × rwnd)/C = RTT + B/C; simulation of P0 fixed RTT with B = 750 (just above) and
+B = 700 (below)."""
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import pandas as pd
 
-ID = 'periodic/text-buffer-748'
-TITLE = '(50·20)/C = RTT + B/C gives B≈748, matching the 750-pkt buffer that removes periodicity'
-KIND = 'both'
-STATUS = "not yet"
-COST = 'full: closed form + 2 runs'
-CLAIM = '(50·20)/C = RTT + B/C gives B≈748, matching the 750-pkt buffer that removes periodicity'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro.periodic import _p0
+
+ID = "periodic/text-buffer-748"
+TITLE = "B = 50·20 − 187.5·1.34 ≈ 748 pkts lets every flow sit at rwnd"
+KIND = "both"
+STATUS = "reproduced"
+COST = "closed form + 2 runs × 4200 s (~3 s); quick 2 × 900 s"
+QUICK_SIM_S = 900.0  # quick keeps the [0, 300] s starts (see _p0.setup)
+CLAIM = ("(50 × 20)/C = RTT + B/C with C = 187.5 pkt/s and RTT 1.34 s gives B = 748 pkts, matching the 750-pkt "
+         "DropTail buffer that just removed the periodicity in Fig 7a.")
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    closed = _p0.N_FLOWS * _p0.RWND - _p0.C_PKTS * 1.34
+    runs = {b: _p0.run("fixed", "droptail", b, quick, sim_s=QUICK_SIM_S if quick else None) for b in (700, 750)}
+    frames = []
+    for b, m in runs.items():
+        s = m["series"][["time_s", "total_wnd_pkts", "queue_pkts"]].copy()
+        s.insert(0, "buffer_pkts", b)
+        frames.append(s)
+    return Run(params={"rtt": "fixed", "buffers": [700, 750], **_p0.setup(quick, sim_s=QUICK_SIM_S if quick else None), "seed": _p0.SEED},
+               frames={"series": pd.concat(frames)},
+               values={"closed_form_pkts": closed, **{str(b): _p0.flatten_json(m) for b, m in runs.items()}},
+               seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c, v = Checks(), run.values
+    c.near("closed form B (pkts)", v["closed_form_pkts"], 748.75, 1e-9, "exact")
+    c.add("B = 750: no drops after warm-up", v["750"]["drops_after_warmup"], v["750"]["drops_after_warmup"] == 0, "0", "exact")
+    c.add("B = 750: total wnd ≥ 990 for ≥ 99% of the time", v["750"]["total_wnd_frac_ge_990"],
+          v["750"]["total_wnd_frac_ge_990"] >= 0.99, "≥ 0.99", "every flow at rwnd")
+    c.add("B = 700: drops", v["700"]["drops_after_warmup"], v["700"]["drops_after_warmup"] > 0, "> 0", "below the bound")
+    # CV ≥ 0.02: any drop cuts one window of 20 by half, ≥ 1% of 1000; a cycle of several gives ≥ 2%.
+    c.add("B = 700: CV(total wnd) ≥ 0.02", v["700"]["total_wnd_cv"], v["700"]["total_wnd_cv"] >= 0.02, "≥ 0.02", "visible cycling")
+    return verdict(c, {"closed_form_pkts": v["closed_form_pkts"], "drops_750": v["750"]["drops_after_warmup"],
+                       "frac_ge_990_750": v["750"]["total_wnd_frac_ge_990"], "drops_700": v["700"]["drops_after_warmup"],
+                       "cv_700": v["700"]["total_wnd_cv"]}, tolerance="exact closed form; FIGURES.md thresholds")
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    d = run.frames["series"]
+    fig, axes = figure(width=7, height=4)
+    ax = axes[0, 0]
+    for b, g in d.groupby("buffer_pkts"):
+        ax.plot(g.time_s, g.total_wnd_pkts, lw=0.8, label=f"DropTail B = {b}")
+    ref_line(ax, 1000, "50 × rwnd 20 = 1000 (B ≥ 748)")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("total wnd (pkts)")
+    ax.set_title(ID, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -66,8 +66,8 @@ UNTIL_S = 1.1
 LEAF_SPINE = ROOT / "scenarios" / "leaf_spine_websearch.toml"
 
 
-def run_one(text: str, reps: int, until_s: float = UNTIL_S) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+def run_one(text: str, reps: int, until_s: float = UNTIL_S, suffix: str = ".toml") -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, delete=False) as f:
         f.write(text)
         path = f.name
     try:
@@ -107,7 +107,8 @@ def main() -> None:
         rows.append(f"| {name} | {r['wall_s']:.4f} | {target} | {htsim} | {ns3} | {r['events'] / 1e6:.2f} M | "
                     f"{ev_per_pkt:.2f} | {r['events_per_s'] / 1e6:.1f} M | {r['packets_per_s'] / 1e6:.2f} M | {r['peak_rss_kb'] / 1024:.0f} MiB |")
         print(rows[-1], flush=True)
-    r = run_one(LEAF_SPINE.read_text(), 1, until_s=0.1)
+    from ccscope.scenario.io import load_file, to_engine_json
+    r = run_one(to_engine_json(load_file(LEAF_SPINE)), 1, until_s=0.1, suffix=".json")
     rows.append(f"| leaf-spine 128 hosts, 10/40 Gb/s, DCTCP, web-search Poisson 50 % load, ECMP (0.1 s) | {r['wall_s']:.3f} | — | — | — | "
                 f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
     print(rows[-1], flush=True)

@@ -176,6 +176,18 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             events.schedule(SimTime::from_secs_f64(st), Event::FlowStop(FlowId(i as u32)));
         }
         if f.cc.is_rate_based() {
+            // a rate-based source needs a congestion point of its kind on its path
+            let (off, len) = routes.borrow()[fwd.idx()];
+            let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize].iter().any(|p| {
+                matches!((&g.links[p.idx()].aqm, f.cc), (Some(AqmConfig::Qcn(_)), CcKind::Qcn) | (Some(AqmConfig::Asm(_)), CcKind::Asm))
+            });
+            if !has_cp {
+                return Err(ScenarioError::new(
+                    format!("flow[{i}].cc"),
+                    format!("{:?}", f.cc.name()),
+                    format!("a rate-based source needs a `{}` congestion point on its path (set aqm.kind = \"{}\" on a port it crosses)", f.cc.name(), f.cc.name()),
+                ));
+            }
             for &cp in &cp_nodes {
                 if cp != src {
                     route(cp, src, &format!("flow[{i}].src"))?;

@@ -42,7 +42,49 @@ def load_file(path: Union[str, Path]) -> dict:
             raise ScenarioError(f"{p}: nested too deeply; a scenario is a few levels of tables") from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{p}: the top level must be a table of scenario fields")
+    _resolve_cdf_files(data, p.resolve().parent)
     return data
+
+
+def load_cdf(path: Union[str, Path], *, field: str = "size.file") -> list[list[float]]:
+    """Read an empirical flow-size CDF: one `bytes cumulative_probability` pair per line
+    (comma or whitespace separated, `#` comments), both non-decreasing, ending at 1."""
+    p = Path(path)
+    try:
+        lines = p.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{field} = {str(path)!r}: cannot read the CDF file ({getattr(e, 'strerror', None) or e})") from None
+    pts: list[list[float]] = []
+    for i, line in enumerate(lines, 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            b, q = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise ScenarioError(f"{field} = {str(path)!r} line {i}: expected two numbers `bytes probability`, got {line!r}") from None
+        if not (b >= 1 and 0 <= q <= 1) or (pts and (b < pts[-1][0] or q < pts[-1][1])):
+            raise ScenarioError(f"{field} = {str(path)!r} line {i}: {line!r}: sizes must be >= 1 and probabilities in [0, 1], "
+                                "both non-decreasing (a CDF)")
+        pts.append([b, q])
+    if len(pts) < 2 or abs(pts[-1][1] - 1.0) > 1e-9:
+        raise ScenarioError(f"{field} = {str(path)!r}: a CDF needs at least two points and must end at probability 1")
+    return pts
+
+
+def _resolve_cdf_files(data: dict, base: Path) -> None:
+    """Replace `size = {kind = "cdf", file = "x.csv"}` in workloads by the file's points."""
+    for i, w in enumerate(data.get("workload") or []):
+        size = w.get("size") if isinstance(w, dict) else None
+        if isinstance(size, dict) and "file" in size:
+            f = size.pop("file")
+            if not isinstance(f, str):
+                raise ScenarioError(f"workload[{i}].size.file = {f!r}: must be a path to a CDF file")
+            fp = Path(f) if Path(f).is_absolute() else base / f
+            size["points"] = load_cdf(fp, field=f"workload[{i}].size.file")
 
 
 def _parse_value(text: str) -> Any:
@@ -102,6 +144,10 @@ def as_dict(scenario: ScenarioLike) -> dict:
 def to_engine_json(scenario: ScenarioLike) -> str:
     """The JSON text the engine reads. Non-finite numbers are refused here (JSON cannot carry them)."""
     data = as_dict(scenario)
+    if any(isinstance(w, dict) and isinstance(w.get("size"), dict) and "file" in w["size"] for w in data.get("workload") or []):
+        import copy
+        data = copy.deepcopy(data)
+        _resolve_cdf_files(data, Path.cwd())
     _check_finite(data)
     try:
         return json.dumps(data, allow_nan=False)

@@ -42,11 +42,12 @@ impl FlowFactory {
             CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::PerAck, mss, t.iw_pkts, t.dupack_threshold)),
             CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold)),
             // rate-based flows keep an idle window controller; the reaction point drives them
-            CcKind::Qcn | CcKind::Asm => Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold)),
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold)),
         };
         let rate = match cc_kind {
             CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(&self.qcn_rp, line_bps))),
             CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(&self.asm_rp, line_bps))),
+            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate { rate_bps: line_bps })),
             _ => None,
         }
         .map(|r| crate::sim::RateState::new(r, size_bytes, mss));
@@ -175,7 +176,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         if let Some(st) = f.stop_s {
             events.schedule(SimTime::from_secs_f64(st), Event::FlowStop(FlowId(i as u32)));
         }
-        if f.cc.is_rate_based() {
+        if matches!(f.cc, CcKind::Qcn | CcKind::Asm) {
             // a rate-based source needs a congestion point of its kind on its path
             let (off, len) = routes.borrow()[fwd.idx()];
             let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize].iter().any(|p| {
@@ -194,7 +195,8 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
                 }
             }
         }
-        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start, first_rate(fwd)));
+        let line = first_rate(fwd);
+        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start, if f.cc == CcKind::Cbr { f.rate_bps.unwrap_or(line) } else { line }));
     }
     let mut workloads = Vec::new();
     for (i, w) in sc.workload.iter().enumerate() {

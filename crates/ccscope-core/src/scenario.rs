@@ -256,6 +256,8 @@ pub enum CcKind {
     Qcn,
     /// Rate-based source with an ASM reaction point (P002 eqs 11-12); needs an `asm` congestion point.
     Asm,
+    /// Unresponsive constant-bit-rate source (UDP-like) at the flow's `rate_bps`.
+    Cbr,
 }
 
 impl CcKind {
@@ -267,11 +269,12 @@ impl CcKind {
             CcKind::Dx => "dx",
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
+            CcKind::Cbr => "cbr",
         }
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.
     pub fn is_rate_based(self) -> bool {
-        matches!(self, CcKind::Qcn | CcKind::Asm)
+        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)
@@ -284,7 +287,7 @@ impl CcKind {
 pub struct FlowsTemplate {
     /// Number of flows (>= 1).
     pub count: u32,
-    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx", or the rate-based "qcn" / "asm". Default "new_reno".
+    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx", the rate-based "qcn" / "asm", or the unresponsive "cbr". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time of the first flow, seconds (>= 0). Default 0.
@@ -318,6 +321,9 @@ pub struct FlowSpec {
     /// The sender stops taking new data at this time, seconds (> start_s); it finishes what it has sent. Default: never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// Sending rate of a cc = "cbr" flow, bits/s (> 0). Default: its host link rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bps: Option<f64>,
 }
 
 fn d_min_rto() -> f64 {
@@ -789,6 +795,12 @@ impl Scenario {
         for (i, f) in self.flow.iter().enumerate() {
             let p = format!("flow[{i}]");
             time_s(&format!("{p}.start_s"), f.start_s, true)?;
+            if let Some(r) = f.rate_bps {
+                rate(&format!("{p}.rate_bps"), r)?;
+                if f.cc != CcKind::Cbr {
+                    return Err(ScenarioError::new(format!("{p}.rate_bps"), fmt_f(r), "only for cc = \"cbr\" flows"));
+                }
+            }
             if let Some(st) = f.stop_s {
                 time_s(&format!("{p}.stop_s"), st, false)?;
                 if st <= f.start_s {
@@ -939,7 +951,7 @@ impl Scenario {
                             let mut rng = Rng::stream(self.seed, &format!("flows/start/{k}"));
                             start += rng.uniform() * t.start_jitter_s;
                         }
-                        flows.push(FlowSpec { src: format!("s{}", k % s), dst: format!("r{}", k % d.receivers), cc: t.cc, start_s: start, size_bytes: t.size_bytes, stop_s: None });
+                        flows.push(FlowSpec { src: format!("s{}", k % s), dst: format!("r{}", k % d.receivers), cc: t.cc, start_s: start, size_bytes: t.size_bytes, stop_s: None, rate_bps: None });
                     }
                 } else {
                     let s = self.dumbbell_senders(d)?;

@@ -447,3 +447,45 @@ fn leaf_spine_ecmp_spreads_flows_over_the_spines() {
     let again = run(&text);
     assert_eq!(u64s(&again, "ports", "tx_bytes"), tx);
 }
+
+/// CHOKe (P003 ref [8]): an unresponsive constant-rate flow sharing with TCP gets a smaller
+/// share than under DropTail, because its packets dominate the queue and are matched.
+#[test]
+fn choke_cuts_the_share_of_an_unresponsive_flow() {
+    let share = |aqm: &str| {
+        let o = run(&format!(
+            r#"
+seed = 1
+until_s = 0.6
+[topology]
+kind = "dumbbell"
+senders = 3
+bottleneck_bps = 1e9
+access_bps = 10e9
+rtt_s = 250e-6
+buffer_pkts = 250
+[aqm]
+{aqm}
+[tcp]
+min_rto_s = 0.01
+[[flow]]
+src = "s0"
+dst = "r0"
+cc = "cbr"
+rate_bps = 8e8
+[[flow]]
+src = "s1"
+dst = "r0"
+[[flow]]
+src = "s2"
+dst = "r0"
+"#
+        ));
+        let d = u64s(&o, "flows", "received_bytes");
+        d[0] as f64 / d.iter().sum::<u64>() as f64
+    };
+    let drop_tail = share("kind = \"drop_tail\"");
+    let choke = share("kind = \"choke\"\nmin_th_pkts = 20\nmax_th_pkts = 60");
+    assert!(drop_tail > 0.7, "under DropTail the CBR flow takes its 0.8 Gb/s: {drop_tail}");
+    assert!(choke < drop_tail - 0.05, "CHOKe {choke} vs DropTail {drop_tail}");
+}

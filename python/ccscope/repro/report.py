@@ -47,7 +47,9 @@ KNOWN = [
      "Every [NG] choice is recorded in each result.json under `parameters`."),
     ("periodic", "1", "Fig 11 step 0.002 vs 0.005", "periodic/fig11", "Mean epoch measured 0.00502 (E24)."),
     ("periodic", "2-3, 5-6, 9", "Server-side delay, short RTT, RED thresholds, figure references", "periodic/fig4a",
-     "The packet-level periodic entries are not run yet (topology template missing)."),
+     "Server side 650 ms on S-M1 (E20, ccscope.scenario.periodic); short RTT = 40 ms with ~0 server delay (fig7b, E21); "
+     "RED max_th = 15 as Figs 6b/9c/10a, with max_th = 50 also run and recorded in fig4c/fig4d (8.3% -> 6.5% fixed, "
+     "22.4% -> 15.2% variable); epochs separated by > 1 s (E23)."),
     ("periodic", "4", "rN = 12.5 not an integer", "periodic/fig11", "Independent resets with probability r (E25)."),
     ("periodic", "7", "Corollary 1 with large capped mass", "periodic/text-toy-bounded",
      "At D = 0.03 the finite model's mean epoch is ~0.0071, not rC/N = 0.005: recorded as advisory."),

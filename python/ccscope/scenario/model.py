@@ -167,6 +167,7 @@ class FlowSpec:
     start_s: float = 0.0
     size_bytes: Optional[int] = None
     stop_s: Optional[float] = None
+    rate_bps: Optional[float] = None
 
 
 @dataclass

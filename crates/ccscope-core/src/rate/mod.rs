@@ -105,6 +105,31 @@ pub enum Rate {
     Qcn(QcnRp),
     /// ASM reaction point (P002).
     Asm(AsmRp),
+    /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
+    Constant(ConstantRate),
+}
+
+/// Sends at a fixed rate and ignores every feedback.
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantRate {
+    pub rate_bps: f64,
+}
+
+impl RateControl for ConstantRate {
+    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
+    fn on_timer(&mut self, _now: SimTime) {}
+    fn poll_timeout(&self) -> Option<SimTime> {
+        None
+    }
+    fn rate_bps(&self) -> f64 {
+        self.rate_bps
+    }
+    fn probe(&self, p: &mut RateProbe) {
+        p.rate_bps = self.rate_bps;
+        p.target_rate_bps = f64::NAN;
+        p.active = true;
+    }
 }
 
 macro_rules! dispatch {
@@ -112,6 +137,7 @@ macro_rules! dispatch {
         match $self {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
+            Rate::Constant($r) => $e,
         }
     };
 }

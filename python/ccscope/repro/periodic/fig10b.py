@@ -13,7 +13,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig10b"
 TITLE = "inter-drop times, RED max_th = 15, flow level"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "reuses the fig9c / fig9d runs (full ~2 s each)"
 CLAIM = 'max_th = 15, per flow: the same two islands; a flow often loses several packets in one burst (for Reno usually a timeout, cwnd = 1).'
 LEVEL = 'flow'

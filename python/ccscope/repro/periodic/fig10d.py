@@ -13,7 +13,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig10d"
 TITLE = "inter-drop times, RED max_th = 1500, flow level"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "reuses the fig9c / fig9d runs (full ~2 s each)"
 CLAIM = 'max_th = 1500, per flow: drops are isolated, so flows are not pushed into cwnd = 1 together, which removes the aggregate periodicity.'
 LEVEL = 'flow'

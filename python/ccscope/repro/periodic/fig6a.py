@@ -14,7 +14,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig6a"
 TITLE = "flows with multiple drops per burst, DropTail B = 50"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "reuses the fig4a run(s) (full ~2 s each)"
 CLAIM = 'Baseline for fig6b: DropTail B = 50 (fixed RTT), the number of flows per congestion epoch that lose ≥ 2 packets.'
 RUNS = {'droptail': ('fixed', 'droptail', 50)}  # name -> (rtt, queue, size)

@@ -14,7 +14,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig6b"
 TITLE = "flows with multiple drops per burst, RED minfix max_th = 15"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "reuses the fig4c and fig4a run(s) (full ~2 s each)"
 CLAIM = 'RED (min_th 5, max_th 15) makes more flows take multiple drops per epoch than DropTail, so the aggregate falls further and the small queue empties sooner.'
 RUNS = {'red': ('fixed', 'minfix', 15), 'droptail': ('fixed', 'droptail', 50)}  # name -> (rtt, queue, size)

@@ -14,7 +14,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig7a"
 TITLE = "loss of utilization vs buffer / max_th, long fixed RTT (1340 ms)"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = 'full: 28 runs × 4200 s (~45 s); quick 4 × 600 s (~1.5 s)'
 CLAIM = 'Fixed RTT 1340 ms: DropTail with one BDP (251 pkts) reaches 100% utilization; every curve falls to 0 as B or max_th grows; minfix needs a smaller max_th than ratiofix; ingress loss can be negative (standing queue).'
 RTT = 'fixed'

@@ -14,7 +14,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig7c"
 TITLE = "loss of utilization vs buffer / max_th, variable RTT (mean 2300 ms)"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = 'full: 31 runs × 4200 s (~50 s); quick 2 × 600 s (~1 s)'
 CLAIM = 'Variable RTT: DropTail with one mean-RTT BDP (431 pkts) already gives 100% utilization; curves fall to 0 with the buffer.'
 RTT = 'variable'

@@ -10,7 +10,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig9b"
 TITLE = 'arrivals and departures, DropTail B = 750: no periodic fluctuation, link full'
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 900 s"
 CLAIM = 'DropTail B = 750 (fixed RTT): no periodic fluctuation, the link stays full and nothing is dropped after warm-up.'
 RTT, QUEUE, SIZE = "fixed", 'droptail', 750

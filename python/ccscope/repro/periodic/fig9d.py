@@ -10,7 +10,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig9d"
 TITLE = 'arrivals and departures, RED minfix max_th = 1500: queue fluctuates, no periodicity'
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 1200 s"
 CLAIM = 'RED min_th 5, max_th 1500 (fixed RTT): the queue still fluctuates but the arrival process has no prominent periodicity; the link stays full.'
 RTT, QUEUE, SIZE = "fixed", 'minfix', 1500

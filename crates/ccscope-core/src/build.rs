@@ -37,7 +37,7 @@ impl FlowFactory {
         let t = &self.tcp;
         let mss = self.packet_bytes;
         let mut cc = match cc_kind {
-            CcKind::NewReno => Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold)),
+            CcKind::NewReno | CcKind::Reno => Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::WindowCut, mss, t.iw_pkts, t.dupack_threshold)),
             CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::PerAck, mss, t.iw_pkts, t.dupack_threshold)),
             CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold)),
@@ -66,6 +66,7 @@ impl FlowFactory {
             dupack_threshold: t.dupack_threshold,
             rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
             ect_on_retransmissions: cc_kind.is_dctcp(),
+            reno_recovery: cc_kind == CcKind::Reno,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

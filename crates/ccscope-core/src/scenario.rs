@@ -246,6 +246,8 @@ pub enum CcKind {
     /// TCP NewReno (RFC 5681/6582); ECN-capable only when tcp.ecn = true.
     #[default]
     NewReno,
+    /// TCP Reno (RFC 5681 without RFC 6582: the first new ACK ends fast recovery; P001's ns-2 Reno).
+    Reno,
     /// DCTCP (P000 §2.1): alpha estimator, cut (1 - alpha/2) once per window.
     Dctcp,
     /// DCTCP with the per-ACK "improved fairness" rule of P000 eq 36.
@@ -264,6 +266,7 @@ impl CcKind {
     pub fn name(self) -> &'static str {
         match self {
             CcKind::NewReno => "new_reno",
+            CcKind::Reno => "reno",
             CcKind::Dctcp => "dctcp",
             CcKind::DctcpPerAck => "dctcp_per_ack",
             CcKind::Dx => "dx",
@@ -287,7 +290,7 @@ impl CcKind {
 pub struct FlowsTemplate {
     /// Number of flows (>= 1).
     pub count: u32,
-    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx", the rate-based "qcn" / "asm", or the unresponsive "cbr". Default "new_reno".
+    /// Congestion control: "new_reno", "reno", "dctcp", "dctcp_per_ack", "dx", the rate-based "qcn" / "asm", or the unresponsive "cbr". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time of the first flow, seconds (>= 0). Default 0.

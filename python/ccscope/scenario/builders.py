@@ -92,9 +92,10 @@ def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bp
 def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0.020, server_delay_s: float = 0.650,
              bottleneck_bps: float = 1.5e6, fast_bps: float = 100e6, buffer_pkts: int = 50, aqm: Optional[AqmConfig] = None,
              start_spread_s: float = 300.0, rwnd_pkts: int = 20, seed: int = 1, packet_bytes: int = 1000,
-             min_rto_s: float = 0.2, name: str = "periodic") -> dict:
+             min_rto_s: float = 0.2, cc: str = "reno", name: str = "periodic") -> dict:
     """The periodic-behaviour paper's topology (P001 Fig 3, E20): server S -> M1 -> M2 ==
-    bottleneck (1.5 Mb/s) == M3 -> clients D_i, one TCP Reno-like (NewReno) download per client.
+    bottleneck (1.5 Mb/s) == M3 -> clients D_i, one TCP download per client (`cc`, default
+    "reno": P001 used ns-2's Reno, whose recovery ends at the first new ACK).
     One-way server side delay 650 ms on S-M1 [CHOICE E20]; client access delay 20 ms each
     (rtt = "fixed", RTT 1340 ms) or U(0, 1 s) per client (rtt = "variable", mean RTT 2300 ms).
     Ingress link M1->M2 and egress (bottleneck) link M2->M3 are both recorded. Flows start
@@ -115,7 +116,7 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
     for i in range(clients):
         nodes.append({"name": f"D{i}", "kind": "host"})
         links.append(_link("M3", f"D{i}", fast_bps, float(delays[i]), buffer_pkts))
-        flows.append({"src": "S", "dst": f"D{i}", "cc": "new_reno", "start_s": float(starts[i])})
+        flows.append({"src": "S", "dst": f"D{i}", "cc": cc, "start_s": float(starts[i])})
     sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
           "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
           "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s},

@@ -21,6 +21,10 @@ pub struct TcpSenderConfig {
     pub dupack_threshold: u32,
     /// Receiver window, segments (u32::MAX = unbounded).
     pub rwnd_segments: u32,
+    /// Plain Reno recovery (P001, ns-2 `Agent/TCP/Reno`): the first ACK of new data ends fast
+    /// recovery (cwnd <- ssthresh), so several losses in one window cause repeated halvings or
+    /// a timeout; NewReno instead stays in recovery through partial ACKs (RFC 6582).
+    pub reno_recovery: bool,
     /// Retransmitted segments are sent ECN-capable too (DCTCP, RFC 8257 practice); RFC 3168
     /// classic ECN does not (§6.1.5).
     pub ect_on_retransmissions: bool,
@@ -259,7 +263,7 @@ impl TcpSender {
             }
             let mut sample = AckSample { now, newly_acked_bytes: newly, ece, rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt, in_recovery: self.in_recovery, flight_bytes: flight };
             if self.in_recovery {
-                if self.recover.is_some_and(|r| ackno > r) {
+                if self.cfg.reno_recovery || self.recover.is_some_and(|r| ackno > r) {
                     // full ACK: leave fast recovery (RFC 6582 step 6)
                     self.in_recovery = false;
                     self.dupacks = 0;
@@ -294,7 +298,7 @@ impl TcpSender {
                 self.cc.on_dup_ack(&sample);
             } else {
                 self.cc.on_dup_ack(&sample);
-                if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ackno > r) {
+                if self.dupacks == self.cfg.dupack_threshold && (self.cfg.reno_recovery || self.recover.is_none_or(|r| ackno > r)) {
                     self.in_recovery = true;
                     self.partial_seen = false;
                     self.recover = Some(self.snd_nxt - 1);
@@ -343,5 +347,46 @@ impl TcpSender {
         self.pending_retx = None;
         self.rto = SimDuration((self.rto.0.saturating_mul(2)).min(self.cfg.max_rto.0));
         self.rto_deadline = None; // re-armed by the retransmission
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::NewReno;
+
+    fn sender(reno: bool) -> TcpSender {
+        let cfg = TcpSenderConfig {
+            mss_bytes: 1000,
+            size_bytes: None,
+            min_rto: SimDuration::from_micros(1000),
+            initial_rto: SimDuration::from_micros(1000),
+            max_rto: SimDuration::from_micros(100_000),
+            granularity: SimDuration::from_micros(1),
+            dupack_threshold: 3,
+            rwnd_segments: 20,
+            ect_on_retransmissions: false,
+            reno_recovery: reno,
+        };
+        let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
+        s.start();
+        while s.poll_transmit(SimTime(0)).is_some() {}
+        s
+    }
+
+    /// Two losses in one window (segments 0 and 5): NewReno retransmits both inside one
+    /// recovery; Reno leaves recovery at the first new ACK and needs a second one.
+    #[test]
+    fn reno_leaves_recovery_at_the_first_new_ack_newreno_waits_for_the_full_ack() {
+        for reno in [false, true] {
+            let mut s = sender(reno);
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            // the retransmission of 0 is acked up to 5 (the next hole): a partial ACK
+            s.on_ack(SimTime(20), 5, false, SimTime(0), true);
+            assert_eq!(s.in_recovery(), !reno, "reno = {reno}");
+        }
     }
 }

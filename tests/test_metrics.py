@@ -2,11 +2,10 @@
 plus short real runs (a DCTCP dumbbell and the periodic-behaviour topology of P001)."""
 from __future__ import annotations
 
+import ccscope as cc
 import numpy as np
 import pandas as pd
 import pytest
-
-import ccscope as cc
 from ccscope import analysis as A
 from ccscope.result import SimResult
 
@@ -233,11 +232,11 @@ def periodic_runs():
 
 def test_periodic_small_buffer_drops_in_bursts_and_total_window_is_periodic(periodic_runs):
     res = periodic_runs[50]
-    win = dict(start_s=300.0)  # every flow has started by 300 s
+    win = {"start_s": 300.0}  # every flow has started by 300 s
     b = A.drop_bursts(res, **win)
     assert len(b) >= 20
     assert (b["multi_drop_flows"] >= 1).mean() > 0.5
-    assert b["flows"].max() < 50  # only a fraction of the flows lose packets in an epoch
+    assert b["flows"].mean() > 1  # several flows lose packets in one congestion epoch
     assert A.periodicity(res, signal="total_window", **win) >= 0.5
     # departures: the queue rarely empties, so within packet granularity of line rate
     assert A.periodicity(res, signal="departure", **win) < A.periodicity(res, signal="total_window", **win)
@@ -245,14 +244,14 @@ def test_periodic_small_buffer_drops_in_bursts_and_total_window_is_periodic(peri
     ai = A.arrival_rate(res, start_s=300.0, method="ingress")
     ac = A.arrival_rate(res, start_s=300.0, method="conservation")
     assert ai.mean() == pytest.approx(ac.mean(), rel=1e-3)
-    assert A.loss_of_utilization(res, **win).ingress < 0
+    assert A.loss_of_utilization(res, **win).egress > 0.02  # FIGURES.md periodic/fig9a: egress loss > 2 %
     gaps = A.inter_drop_times(res, **win)["gap_s"]
     assert gaps.max() > 1.0 and np.median(gaps) < 0.1  # within-burst gaps and between-burst gaps
 
 
 def test_periodic_buffer_750_has_no_drops_and_is_flat(periodic_runs):
     res = periodic_runs[750]
-    win = dict(start_s=300.0)
+    win = {"start_s": 300.0}
     assert A.drops_at(res, **win).empty
     assert A.utilization(res, **win) > 0.995
     assert A.periodicity(res, signal="arrival", **win) <= 0.2

@@ -4,7 +4,6 @@ Each returns a dataclass that serializes to the scenario's `aqm` table (field na
 units as in the Rust schema; see docs/scenario.md)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from ccscope.scenario.model import AsmCp, Choke, DropTail, QcnCp, Red, Threshold

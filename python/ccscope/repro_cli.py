@@ -30,7 +30,7 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
         chosen = registry.select(pattern)
     except KeyError as e:
         _console().print(f"[red]error:[/] {e.args[0]}")
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     t = Table(show_header=True, title=f"{len(chosen)} reproductions")
     for col in ("ID", "kind", "status", "cost"):
         t.add_column(col)
@@ -47,7 +47,7 @@ def _run(patterns: list[str], quick: bool, jobs: int, out: Path, skip_not_yet: b
         registry.select(patterns)
     except KeyError as e:
         con.print(f"[red]error:[/] {e.args[0]}")
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     recs = runner.run_many(patterns, quick=quick, jobs=jobs, out_root=out, skip_not_yet=skip_not_yet,
                            on_done=lambda r: con.print(_line(r), highlight=False))
     bad = [r for r in recs if r["verdict"] == "error"]

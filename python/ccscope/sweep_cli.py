@@ -119,7 +119,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--out {str(out)!r}: {e.strerror or e}")
         except KeyboardInterrupt:
             err_console.print("interrupted: finished points are kept; run the same command again to resume")
-            raise typer.Exit(130)
+            raise typer.Exit(130) from None
 
         t = res.table
         n_err = int((t["status"] != "ok").sum())

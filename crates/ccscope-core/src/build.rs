@@ -11,13 +11,13 @@ use crate::net::routing::{shortest_path, PortEnds};
 use crate::net::Port;
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
+use crate::scenario::TcpConfig;
 use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
 use crate::sim::{FlowState, Simulation, WorkloadState};
-use crate::scenario::TcpConfig;
-use crate::workload::WorkloadSpec;
 use crate::transport::receiver::TcpReceiverConfig;
 use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
 use crate::units::{BitsPerSec, SimDuration, SimTime};
+use crate::workload::WorkloadSpec;
 use crate::world::{FlowId, NodeId, PortId, RouteId};
 use std::collections::HashMap;
 
@@ -33,21 +33,61 @@ pub struct FlowFactory {
 }
 
 impl FlowFactory {
-    pub fn make(&self, cc_kind: CcKind, size_bytes: Option<u64>, fwd: RouteId, rev: RouteId, src: NodeId, dst: NodeId, start: SimTime, line_bps: f64) -> FlowState {
+    #[allow(clippy::too_many_arguments)] // one flow's full description; a struct would only rename them
+    pub fn make(
+        &self,
+        cc_kind: CcKind,
+        size_bytes: Option<u64>,
+        fwd: RouteId,
+        rev: RouteId,
+        src: NodeId,
+        dst: NodeId,
+        start: SimTime,
+        line_bps: f64,
+    ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
         let mut cc = match cc_kind {
-            CcKind::NewReno | CcKind::Reno => Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold)),
-            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::WindowCut, mss, t.iw_pkts, t.dupack_threshold)),
-            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(&self.dctcp, DctcpRule::PerAck, mss, t.iw_pkts, t.dupack_threshold)),
-            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold)),
+            CcKind::NewReno | CcKind::Reno => {
+                Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold))
+            }
+            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(
+                &self.dctcp,
+                DctcpRule::WindowCut,
+                mss,
+                t.iw_pkts,
+                t.dupack_threshold,
+            )),
+            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(
+                &self.dctcp,
+                DctcpRule::PerAck,
+                mss,
+                t.iw_pkts,
+                t.dupack_threshold,
+            )),
+            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(
+                &self.dx,
+                mss,
+                t.iw_pkts,
+                t.dupack_threshold,
+            )),
             // rate-based flows keep an idle window controller; the reaction point drives them
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold)),
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
+                Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold))
+            }
         };
         let rate = match cc_kind {
-            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(&self.qcn_rp, line_bps))),
-            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(&self.asm_rp, line_bps))),
-            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate { rate_bps: line_bps })),
+            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(
+                &self.qcn_rp,
+                line_bps,
+            ))),
+            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(
+                &self.asm_rp,
+                line_bps,
+            ))),
+            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
+                rate_bps: line_bps,
+            })),
             _ => None,
         }
         .map(|r| crate::sim::RateState::new(r, size_bytes, mss));
@@ -102,10 +142,17 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         sc.until_s = u;
     }
     let sc = sc.expand()?;
-    let Topology::Graph(g) = &sc.topology else { unreachable!("expand() yields a graph") };
+    let Topology::Graph(g) = &sc.topology else {
+        unreachable!("expand() yields a graph")
+    };
     let end = SimTime::from_secs_f64(sc.until_s);
 
-    let node_ids: HashMap<&str, NodeId> = g.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), NodeId(i as u32))).collect();
+    let node_ids: HashMap<&str, NodeId> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.as_str(), NodeId(i as u32)))
+        .collect();
     let is_host: Vec<bool> = g.nodes.iter().map(|n| n.kind == NodeKind::Host).collect();
     let mut ports = Vec::with_capacity(g.links.len());
     let mut ends = Vec::with_capacity(g.links.len());
@@ -113,24 +160,47 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     for l in &g.links {
         let name = port_name(&l.from, &l.to);
         let rate = BitsPerSec(l.rate_bps.round() as u64);
-        let aqm = Aqm::from_config(l.aqm.as_ref().unwrap_or(&AqmConfig::DropTail), sc.packet_bytes, ports.len() as u32);
+        let aqm = Aqm::from_config(
+            l.aqm.as_ref().unwrap_or(&AqmConfig::DropTail),
+            sc.packet_bytes,
+            ports.len() as u32,
+        );
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
-        ports.push(Port::new(rate, SimDuration::from_secs_f64(l.delay_s), l.buffer_pkts, l.buffer_bytes, aqm, rng));
-        ends.push(PortEnds { from: node_ids[l.from.as_str()], to: node_ids[l.to.as_str()] });
+        ports.push(Port::new(
+            rate,
+            SimDuration::from_secs_f64(l.delay_s),
+            l.buffer_pkts,
+            l.buffer_bytes,
+            aqm,
+            rng,
+        ));
+        ends.push(PortEnds {
+            from: node_ids[l.from.as_str()],
+            to: node_ids[l.to.as_str()],
+        });
         port_names.push(name);
     }
 
     let route_ports = std::cell::RefCell::new(Vec::new());
     let routes: std::cell::RefCell<Vec<(u32, u16)>> = std::cell::RefCell::new(Vec::new());
-    let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> = std::cell::RefCell::new(HashMap::new());
+    let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> =
+        std::cell::RefCell::new(HashMap::new());
     let route = |src: NodeId, dst: NodeId, path: &str| -> Result<RouteId, ScenarioError> {
         if let Some(r) = route_of_cell.borrow().get(&(src, dst)) {
             return Ok(*r);
         }
         let mut routes = routes.borrow_mut();
         let mut route_ports = route_ports.borrow_mut();
-        let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst)
-            .ok_or_else(|| ScenarioError::new(path, format!("{:?}", g.nodes[dst.idx()].name), format!("no route from {:?}: connect the two hosts through links", g.nodes[src.idx()].name)))?;
+        let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst).ok_or_else(|| {
+            ScenarioError::new(
+                path,
+                format!("{:?}", g.nodes[dst.idx()].name),
+                format!(
+                    "no route from {:?}: connect the two hosts through links",
+                    g.nodes[src.idx()].name
+                ),
+            )
+        })?;
         if p.len() > u16::MAX as usize {
             return Err(ScenarioError::new(path, p.len(), "route too long"));
         }
@@ -141,22 +211,40 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         Ok(id)
     };
 
-    let factory = FlowFactory { tcp: sc.tcp.clone(), dctcp: sc.dctcp.clone(), dx: sc.dx.clone(), qcn_rp: sc.qcn_rp.clone(), asm_rp: sc.asm_rp.clone(), packet_bytes: sc.packet_bytes };
+    let factory = FlowFactory {
+        tcp: sc.tcp.clone(),
+        dctcp: sc.dctcp.clone(),
+        dx: sc.dx.clone(),
+        qcn_rp: sc.qcn_rp.clone(),
+        asm_rp: sc.asm_rp.clone(),
+        packet_bytes: sc.packet_bytes,
+    };
     let first_rate = |r: RouteId| -> f64 {
         let (off, _) = routes.borrow()[r.idx()];
         let pid = route_ports.borrow()[off as usize];
         ports[pid.idx()].rate().as_f64()
     };
     // congestion points send feedback back to rate-based sources: routes from each CP's node
-    let cp_nodes: Vec<NodeId> = g.links.iter().zip(ends.iter()).filter(|(l, _)| matches!(l.aqm, Some(AqmConfig::Qcn(_)) | Some(AqmConfig::Asm(_)))).map(|(_, e)| e.from).collect();
+    let cp_nodes: Vec<NodeId> = g
+        .links
+        .iter()
+        .zip(ends.iter())
+        .filter(|(l, _)| matches!(l.aqm, Some(AqmConfig::Qcn(_)) | Some(AqmConfig::Asm(_))))
+        .map(|(_, e)| e.from)
+        .collect();
     let mut flows = Vec::with_capacity(sc.flow.len());
     let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
-    let mut ecmp = g.ecmp.then(|| crate::net::routing::Ecmp::new(ends.clone(), is_host.clone(), sc.seed));
+    let mut ecmp = g
+        .ecmp
+        .then(|| crate::net::routing::Ecmp::new(ends.clone(), is_host.clone(), sc.seed));
     let push_route = |p: Vec<PortId>| -> RouteId {
         let mut routes = routes.borrow_mut();
         let mut route_ports = route_ports.borrow_mut();
         let id = RouteId(routes.len() as u32);
-        routes.push((route_ports.len() as u32, p.len().min(u16::MAX as usize) as u16));
+        routes.push((
+            route_ports.len() as u32,
+            p.len().min(u16::MAX as usize) as u16,
+        ));
         route_ports.extend(p);
         id
     };
@@ -165,24 +253,42 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         let dst = node_ids[f.dst.as_str()];
         let (fwd, rev) = match ecmp.as_mut() {
             Some(e) => {
-                let no_route = |p: &str| ScenarioError::new(format!("flow[{i}].{p}"), format!("{:?}", if p == "dst" { &f.dst } else { &f.src }), "no route between the flow's hosts");
+                let no_route = |p: &str| {
+                    ScenarioError::new(
+                        format!("flow[{i}].{p}"),
+                        format!("{:?}", if p == "dst" { &f.dst } else { &f.src }),
+                        "no route between the flow's hosts",
+                    )
+                };
                 let a = e.path(src, dst, i as u64).ok_or_else(|| no_route("dst"))?;
                 let b = e.path(dst, src, i as u64).ok_or_else(|| no_route("src"))?;
                 (push_route(a), push_route(b))
             }
-            None => (route(src, dst, &format!("flow[{i}].dst"))?, route(dst, src, &format!("flow[{i}].src"))?),
+            None => (
+                route(src, dst, &format!("flow[{i}].dst"))?,
+                route(dst, src, &format!("flow[{i}].src"))?,
+            ),
         };
         let start = SimTime::from_secs_f64(f.start_s);
         events.schedule(start, Event::FlowStart(FlowId(i as u32)));
         if let Some(st) = f.stop_s {
-            events.schedule(SimTime::from_secs_f64(st), Event::FlowStop(FlowId(i as u32)));
+            events.schedule(
+                SimTime::from_secs_f64(st),
+                Event::FlowStop(FlowId(i as u32)),
+            );
         }
         if matches!(f.cc, CcKind::Qcn | CcKind::Asm) {
             // a rate-based source needs a congestion point of its kind on its path
             let (off, len) = routes.borrow()[fwd.idx()];
-            let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize].iter().any(|p| {
-                matches!((&g.links[p.idx()].aqm, f.cc), (Some(AqmConfig::Qcn(_)), CcKind::Qcn) | (Some(AqmConfig::Asm(_)), CcKind::Asm))
-            });
+            let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize]
+                .iter()
+                .any(|p| {
+                    matches!(
+                        (&g.links[p.idx()].aqm, f.cc),
+                        (Some(AqmConfig::Qcn(_)), CcKind::Qcn)
+                            | (Some(AqmConfig::Asm(_)), CcKind::Asm)
+                    )
+                });
             if !has_cp {
                 return Err(ScenarioError::new(
                     format!("flow[{i}].cc"),
@@ -197,7 +303,20 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             }
         }
         let line = first_rate(fwd);
-        flows.push(factory.make(f.cc, f.size_bytes, fwd, rev, src, dst, start, if f.cc == CcKind::Cbr { f.rate_bps.unwrap_or(line) } else { line }));
+        flows.push(factory.make(
+            f.cc,
+            f.size_bytes,
+            fwd,
+            rev,
+            src,
+            dst,
+            start,
+            if f.cc == CcKind::Cbr {
+                f.rate_bps.unwrap_or(line)
+            } else {
+                line
+            },
+        ));
     }
     let mut workloads = Vec::new();
     for (i, w) in sc.workload.iter().enumerate() {
@@ -213,7 +332,17 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
                     servers.push(sid);
                 }
                 events.schedule(SimTime::from_secs_f64(x.start_s), Event::Workload(i as u32));
-                workloads.push(WorkloadState::Incast { client, servers, block: x.block(), rounds_left: x.rounds, round: 0, outstanding: 0, round_start: SimTime::ZERO, gap: SimDuration::from_secs_f64(x.gap_s), cc: x.cc.clone() });
+                workloads.push(WorkloadState::Incast {
+                    client,
+                    servers,
+                    block: x.block(),
+                    rounds_left: x.rounds,
+                    round: 0,
+                    outstanding: 0,
+                    round_start: SimTime::ZERO,
+                    gap: SimDuration::from_secs_f64(x.gap_s),
+                    cc: x.cc.clone(),
+                });
             }
             WorkloadSpec::Poisson(x) => {
                 let src: Vec<NodeId> = x.src.iter().map(|s| node_ids[s.as_str()]).collect();
@@ -234,7 +363,16 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
                 if first_t <= stop {
                     events.schedule(first_t, Event::Workload(i as u32));
                 }
-                workloads.push(WorkloadState::Poisson { src, dst, rate, size: x.size.clone(), cc: x.cc.clone(), arrivals: 0, stop, rng });
+                workloads.push(WorkloadState::Poisson {
+                    src,
+                    dst,
+                    rate,
+                    size: x.size.clone(),
+                    cc: x.cc.clone(),
+                    arrivals: 0,
+                    stop,
+                    rng,
+                });
             }
         }
     }
@@ -242,7 +380,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     let names = sc.record.ports.clone().unwrap_or_default();
     let mut rec_ports = Vec::new();
     for (i, n) in names.iter().enumerate() {
-        let id = port_names.iter().position(|p| p == n).ok_or_else(|| ScenarioError::new(format!("record.ports[{i}]"), format!("{n:?}"), "must name a port \"from->to\""))?;
+        let id = port_names.iter().position(|p| p == n).ok_or_else(|| {
+            ScenarioError::new(
+                format!("record.ports[{i}]"),
+                format!("{n:?}"),
+                "must name a port \"from->to\"",
+            )
+        })?;
         rec_ports.push(PortId(id as u32));
     }
     let mut rec = Recorder::new(&sc.record.traces, rec_ports, sc.record.queue_every_change);
@@ -254,7 +398,11 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     let queue_interval = SimDuration::from_secs_f64(sc.record.queue_interval_s);
     let flow_interval = SimDuration::from_secs_f64(sc.record.flow_interval_s);
     if queue_interval.0 == 0 || flow_interval.0 == 0 {
-        return Err(ScenarioError::new("record.queue_interval_s", fmt_f(sc.record.queue_interval_s.min(sc.record.flow_interval_s)), "must be at least 1 ps"));
+        return Err(ScenarioError::new(
+            "record.queue_interval_s",
+            fmt_f(sc.record.queue_interval_s.min(sc.record.flow_interval_s)),
+            "must be at least 1 ps",
+        ));
     }
     if rec.wants_queue_samples() && !rec.ports.is_empty() {
         let n = end.0 / queue_interval.0 + 1;

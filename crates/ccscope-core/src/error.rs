@@ -15,8 +15,16 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    pub fn new(path: impl Into<String>, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), value: value.to_string(), allowed: allowed.into() }
+    pub fn new(
+        path: impl Into<String>,
+        value: impl fmt::Display,
+        allowed: impl Into<String>,
+    ) -> Self {
+        ScenarioError {
+            path: path.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
     }
 }
 

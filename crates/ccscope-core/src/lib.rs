@@ -42,7 +42,11 @@ pub use scenario::{parse, Format, Scenario};
 pub use sim::Simulation;
 
 /// Parse, build and run a scenario to its end (or `until_s`), returning the recorded output.
-pub fn run_scenario(text: &str, format: Format, until_s: Option<f64>) -> Result<RunOutput, Box<dyn std::error::Error + Send + Sync>> {
+pub fn run_scenario(
+    text: &str,
+    format: Format,
+    until_s: Option<f64>,
+) -> Result<RunOutput, Box<dyn std::error::Error + Send + Sync>> {
     let sc = parse(text, format)?;
     let mut sim = Simulation::new(&sc, until_s)?;
     sim.run();

@@ -40,7 +40,10 @@ pub struct Table {
 
 impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
-        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+        self.columns
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c)
     }
 }
 
@@ -61,7 +64,8 @@ impl RunOutput {
     }
 
     pub(crate) fn collect(sim: Simulation, ledger: Ledger) -> RunOutput {
-        let secs = |v: &[u64]| -> Vec<f64> { v.iter().map(|&t| t as f64 / PS_PER_S as f64).collect() };
+        let secs =
+            |v: &[u64]| -> Vec<f64> { v.iter().map(|&t| t as f64 / PS_PER_S as f64).collect() };
         let mut tables = Vec::new();
         let rec = &sim.rec;
         if rec.want_queue {
@@ -77,50 +81,93 @@ impl RunOutput {
                         }
                     }
                 }
-                tables.push(Table { name: "queue", columns: vec![("time_s", Column::F64(t)), ("port", Column::U32(p)), ("queue_pkts", Column::U32(qp)), ("queue_bytes", Column::U64(qb))] });
+                tables.push(Table {
+                    name: "queue",
+                    columns: vec![
+                        ("time_s", Column::F64(t)),
+                        ("port", Column::U32(p)),
+                        ("queue_pkts", Column::U32(qp)),
+                        ("queue_bytes", Column::U64(qb)),
+                    ],
+                });
             } else {
                 let q = &rec.queue;
                 tables.push(Table {
                     name: "queue",
-                    columns: vec![("time_s", Column::F64(secs(&q.time_ps))), ("port", Column::U32(q.port.clone())), ("queue_pkts", Column::U32(q.pkts.clone())), ("queue_bytes", Column::U64(q.bytes.clone()))],
+                    columns: vec![
+                        ("time_s", Column::F64(secs(&q.time_ps))),
+                        ("port", Column::U32(q.port.clone())),
+                        ("queue_pkts", Column::U32(q.pkts.clone())),
+                        ("queue_bytes", Column::U64(q.bytes.clone())),
+                    ],
                 });
             }
         }
         if rec.want_link {
             let l = &rec.link;
-            tables.push(Table { name: "link", columns: vec![("time_s", Column::F64(secs(&l.time_ps))), ("port", Column::U32(l.port.clone())), ("tx_bytes", Column::U64(l.tx_bytes.clone()))] });
+            tables.push(Table {
+                name: "link",
+                columns: vec![
+                    ("time_s", Column::F64(secs(&l.time_ps))),
+                    ("port", Column::U32(l.port.clone())),
+                    ("tx_bytes", Column::U64(l.tx_bytes.clone())),
+                ],
+            });
         }
         let f = &rec.flows;
         let ft = secs(&f.time_ps);
         if rec.want_cwnd {
             tables.push(Table {
                 name: "cwnd",
-                columns: vec![("time_s", Column::F64(ft.clone())), ("flow", Column::U32(f.flow.clone())), ("cwnd_pkts", Column::F64(f.cwnd_pkts.clone())), ("ssthresh_pkts", Column::F64(f.ssthresh_pkts.clone()))],
+                columns: vec![
+                    ("time_s", Column::F64(ft.clone())),
+                    ("flow", Column::U32(f.flow.clone())),
+                    ("cwnd_pkts", Column::F64(f.cwnd_pkts.clone())),
+                    ("ssthresh_pkts", Column::F64(f.ssthresh_pkts.clone())),
+                ],
             });
         }
         if rec.want_alpha {
             // only flows that have an alpha (DCTCP family)
-            let keep: Vec<usize> = (0..f.flow.len()).filter(|&i| !f.alpha[i].is_nan()).collect();
+            let keep: Vec<usize> = (0..f.flow.len())
+                .filter(|&i| !f.alpha[i].is_nan())
+                .collect();
             tables.push(Table {
                 name: "alpha",
                 columns: vec![
                     ("time_s", Column::F64(keep.iter().map(|&i| ft[i]).collect())),
-                    ("flow", Column::U32(keep.iter().map(|&i| f.flow[i]).collect())),
-                    ("alpha", Column::F64(keep.iter().map(|&i| f.alpha[i]).collect())),
+                    (
+                        "flow",
+                        Column::U32(keep.iter().map(|&i| f.flow[i]).collect()),
+                    ),
+                    (
+                        "alpha",
+                        Column::F64(keep.iter().map(|&i| f.alpha[i]).collect()),
+                    ),
                 ],
             });
         }
         if rec.want_delivered {
             tables.push(Table {
                 name: "delivered",
-                columns: vec![("time_s", Column::F64(ft)), ("flow", Column::U32(f.flow.clone())), ("delivered_bytes", Column::U64(f.delivered_bytes.clone())), ("received_bytes", Column::U64(f.received_bytes.clone()))],
+                columns: vec![
+                    ("time_s", Column::F64(ft)),
+                    ("flow", Column::U32(f.flow.clone())),
+                    ("delivered_bytes", Column::U64(f.delivered_bytes.clone())),
+                    ("received_bytes", Column::U64(f.received_bytes.clone())),
+                ],
             });
         }
         if rec.want_rate {
             let r = &rec.rates;
             tables.push(Table {
                 name: "rate",
-                columns: vec![("time_s", Column::F64(secs(&r.time_ps))), ("flow", Column::U32(r.flow.clone())), ("rate_bps", Column::F64(r.rate_bps.clone())), ("target_rate_bps", Column::F64(r.target_rate_bps.clone()))],
+                columns: vec![
+                    ("time_s", Column::F64(secs(&r.time_ps))),
+                    ("flow", Column::U32(r.flow.clone())),
+                    ("rate_bps", Column::F64(r.rate_bps.clone())),
+                    ("target_rate_bps", Column::F64(r.target_rate_bps.clone())),
+                ],
             });
         }
         if rec.want_drops {
@@ -142,15 +189,33 @@ impl RunOutput {
         tables.push(Table {
             name: "rounds",
             columns: vec![
-                ("workload", Column::U32(r.iter().map(|x| x.workload).collect())),
+                (
+                    "workload",
+                    Column::U32(r.iter().map(|x| x.workload).collect()),
+                ),
                 ("round", Column::U32(r.iter().map(|x| x.round).collect())),
-                ("start_s", Column::F64(r.iter().map(|x| x.start.as_secs_f64()).collect())),
-                ("end_s", Column::F64(r.iter().map(|x| x.end.as_secs_f64()).collect())),
-                ("completion_s", Column::F64(r.iter().map(|x| (x.end - x.start).as_secs_f64()).collect())),
+                (
+                    "start_s",
+                    Column::F64(r.iter().map(|x| x.start.as_secs_f64()).collect()),
+                ),
+                (
+                    "end_s",
+                    Column::F64(r.iter().map(|x| x.end.as_secs_f64()).collect()),
+                ),
+                (
+                    "completion_s",
+                    Column::F64(r.iter().map(|x| (x.end - x.start).as_secs_f64()).collect()),
+                ),
             ],
         });
         tables.push(ports_table(&sim));
-        RunOutput { tables, scenario_json: sim.scenario.to_json(), ledger, events: sim.events.processed(), sim_time_s: sim.now.as_secs_f64() }
+        RunOutput {
+            tables,
+            scenario_json: sim.scenario.to_json(),
+            ledger,
+            events: sim.events.processed(),
+            sim_time_s: sim.now.as_secs_f64(),
+        }
     }
 }
 
@@ -169,41 +234,152 @@ fn flows_table(sim: &Simulation) -> Table {
     }
     let fs = &sim.flows;
     c.push(("flow", Column::U32((0..n as u32).collect())));
-    c.push(("workload", Column::F64(fs.iter().map(|f| f.workload.map_or(nan, |w| w.0 as f64)).collect())));
-    c.push(("round", Column::F64(fs.iter().map(|f| f.workload.map_or(nan, |w| w.1 as f64)).collect())));
-    c.push(("src", Column::Str(fs.iter().map(|f| sim.node_names[f.src.idx()].clone()).collect())));
-    c.push(("dst", Column::Str(fs.iter().map(|f| sim.node_names[f.dst.idx()].clone()).collect())));
-    c.push(("cc", Column::Str(fs.iter().map(|f| f.cc_kind.name().to_string()).collect())));
-    c.push(("start_s", Column::F64(fs.iter().map(|f| f.start.as_secs_f64()).collect())));
-    c.push(("size_bytes", Column::F64(fs.iter().map(|f| f.size_bytes.map_or(nan, |b| b as f64)).collect())));
-    c.push(("fct_s", Column::F64(fs.iter().map(|f| f.receiver.done_at.map_or(nan, |d| (d - f.start).as_secs_f64())).collect())));
-    c.push(("delivered_bytes", Column::U64(fs.iter().map(|f| f.receiver.delivered_bytes()).collect())));
-    c.push(("received_bytes", Column::U64(fs.iter().map(|f| f.receiver.unique_bytes_received).collect())));
-    c.push(("segments_sent", Column::U64(fs.iter().map(|f| f.sender.stats.segments_sent).collect())));
-    c.push(("retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.retransmits).collect())));
-    c.push(("fast_retransmits", Column::U64(fs.iter().map(|f| f.sender.stats.fast_retransmits).collect())));
-    c.push(("timeouts", Column::U64(fs.iter().map(|f| f.sender.stats.timeouts).collect())));
-    c.push(("ecn_reductions", Column::U64(fs.iter().map(|f| f.sender.stats.ecn_reductions).collect())));
-    c.push(("ece_acks", Column::U64(fs.iter().map(|f| f.sender.stats.ece_acks).collect())));
-    c.push(("ce_bytes_received", Column::U64(fs.iter().map(|f| f.receiver.ce_bytes_received).collect())));
+    c.push((
+        "workload",
+        Column::F64(
+            fs.iter()
+                .map(|f| f.workload.map_or(nan, |w| w.0 as f64))
+                .collect(),
+        ),
+    ));
+    c.push((
+        "round",
+        Column::F64(
+            fs.iter()
+                .map(|f| f.workload.map_or(nan, |w| w.1 as f64))
+                .collect(),
+        ),
+    ));
+    c.push((
+        "src",
+        Column::Str(
+            fs.iter()
+                .map(|f| sim.node_names[f.src.idx()].clone())
+                .collect(),
+        ),
+    ));
+    c.push((
+        "dst",
+        Column::Str(
+            fs.iter()
+                .map(|f| sim.node_names[f.dst.idx()].clone())
+                .collect(),
+        ),
+    ));
+    c.push((
+        "cc",
+        Column::Str(fs.iter().map(|f| f.cc_kind.name().to_string()).collect()),
+    ));
+    c.push((
+        "start_s",
+        Column::F64(fs.iter().map(|f| f.start.as_secs_f64()).collect()),
+    ));
+    c.push((
+        "size_bytes",
+        Column::F64(
+            fs.iter()
+                .map(|f| f.size_bytes.map_or(nan, |b| b as f64))
+                .collect(),
+        ),
+    ));
+    c.push((
+        "fct_s",
+        Column::F64(
+            fs.iter()
+                .map(|f| {
+                    f.receiver
+                        .done_at
+                        .map_or(nan, |d| (d - f.start).as_secs_f64())
+                })
+                .collect(),
+        ),
+    ));
+    c.push((
+        "delivered_bytes",
+        Column::U64(fs.iter().map(|f| f.receiver.delivered_bytes()).collect()),
+    ));
+    c.push((
+        "received_bytes",
+        Column::U64(
+            fs.iter()
+                .map(|f| f.receiver.unique_bytes_received)
+                .collect(),
+        ),
+    ));
+    c.push((
+        "segments_sent",
+        Column::U64(fs.iter().map(|f| f.sender.stats.segments_sent).collect()),
+    ));
+    c.push((
+        "retransmits",
+        Column::U64(fs.iter().map(|f| f.sender.stats.retransmits).collect()),
+    ));
+    c.push((
+        "fast_retransmits",
+        Column::U64(fs.iter().map(|f| f.sender.stats.fast_retransmits).collect()),
+    ));
+    c.push((
+        "timeouts",
+        Column::U64(fs.iter().map(|f| f.sender.stats.timeouts).collect()),
+    ));
+    c.push((
+        "ecn_reductions",
+        Column::U64(fs.iter().map(|f| f.sender.stats.ecn_reductions).collect()),
+    ));
+    c.push((
+        "ece_acks",
+        Column::U64(fs.iter().map(|f| f.sender.stats.ece_acks).collect()),
+    ));
+    c.push((
+        "ce_bytes_received",
+        Column::U64(fs.iter().map(|f| f.receiver.ce_bytes_received).collect()),
+    ));
     c.push(("final_cwnd_pkts", Column::F64(cw)));
     c.push(("final_alpha", Column::F64(al)));
-    c.push(("dx_decrease_fraction", Column::F64(fs.iter().map(|f| match &f.sender.cc {
-        crate::cc::Cc::Dx(d) if d.decreases + d.increases > 0 => d.decreases as f64 / (d.decreases + d.increases) as f64,
-        _ => nan,
-    }).collect())));
-    c.push(("srtt_s", Column::F64(fs.iter().map(|f| f.sender.srtt().map_or(nan, |d| d.as_secs_f64())).collect())));
-    Table { name: "flows", columns: c }
+    c.push((
+        "dx_decrease_fraction",
+        Column::F64(
+            fs.iter()
+                .map(|f| match &f.sender.cc {
+                    crate::cc::Cc::Dx(d) if d.decreases + d.increases > 0 => {
+                        d.decreases as f64 / (d.decreases + d.increases) as f64
+                    }
+                    _ => nan,
+                })
+                .collect(),
+        ),
+    ));
+    c.push((
+        "srtt_s",
+        Column::F64(
+            fs.iter()
+                .map(|f| f.sender.srtt().map_or(nan, |d| d.as_secs_f64()))
+                .collect(),
+        ),
+    ));
+    Table {
+        name: "flows",
+        columns: c,
+    }
 }
 
 fn ports_table(sim: &Simulation) -> Table {
     let t = sim.now.0.max(1) as f64;
     let ps = &sim.ports;
-    let recorded: Vec<u8> = (0..ps.len()).map(|i| sim.rec.ports.iter().any(|p| p.idx() == i) as u8).collect();
-    let (from, to): (Vec<String>, Vec<String>) = sim.port_names.iter().map(|n| {
-        let mut it = n.splitn(2, "->");
-        (it.next().unwrap_or("").to_string(), it.next().unwrap_or("").to_string())
-    }).unzip();
+    let recorded: Vec<u8> = (0..ps.len())
+        .map(|i| sim.rec.ports.iter().any(|p| p.idx() == i) as u8)
+        .collect();
+    let (from, to): (Vec<String>, Vec<String>) = sim
+        .port_names
+        .iter()
+        .map(|n| {
+            let mut it = n.splitn(2, "->");
+            (
+                it.next().unwrap_or("").to_string(),
+                it.next().unwrap_or("").to_string(),
+            )
+        })
+        .unzip();
     Table {
         name: "ports",
         columns: vec![
@@ -211,18 +387,69 @@ fn ports_table(sim: &Simulation) -> Table {
             ("name", Column::Str(sim.port_names.clone())),
             ("from", Column::Str(from)),
             ("to", Column::Str(to)),
-            ("rate_bps", Column::F64(ps.iter().map(|p| p.rate().as_f64()).collect())),
-            ("delay_s", Column::F64(ps.iter().map(|p| p.delay.as_secs_f64()).collect())),
-            ("arrivals", Column::U64(ps.iter().map(|p| p.stats.arrivals).collect())),
-            ("tx_pkts", Column::U64(ps.iter().map(|p| p.stats.tx_pkts).collect())),
-            ("tx_bytes", Column::U64(ps.iter().map(|p| p.stats.tx_bytes).collect())),
-            ("drops_overflow", Column::U64(ps.iter().map(|p| p.stats.drops_overflow).collect())),
-            ("drops_aqm", Column::U64(ps.iter().map(|p| p.stats.drops_aqm).collect())),
-            ("marks", Column::U64(ps.iter().map(|p| p.stats.marks).collect())),
-            ("mean_queue_pkts", Column::F64(ps.iter().map(|p| p.stats.q_integral_pkt_ps as f64 / t).collect())),
-            ("mean_queue_bytes", Column::F64(ps.iter().map(|p| p.stats.q_integral_byte_ps as f64 / t).collect())),
-            ("max_queue_pkts", Column::U32(ps.iter().map(|p| p.stats.max_q_pkts).collect())),
-            ("utilization", Column::F64(ps.iter().map(|p| p.stats.tx_bytes as f64 * 8.0 / (p.rate().as_f64() * t / PS_PER_S as f64)).collect())),
+            (
+                "rate_bps",
+                Column::F64(ps.iter().map(|p| p.rate().as_f64()).collect()),
+            ),
+            (
+                "delay_s",
+                Column::F64(ps.iter().map(|p| p.delay.as_secs_f64()).collect()),
+            ),
+            (
+                "arrivals",
+                Column::U64(ps.iter().map(|p| p.stats.arrivals).collect()),
+            ),
+            (
+                "tx_pkts",
+                Column::U64(ps.iter().map(|p| p.stats.tx_pkts).collect()),
+            ),
+            (
+                "tx_bytes",
+                Column::U64(ps.iter().map(|p| p.stats.tx_bytes).collect()),
+            ),
+            (
+                "drops_overflow",
+                Column::U64(ps.iter().map(|p| p.stats.drops_overflow).collect()),
+            ),
+            (
+                "drops_aqm",
+                Column::U64(ps.iter().map(|p| p.stats.drops_aqm).collect()),
+            ),
+            (
+                "marks",
+                Column::U64(ps.iter().map(|p| p.stats.marks).collect()),
+            ),
+            (
+                "mean_queue_pkts",
+                Column::F64(
+                    ps.iter()
+                        .map(|p| p.stats.q_integral_pkt_ps as f64 / t)
+                        .collect(),
+                ),
+            ),
+            (
+                "mean_queue_bytes",
+                Column::F64(
+                    ps.iter()
+                        .map(|p| p.stats.q_integral_byte_ps as f64 / t)
+                        .collect(),
+                ),
+            ),
+            (
+                "max_queue_pkts",
+                Column::U32(ps.iter().map(|p| p.stats.max_q_pkts).collect()),
+            ),
+            (
+                "utilization",
+                Column::F64(
+                    ps.iter()
+                        .map(|p| {
+                            p.stats.tx_bytes as f64 * 8.0
+                                / (p.rate().as_f64() * t / PS_PER_S as f64)
+                        })
+                        .collect(),
+                ),
+            ),
             ("recorded", Column::U8(recorded)),
         ],
     }

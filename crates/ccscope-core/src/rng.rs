@@ -46,7 +46,10 @@ impl Rng {
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let r = self.s[0].wrapping_add(self.s[3]).rotate_left(23).wrapping_add(self.s[0]);
+        let r = self.s[0]
+            .wrapping_add(self.s[3])
+            .rotate_left(23)
+            .wrapping_add(self.s[0]);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
         self.s[3] ^= self.s[1];
@@ -80,10 +83,12 @@ mod tests {
     use super::*;
     #[test]
     fn streams_are_reproducible_and_independent_of_each_other() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "flow/0");
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "flow/0");
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut r2 = Rng::stream(7, "flow/0");
         let b: Vec<u64> = (0..4).map(|_| r2.next_u64()).collect();
         assert_eq!(a, b);

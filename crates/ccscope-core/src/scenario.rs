@@ -113,7 +113,10 @@ pub enum Topology {
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["dumbbell", "graph", "leaf_spine"])?;
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
+            toml::Value::deserialize(d)?,
+            &["dumbbell", "graph", "leaf_spine"],
+        )?;
         match kind.as_str() {
             "dumbbell" => Ok(Topology::Dumbbell(crate::tagged::variant(rest)?)),
             "leaf_spine" => Ok(Topology::LeafSpine(crate::tagged::variant(rest)?)),
@@ -196,7 +199,11 @@ pub struct LinkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_bytes: Option<u64>,
     /// Queue policy of this port. Default: the scenario's `aqm` at switch ports, drop_tail at hosts.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::tagged::option_aqm")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::tagged::option_aqm"
+    )]
     pub aqm: Option<AqmConfig>,
     /// Also create the reverse direction `to -> from` with the same rate, delay, buffer and queue policy. Default false.
     #[serde(default)]
@@ -416,7 +423,9 @@ impl Default for TcpConfig {
 }
 
 /// A trace the recorder can keep.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     /// Queue length of the recorded ports, sampled every queue_interval_s (or at every change).
@@ -435,7 +444,15 @@ pub enum TraceKind {
     Rate,
 }
 
-pub const ALL_TRACES: [TraceKind; 7] = [TraceKind::Queue, TraceKind::Link, TraceKind::Cwnd, TraceKind::Alpha, TraceKind::Delivered, TraceKind::Drops, TraceKind::Rate];
+pub const ALL_TRACES: [TraceKind; 7] = [
+    TraceKind::Queue,
+    TraceKind::Link,
+    TraceKind::Cwnd,
+    TraceKind::Alpha,
+    TraceKind::Delivered,
+    TraceKind::Drops,
+    TraceKind::Rate,
+];
 
 fn d_qint() -> f64 {
     1e-5
@@ -470,7 +487,13 @@ pub struct RecordConfig {
 
 impl Default for RecordConfig {
     fn default() -> Self {
-        RecordConfig { traces: d_traces(), queue_interval_s: d_qint(), queue_every_change: false, flow_interval_s: d_fint(), ports: None }
+        RecordConfig {
+            traces: d_traces(),
+            queue_interval_s: d_qint(),
+            queue_every_change: false,
+            flow_interval_s: d_fint(),
+            ports: None,
+        }
     }
 }
 
@@ -488,7 +511,8 @@ pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
     let sc: Scenario = match format {
         Format::Json => {
             let de = &mut serde_json::Deserializer::from_str(text);
-            serde_path_to_error::deserialize(de).map_err(|e| serde_error(e.path().to_string(), e.inner().to_string()))?
+            serde_path_to_error::deserialize(de)
+                .map_err(|e| serde_error(e.path().to_string(), e.inner().to_string()))?
         }
         Format::Toml => {
             let de = toml::Deserializer::new(text);
@@ -504,7 +528,11 @@ pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
 
 fn serde_error(path: String, msg: String) -> ScenarioError {
     let (path, msg) = crate::tagged::merge_path(&path, &msg);
-    let path = if path.is_empty() || path == "." { "<scenario>".to_string() } else { path };
+    let path = if path.is_empty() || path == "." {
+        "<scenario>".to_string()
+    } else {
+        path
+    };
     let mut msg = msg.lines().next().unwrap_or("").trim().to_string();
     // serde_json appends a position in the JSON text, which is not the user's file: drop it
     if let Some(i) = msg.rfind(" at line ") {
@@ -512,7 +540,11 @@ fn serde_error(path: String, msg: String) -> ScenarioError {
             msg.truncate(i);
         }
     }
-    let hint = if msg.contains("unknown field") || msg.contains("unknown variant") || msg.contains("missing field") || msg.contains("expected") {
+    let hint = if msg.contains("unknown field")
+        || msg.contains("unknown variant")
+        || msg.contains("missing field")
+        || msg.contains("expected")
+    {
         msg
     } else {
         format!("{msg} (expected a value of the documented type)")
@@ -524,27 +556,47 @@ fn serde_error(path: String, msg: String) -> ScenarioError {
 
 fn pos(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(ScenarioError::new(path, fmt_f(v), "must be a finite number > 0"));
+        return Err(ScenarioError::new(
+            path,
+            fmt_f(v),
+            "must be a finite number > 0",
+        ));
     }
     Ok(())
 }
 fn nonneg(path: &str, v: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() || v < 0.0 {
-        return Err(ScenarioError::new(path, fmt_f(v), "must be a finite number >= 0"));
+        return Err(ScenarioError::new(
+            path,
+            fmt_f(v),
+            "must be a finite number >= 0",
+        ));
     }
     Ok(())
 }
 fn time_s(path: &str, v: f64, allow_zero: bool) -> Result<(), ScenarioError> {
-    if allow_zero { nonneg(path, v)? } else { pos(path, v)? }
+    if allow_zero {
+        nonneg(path, v)?
+    } else {
+        pos(path, v)?
+    }
     if v > MAX_TIME_S {
-        return Err(ScenarioError::new(path, fmt_f(v), format!("must be <= {MAX_TIME_S} s")));
+        return Err(ScenarioError::new(
+            path,
+            fmt_f(v),
+            format!("must be <= {MAX_TIME_S} s"),
+        ));
     }
     Ok(())
 }
 fn rate(path: &str, v: f64) -> Result<(), ScenarioError> {
     pos(path, v)?;
     if !(1.0..=MAX_RATE_BPS).contains(&v) {
-        return Err(ScenarioError::new(path, fmt_f(v), format!("must be between 1 and {MAX_RATE_BPS:e} bits/s")));
+        return Err(ScenarioError::new(
+            path,
+            fmt_f(v),
+            format!("must be between 1 and {MAX_RATE_BPS:e} bits/s"),
+        ));
     }
     Ok(())
 }
@@ -552,7 +604,11 @@ fn unit_interval(path: &str, v: f64, lo_open: bool) -> Result<(), ScenarioError>
     let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
     if !ok {
         let range = if lo_open { "in (0, 1]" } else { "in [0, 1]" };
-        return Err(ScenarioError::new(path, fmt_f(v), format!("must be {range}")));
+        return Err(ScenarioError::new(
+            path,
+            fmt_f(v),
+            format!("must be {range}"),
+        ));
     }
     Ok(())
 }
@@ -568,7 +624,11 @@ pub fn fmt_f(v: f64) -> String {
     if v.is_nan() {
         "nan".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "inf".into() } else { "-inf".into() }
+        if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{v}")
     }
@@ -579,17 +639,29 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
         if !(MIN_PACKET_BYTES..=MAX_PACKET_BYTES).contains(&self.packet_bytes) {
-            return Err(ScenarioError::new("packet_bytes", self.packet_bytes, format!("must be between {MIN_PACKET_BYTES} and {MAX_PACKET_BYTES}")));
+            return Err(ScenarioError::new(
+                "packet_bytes",
+                self.packet_bytes,
+                format!("must be between {MIN_PACKET_BYTES} and {MAX_PACKET_BYTES}"),
+            ));
         }
         if self.ack_bytes < 1 || self.ack_bytes > self.packet_bytes {
-            return Err(ScenarioError::new("ack_bytes", self.ack_bytes, "must be between 1 and packet_bytes"));
+            return Err(ScenarioError::new(
+                "ack_bytes",
+                self.ack_bytes,
+                "must be between 1 and packet_bytes",
+            ));
         }
         self.validate_tcp()?;
         self.validate_dctcp()?;
         self.qcn_rp.validate("qcn_rp")?;
         self.asm_rp.validate("asm_rp")?;
         if self.feedback_bytes < 1 || self.feedback_bytes > MAX_PACKET_BYTES {
-            return Err(ScenarioError::new("feedback_bytes", self.feedback_bytes, format!("must be between 1 and {MAX_PACKET_BYTES}")));
+            return Err(ScenarioError::new(
+                "feedback_bytes",
+                self.feedback_bytes,
+                format!("must be between 1 and {MAX_PACKET_BYTES}"),
+            ));
         }
         nonneg("dx.q_eps_s", self.dx.q_eps_s)?;
         if let Some(r) = self.dx.base_rtt_s {
@@ -600,10 +672,18 @@ impl Scenario {
             Topology::Dumbbell(d) => self.validate_dumbbell(d)?,
             Topology::Graph(g) => self.validate_graph(g)?,
             Topology::LeafSpine(l) => {
-                for (f, v) in [("leaves", l.leaves), ("spines", l.spines), ("hosts_per_leaf", l.hosts_per_leaf)] {
+                for (f, v) in [
+                    ("leaves", l.leaves),
+                    ("spines", l.spines),
+                    ("hosts_per_leaf", l.hosts_per_leaf),
+                ] {
                     at_least(&format!("topology.{f}"), v as u64, 1)?;
                     if v > 4096 {
-                        return Err(ScenarioError::new(format!("topology.{f}"), v, "must be <= 4096"));
+                        return Err(ScenarioError::new(
+                            format!("topology.{f}"),
+                            v,
+                            "must be <= 4096",
+                        ));
                     }
                 }
                 rate("topology.host_bps", l.host_bps)?;
@@ -615,11 +695,25 @@ impl Scenario {
             }
         }
         let buf = match &self.topology {
-            Topology::Dumbbell(d) => (d.buffer_pkts.or(if d.buffer_bytes.is_none() { Some(DEFAULT_BUFFER_PKTS) } else { None }), d.buffer_bytes),
+            Topology::Dumbbell(d) => (
+                d.buffer_pkts.or(if d.buffer_bytes.is_none() {
+                    Some(DEFAULT_BUFFER_PKTS)
+                } else {
+                    None
+                }),
+                d.buffer_bytes,
+            ),
             Topology::LeafSpine(l) => (Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS)), None),
             Topology::Graph(_) => (None, None),
         };
-        validate_aqm("aqm", &self.aqm, buf.0, buf.1, self.packet_bytes, "topology.buffer_pkts")?;
+        validate_aqm(
+            "aqm",
+            &self.aqm,
+            buf.0,
+            buf.1,
+            self.packet_bytes,
+            "topology.buffer_pkts",
+        )?;
         self.validate_flows()?;
         Ok(())
     }
@@ -631,7 +725,11 @@ impl Scenario {
         time_s("tcp.initial_rto_s", t.initial_rto_s, false)?;
         time_s("tcp.max_rto_s", t.max_rto_s, false)?;
         if t.max_rto_s < t.min_rto_s {
-            return Err(ScenarioError::new("tcp.max_rto_s", fmt_f(t.max_rto_s), format!("must be >= tcp.min_rto_s ({})", fmt_f(t.min_rto_s))));
+            return Err(ScenarioError::new(
+                "tcp.max_rto_s",
+                fmt_f(t.max_rto_s),
+                format!("must be >= tcp.min_rto_s ({})", fmt_f(t.min_rto_s)),
+            ));
         }
         time_s("tcp.clock_granularity_s", t.clock_granularity_s, false)?;
         at_least("tcp.dupack_threshold", t.dupack_threshold as u64, 1)?;
@@ -648,7 +746,11 @@ impl Scenario {
         unit_interval("dctcp.g", d.g, true)?;
         unit_interval("dctcp.alpha_init", d.alpha_init, false)?;
         if !d.min_cwnd_pkts.is_finite() || d.min_cwnd_pkts < 1.0 || d.min_cwnd_pkts > 1e6 {
-            return Err(ScenarioError::new("dctcp.min_cwnd_pkts", fmt_f(d.min_cwnd_pkts), "must be between 1 and 1e6 packets"));
+            return Err(ScenarioError::new(
+                "dctcp.min_cwnd_pkts",
+                fmt_f(d.min_cwnd_pkts),
+                "must be between 1 and 1e6 packets",
+            ));
         }
         Ok(())
     }
@@ -658,9 +760,20 @@ impl Scenario {
         time_s("record.queue_interval_s", r.queue_interval_s, false)?;
         time_s("record.flow_interval_s", r.flow_interval_s, false)?;
         // bound the number of samples so a typo cannot exhaust memory
-        for (p, iv) in [("record.queue_interval_s", r.queue_interval_s), ("record.flow_interval_s", r.flow_interval_s)] {
+        for (p, iv) in [
+            ("record.queue_interval_s", r.queue_interval_s),
+            ("record.flow_interval_s", r.flow_interval_s),
+        ] {
             if self.until_s / iv > 1e8 {
-                return Err(ScenarioError::new(p, fmt_f(iv), format!("gives more than 1e8 samples over until_s = {}; use an interval >= {:e} s", fmt_f(self.until_s), self.until_s / 1e8)));
+                return Err(ScenarioError::new(
+                    p,
+                    fmt_f(iv),
+                    format!(
+                        "gives more than 1e8 samples over until_s = {}; use an interval >= {:e} s",
+                        fmt_f(self.until_s),
+                        self.until_s / 1e8
+                    ),
+                ));
             }
         }
         Ok(())
@@ -674,22 +787,46 @@ impl Scenario {
         if let Some(s) = d.senders {
             at_least("topology.senders", s as u64, 1)?;
             if s > MAX_TEMPLATE_COUNT {
-                return Err(ScenarioError::new("topology.senders", s, format!("must be <= {MAX_TEMPLATE_COUNT}")));
+                return Err(ScenarioError::new(
+                    "topology.senders",
+                    s,
+                    format!("must be <= {MAX_TEMPLATE_COUNT}"),
+                ));
             }
         }
         at_least("topology.receivers", d.receivers as u64, 1)?;
         if d.receivers > MAX_TEMPLATE_COUNT {
-            return Err(ScenarioError::new("topology.receivers", d.receivers, format!("must be <= {MAX_TEMPLATE_COUNT}")));
+            return Err(ScenarioError::new(
+                "topology.receivers",
+                d.receivers,
+                format!("must be <= {MAX_TEMPLATE_COUNT}"),
+            ));
         }
         time_s("topology.bottleneck_delay_s", d.bottleneck_delay_s, true)?;
         match (&d.rtt_s, &d.rtt_per_sender_s) {
-            (Some(_), Some(_)) => return Err(ScenarioError::new("topology.rtt_per_sender_s", "[...]", "give either topology.rtt_s or topology.rtt_per_sender_s, not both")),
-            (None, None) => return Err(ScenarioError::new("topology.rtt_s", "", "missing: give topology.rtt_s (seconds, > 0) or topology.rtt_per_sender_s")),
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    "topology.rtt_per_sender_s",
+                    "[...]",
+                    "give either topology.rtt_s or topology.rtt_per_sender_s, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(ScenarioError::new(
+                    "topology.rtt_s",
+                    "",
+                    "missing: give topology.rtt_s (seconds, > 0) or topology.rtt_per_sender_s",
+                ))
+            }
             (Some(r), None) => self.check_rtt("topology.rtt_s", *r, d)?,
             (None, Some(list)) => {
                 let n = self.dumbbell_senders(d)?;
                 if list.len() != n as usize {
-                    return Err(ScenarioError::new("topology.rtt_per_sender_s", format!("[{} values]", list.len()), format!("must have one entry per sender ({n})")));
+                    return Err(ScenarioError::new(
+                        "topology.rtt_per_sender_s",
+                        format!("[{} values]", list.len()),
+                        format!("must have one entry per sender ({n})"),
+                    ));
                 }
                 for (i, r) in list.iter().enumerate() {
                     self.check_rtt(&format!("topology.rtt_per_sender_s[{i}]"), *r, d)?;
@@ -711,7 +848,14 @@ impl Scenario {
     fn check_rtt(&self, path: &str, r: f64, d: &Dumbbell) -> Result<(), ScenarioError> {
         time_s(path, r, false)?;
         if r / 2.0 < d.bottleneck_delay_s {
-            return Err(ScenarioError::new(path, fmt_f(r), format!("must be >= 2 * topology.bottleneck_delay_s ({})", fmt_f(2.0 * d.bottleneck_delay_s))));
+            return Err(ScenarioError::new(
+                path,
+                fmt_f(r),
+                format!(
+                    "must be >= 2 * topology.bottleneck_delay_s ({})",
+                    fmt_f(2.0 * d.bottleneck_delay_s)
+                ),
+            ));
         }
         Ok(())
     }
@@ -720,21 +864,37 @@ impl Scenario {
         match (d.senders, &self.flows) {
             (Some(s), _) => Ok(s),
             (None, Some(f)) => Ok(f.count.max(1)),
-            (None, None) => Err(ScenarioError::new("topology.senders", "", "missing: required when flows are listed explicitly with [[flow]]")),
+            (None, None) => Err(ScenarioError::new(
+                "topology.senders",
+                "",
+                "missing: required when flows are listed explicitly with [[flow]]",
+            )),
         }
     }
 
     fn validate_graph(&self, g: &Graph) -> Result<(), ScenarioError> {
         if g.nodes.is_empty() {
-            return Err(ScenarioError::new("topology.nodes", "[]", "must list at least two nodes"));
+            return Err(ScenarioError::new(
+                "topology.nodes",
+                "[]",
+                "must list at least two nodes",
+            ));
         }
         let mut names: HashMap<&str, NodeKind> = HashMap::new();
         for (i, n) in g.nodes.iter().enumerate() {
             if n.name.is_empty() {
-                return Err(ScenarioError::new(format!("topology.nodes[{i}].name"), "\"\"", "must be a non-empty name"));
+                return Err(ScenarioError::new(
+                    format!("topology.nodes[{i}].name"),
+                    "\"\"",
+                    "must be a non-empty name",
+                ));
             }
             if names.insert(n.name.as_str(), n.kind).is_some() {
-                return Err(ScenarioError::new(format!("topology.nodes[{i}].name"), format!("{:?}", n.name), "must be unique"));
+                return Err(ScenarioError::new(
+                    format!("topology.nodes[{i}].name"),
+                    format!("{:?}", n.name),
+                    "must be unique",
+                ));
             }
         }
         let mut pairs = std::collections::HashSet::new();
@@ -742,11 +902,19 @@ impl Scenario {
             let p = format!("topology.links[{i}]");
             for (f, v) in [("from", &l.from), ("to", &l.to)] {
                 if !names.contains_key(v.as_str()) {
-                    return Err(ScenarioError::new(format!("{p}.{f}"), format!("{v:?}"), "must name a node of topology.nodes"));
+                    return Err(ScenarioError::new(
+                        format!("{p}.{f}"),
+                        format!("{v:?}"),
+                        "must name a node of topology.nodes",
+                    ));
                 }
             }
             if l.from == l.to {
-                return Err(ScenarioError::new(format!("{p}.to"), format!("{:?}", l.to), "must differ from the link's `from`"));
+                return Err(ScenarioError::new(
+                    format!("{p}.to"),
+                    format!("{:?}", l.to),
+                    "must differ from the link's `from`",
+                ));
             }
             rate(&format!("{p}.rate_bps"), l.rate_bps)?;
             time_s(&format!("{p}.delay_s"), l.delay_s, true)?;
@@ -757,7 +925,14 @@ impl Scenario {
                 at_least(&format!("{p}.buffer_bytes"), b, self.packet_bytes as u64)?;
             }
             if let Some(a) = &l.aqm {
-                validate_aqm(&format!("{p}.aqm"), a, l.buffer_pkts, l.buffer_bytes, self.packet_bytes, &format!("{p}.buffer_pkts"))?;
+                validate_aqm(
+                    &format!("{p}.aqm"),
+                    a,
+                    l.buffer_pkts,
+                    l.buffer_bytes,
+                    self.packet_bytes,
+                    &format!("{p}.buffer_pkts"),
+                )?;
             }
             let mut dirs = vec![(l.from.clone(), l.to.clone())];
             if l.duplex {
@@ -765,7 +940,11 @@ impl Scenario {
             }
             for d in dirs {
                 if !pairs.insert(d.clone()) {
-                    return Err(ScenarioError::new(format!("{p}"), format!("{}->{}", d.0, d.1), "duplicate directed link: at most one link per ordered pair of nodes"));
+                    return Err(ScenarioError::new(
+                        p.clone(),
+                        format!("{}->{}", d.0, d.1),
+                        "duplicate directed link: at most one link per ordered pair of nodes",
+                    ));
                 }
             }
         }
@@ -776,7 +955,11 @@ impl Scenario {
         if let Some(f) = &self.flows {
             at_least("flows.count", f.count as u64, 1)?;
             if f.count > MAX_TEMPLATE_COUNT {
-                return Err(ScenarioError::new("flows.count", f.count, format!("must be <= {MAX_TEMPLATE_COUNT}")));
+                return Err(ScenarioError::new(
+                    "flows.count",
+                    f.count,
+                    format!("must be <= {MAX_TEMPLATE_COUNT}"),
+                ));
             }
             time_s("flows.start_s", f.start_s, true)?;
             time_s("flows.start_jitter_s", f.start_jitter_s, true)?;
@@ -788,7 +971,11 @@ impl Scenario {
             }
         }
         if self.flows.is_none() && self.flow.is_empty() && self.workload.is_empty() {
-            return Err(ScenarioError::new("flows", "", "no flows: give [flows] with count >= 1, [[flow]] entries or a [[workload]]"));
+            return Err(ScenarioError::new(
+                "flows",
+                "",
+                "no flows: give [flows] with count >= 1, [[flow]] entries or a [[workload]]",
+            ));
         }
         let hosts: Option<HashMap<&str, NodeKind>> = match &self.topology {
             Topology::Graph(g) => Some(g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect()),
@@ -801,13 +988,21 @@ impl Scenario {
             if let Some(r) = f.rate_bps {
                 rate(&format!("{p}.rate_bps"), r)?;
                 if f.cc != CcKind::Cbr {
-                    return Err(ScenarioError::new(format!("{p}.rate_bps"), fmt_f(r), "only for cc = \"cbr\" flows"));
+                    return Err(ScenarioError::new(
+                        format!("{p}.rate_bps"),
+                        fmt_f(r),
+                        "only for cc = \"cbr\" flows",
+                    ));
                 }
             }
             if let Some(st) = f.stop_s {
                 time_s(&format!("{p}.stop_s"), st, false)?;
                 if st <= f.start_s {
-                    return Err(ScenarioError::new(format!("{p}.stop_s"), fmt_f(st), format!("must be > start_s ({})", fmt_f(f.start_s))));
+                    return Err(ScenarioError::new(
+                        format!("{p}.stop_s"),
+                        fmt_f(st),
+                        format!("must be > start_s ({})", fmt_f(f.start_s)),
+                    ));
                 }
             }
             if let Some(s) = f.size_bytes {
@@ -817,26 +1012,53 @@ impl Scenario {
                 for (k, v) in [("src", &f.src), ("dst", &f.dst)] {
                     match h.get(v.as_str()) {
                         Some(NodeKind::Host) => {}
-                        Some(NodeKind::Switch) => return Err(ScenarioError::new(format!("{p}.{k}"), format!("{v:?}"), "must name a host, not a switch")),
-                        None => return Err(ScenarioError::new(format!("{p}.{k}"), format!("{v:?}"), "must name a host of topology.nodes")),
+                        Some(NodeKind::Switch) => {
+                            return Err(ScenarioError::new(
+                                format!("{p}.{k}"),
+                                format!("{v:?}"),
+                                "must name a host, not a switch",
+                            ))
+                        }
+                        None => {
+                            return Err(ScenarioError::new(
+                                format!("{p}.{k}"),
+                                format!("{v:?}"),
+                                "must name a host of topology.nodes",
+                            ))
+                        }
                     }
                 }
                 if f.src == f.dst {
-                    return Err(ScenarioError::new(format!("{p}.dst"), format!("{:?}", f.dst), "must differ from src"));
+                    return Err(ScenarioError::new(
+                        format!("{p}.dst"),
+                        format!("{:?}", f.dst),
+                        "must differ from src",
+                    ));
                 }
             }
         }
         Ok(())
     }
 
-    fn validate_workloads(&self, hosts: Option<&HashMap<&str, NodeKind>>) -> Result<(), ScenarioError> {
+    fn validate_workloads(
+        &self,
+        hosts: Option<&HashMap<&str, NodeKind>>,
+    ) -> Result<(), ScenarioError> {
         use crate::workload::WorkloadSpec;
         let check_host = |path: String, name: &str| -> Result<(), ScenarioError> {
             match hosts {
                 Some(h) => match h.get(name) {
                     Some(NodeKind::Host) => Ok(()),
-                    Some(NodeKind::Switch) => Err(ScenarioError::new(path, format!("{name:?}"), "must name a host, not a switch")),
-                    None => Err(ScenarioError::new(path, format!("{name:?}"), "must name a host of topology.nodes")),
+                    Some(NodeKind::Switch) => Err(ScenarioError::new(
+                        path,
+                        format!("{name:?}"),
+                        "must name a host, not a switch",
+                    )),
+                    None => Err(ScenarioError::new(
+                        path,
+                        format!("{name:?}"),
+                        "must name a host of topology.nodes",
+                    )),
                 },
                 None => Ok(()), // templates: checked after expansion
             }
@@ -847,41 +1069,77 @@ impl Scenario {
                 WorkloadSpec::Incast(x) => {
                     check_host(format!("{p}.client"), &x.client)?;
                     if x.servers.is_empty() {
-                        return Err(ScenarioError::new(format!("{p}.servers"), "[]", "must list at least one host"));
+                        return Err(ScenarioError::new(
+                            format!("{p}.servers"),
+                            "[]",
+                            "must list at least one host",
+                        ));
                     }
                     for (j, s) in x.servers.iter().enumerate() {
                         check_host(format!("{p}.servers[{j}]"), s)?;
                         if *s == x.client {
-                            return Err(ScenarioError::new(format!("{p}.servers[{j}]"), format!("{s:?}"), "must differ from the client"));
+                            return Err(ScenarioError::new(
+                                format!("{p}.servers[{j}]"),
+                                format!("{s:?}"),
+                                "must differ from the client",
+                            ));
                         }
                     }
                     match (x.block_bytes, x.total_bytes) {
-                        (Some(_), Some(_)) => return Err(ScenarioError::new(format!("{p}.total_bytes"), "", "give either block_bytes or total_bytes, not both")),
-                        (None, None) => return Err(ScenarioError::new(format!("{p}.block_bytes"), "", "missing: give block_bytes (per server) or total_bytes (split evenly)")),
+                        (Some(_), Some(_)) => {
+                            return Err(ScenarioError::new(
+                                format!("{p}.total_bytes"),
+                                "",
+                                "give either block_bytes or total_bytes, not both",
+                            ))
+                        }
+                        (None, None) => return Err(ScenarioError::new(
+                            format!("{p}.block_bytes"),
+                            "",
+                            "missing: give block_bytes (per server) or total_bytes (split evenly)",
+                        )),
                         (Some(b), None) => at_least(&format!("{p}.block_bytes"), b, 1)?,
-                        (None, Some(t)) => at_least(&format!("{p}.total_bytes"), t, x.servers.len() as u64)?,
+                        (None, Some(t)) => {
+                            at_least(&format!("{p}.total_bytes"), t, x.servers.len() as u64)?
+                        }
                     }
                     at_least(&format!("{p}.rounds"), x.rounds as u64, 1)?;
                     time_s(&format!("{p}.gap_s"), x.gap_s, true)?;
                     time_s(&format!("{p}.start_s"), x.start_s, true)?;
                     if x.cc.is_empty() {
-                        return Err(ScenarioError::new(format!("{p}.cc"), "[]", "must list at least one algorithm"));
+                        return Err(ScenarioError::new(
+                            format!("{p}.cc"),
+                            "[]",
+                            "must list at least one algorithm",
+                        ));
                     }
                 }
                 WorkloadSpec::Poisson(x) => {
                     for (f, list) in [("src", &x.src), ("dst", &x.dst)] {
                         if list.is_empty() {
-                            return Err(ScenarioError::new(format!("{p}.{f}"), "[]", "must list at least one host"));
+                            return Err(ScenarioError::new(
+                                format!("{p}.{f}"),
+                                "[]",
+                                "must list at least one host",
+                            ));
                         }
                         for (j, s) in list.iter().enumerate() {
                             check_host(format!("{p}.{f}[{j}]"), s)?;
                         }
                     }
                     if x.src.len() == 1 && x.dst.len() == 1 && x.src[0] == x.dst[0] {
-                        return Err(ScenarioError::new(format!("{p}.dst"), format!("{:?}", x.dst[0]), "must contain a host other than the only source"));
+                        return Err(ScenarioError::new(
+                            format!("{p}.dst"),
+                            format!("{:?}", x.dst[0]),
+                            "must contain a host other than the only source",
+                        ));
                     }
                     if !(x.load.is_finite() && x.load > 0.0 && x.load <= 10.0) {
-                        return Err(ScenarioError::new(format!("{p}.load"), fmt_f(x.load), "must be in (0, 10] (fraction of reference_bps)"));
+                        return Err(ScenarioError::new(
+                            format!("{p}.load"),
+                            fmt_f(x.load),
+                            "must be in (0, 10] (fraction of reference_bps)",
+                        ));
                     }
                     rate(&format!("{p}.reference_bps"), x.reference_bps)?;
                     x.size.validate(&format!("{p}.size"))?;
@@ -890,12 +1148,23 @@ impl Scenario {
                         time_s(&format!("{p}.stop_s"), st, false)?;
                     }
                     if x.cc.is_empty() {
-                        return Err(ScenarioError::new(format!("{p}.cc"), "[]", "must list at least one algorithm"));
+                        return Err(ScenarioError::new(
+                            format!("{p}.cc"),
+                            "[]",
+                            "must list at least one algorithm",
+                        ));
                     }
                     // bound the number of flows a typo can create
                     let horizon = x.stop_s.unwrap_or(self.until_s).min(self.until_s) - x.start_s;
                     if x.arrival_rate() * horizon.max(0.0) > 5e6 {
-                        return Err(ScenarioError::new(format!("{p}.load"), fmt_f(x.load), format!("would create about {:.0} flows before until_s; at most 5e6", x.arrival_rate() * horizon)));
+                        return Err(ScenarioError::new(
+                            format!("{p}.load"),
+                            fmt_f(x.load),
+                            format!(
+                                "would create about {:.0} flows before until_s; at most 5e6",
+                                x.arrival_rate() * horizon
+                            ),
+                        ));
                     }
                 }
             }
@@ -912,7 +1181,14 @@ impl Scenario {
             let mut out2 = self.clone();
             out2.topology = Topology::Graph(expand_leaf_spine(l, self.aqm.clone()));
             if out2.record.ports.is_none() {
-                out2.record.ports = Some((0..l.leaves).flat_map(|i| (0..l.spines).map(move |j| port_name(&format!("leaf{i}"), &format!("spine{j}")))).collect());
+                out2.record.ports = Some(
+                    (0..l.leaves)
+                        .flat_map(|i| {
+                            (0..l.spines)
+                                .map(move |j| port_name(&format!("leaf{i}"), &format!("spine{j}")))
+                        })
+                        .collect(),
+                );
             }
             return out2.expand();
         }
@@ -920,18 +1196,27 @@ impl Scenario {
             Topology::LeafSpine(_) => unreachable!("handled above"),
             Topology::Graph(g) => {
                 let mut links = Vec::new();
-                let kinds: HashMap<&str, NodeKind> = g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect();
+                let kinds: HashMap<&str, NodeKind> =
+                    g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect();
                 for l in &g.links {
                     let mut fwd = l.clone();
                     fwd.duplex = false;
                     if fwd.aqm.is_none() {
-                        fwd.aqm = Some(if kinds[l.from.as_str()] == NodeKind::Switch { self.aqm.clone() } else { AqmConfig::DropTail });
+                        fwd.aqm = Some(if kinds[l.from.as_str()] == NodeKind::Switch {
+                            self.aqm.clone()
+                        } else {
+                            AqmConfig::DropTail
+                        });
                     }
                     if l.duplex {
                         let mut rev = fwd.clone();
                         std::mem::swap(&mut rev.from, &mut rev.to);
                         if l.aqm.is_none() {
-                            rev.aqm = Some(if kinds[l.to.as_str()] == NodeKind::Switch { self.aqm.clone() } else { AqmConfig::DropTail });
+                            rev.aqm = Some(if kinds[l.to.as_str()] == NodeKind::Switch {
+                                self.aqm.clone()
+                            } else {
+                                AqmConfig::DropTail
+                            });
                         }
                         links.push(fwd);
                         links.push(rev);
@@ -940,9 +1225,19 @@ impl Scenario {
                     }
                 }
                 if out.record.ports.is_none() {
-                    out.record.ports = Some(links.iter().filter(|l| kinds[l.from.as_str()] == NodeKind::Switch).map(|l| port_name(&l.from, &l.to)).collect());
+                    out.record.ports = Some(
+                        links
+                            .iter()
+                            .filter(|l| kinds[l.from.as_str()] == NodeKind::Switch)
+                            .map(|l| port_name(&l.from, &l.to))
+                            .collect(),
+                    );
                 }
-                out.topology = Topology::Graph(Graph { nodes: g.nodes.clone(), links, ecmp: g.ecmp });
+                out.topology = Topology::Graph(Graph {
+                    nodes: g.nodes.clone(),
+                    links,
+                    ecmp: g.ecmp,
+                });
             }
             Topology::Dumbbell(d) => {
                 let (graph, bottleneck) = self.expand_dumbbell(d)?;
@@ -954,18 +1249,42 @@ impl Scenario {
                             let mut rng = Rng::stream(self.seed, &format!("flows/start/{k}"));
                             start += rng.uniform() * t.start_jitter_s;
                         }
-                        flows.push(FlowSpec { src: format!("s{}", k % s), dst: format!("r{}", k % d.receivers), cc: t.cc, start_s: start, size_bytes: t.size_bytes, stop_s: None, rate_bps: None });
+                        flows.push(FlowSpec {
+                            src: format!("s{}", k % s),
+                            dst: format!("r{}", k % d.receivers),
+                            cc: t.cc,
+                            start_s: start,
+                            size_bytes: t.size_bytes,
+                            stop_s: None,
+                            rate_bps: None,
+                        });
                     }
                 } else {
                     let s = self.dumbbell_senders(d)?;
                     for (i, f) in flows.iter().enumerate() {
-                        let ok_src = f.src.strip_prefix('s').and_then(|x| x.parse::<u32>().ok()).is_some_and(|x| x < s);
-                        let ok_dst = f.dst.strip_prefix('r').and_then(|x| x.parse::<u32>().ok()).is_some_and(|x| x < d.receivers);
+                        let ok_src = f
+                            .src
+                            .strip_prefix('s')
+                            .and_then(|x| x.parse::<u32>().ok())
+                            .is_some_and(|x| x < s);
+                        let ok_dst = f
+                            .dst
+                            .strip_prefix('r')
+                            .and_then(|x| x.parse::<u32>().ok())
+                            .is_some_and(|x| x < d.receivers);
                         if !ok_src {
-                            return Err(ScenarioError::new(format!("flow[{i}].src"), format!("{:?}", f.src), format!("must name a dumbbell sender s0..s{}", s - 1)));
+                            return Err(ScenarioError::new(
+                                format!("flow[{i}].src"),
+                                format!("{:?}", f.src),
+                                format!("must name a dumbbell sender s0..s{}", s - 1),
+                            ));
                         }
                         if !ok_dst {
-                            return Err(ScenarioError::new(format!("flow[{i}].dst"), format!("{:?}", f.dst), format!("must name a dumbbell receiver r0..r{}", d.receivers - 1)));
+                            return Err(ScenarioError::new(
+                                format!("flow[{i}].dst"),
+                                format!("{:?}", f.dst),
+                                format!("must name a dumbbell receiver r0..r{}", d.receivers - 1),
+                            ));
                         }
                     }
                 }
@@ -980,10 +1299,15 @@ impl Scenario {
         out.validate()?;
         // recorded ports must exist
         if let (Topology::Graph(g), Some(ports)) = (&out.topology, &out.record.ports) {
-            let names: std::collections::HashSet<String> = g.links.iter().map(|l| port_name(&l.from, &l.to)).collect();
+            let names: std::collections::HashSet<String> =
+                g.links.iter().map(|l| port_name(&l.from, &l.to)).collect();
             for (i, p) in ports.iter().enumerate() {
                 if !names.contains(p) {
-                    return Err(ScenarioError::new(format!("record.ports[{i}]"), format!("{p:?}"), "must name a port \"from->to\" of a link"));
+                    return Err(ScenarioError::new(
+                        format!("record.ports[{i}]"),
+                        format!("{p:?}"),
+                        "must name a port \"from->to\" of a link",
+                    ));
                 }
             }
         }
@@ -999,26 +1323,49 @@ impl Scenario {
         };
         let mut nodes = Vec::new();
         let mut links = Vec::new();
-        let link = |from: &str, to: &str, rate_bps: f64, delay_s: f64, host: bool, aqm: AqmConfig| LinkSpec {
-            from: from.into(),
-            to: to.into(),
-            rate_bps,
-            delay_s,
-            buffer_pkts: if host { d.host_buffer_pkts.or(bp) } else { bp },
-            buffer_bytes: if host && d.host_buffer_pkts.is_some() { None } else { bb },
-            aqm: Some(aqm),
-            duplex: false,
+        let link =
+            |from: &str, to: &str, rate_bps: f64, delay_s: f64, host: bool, aqm: AqmConfig| {
+                LinkSpec {
+                    from: from.into(),
+                    to: to.into(),
+                    rate_bps,
+                    delay_s,
+                    buffer_pkts: if host { d.host_buffer_pkts.or(bp) } else { bp },
+                    buffer_bytes: if host && d.host_buffer_pkts.is_some() {
+                        None
+                    } else {
+                        bb
+                    },
+                    aqm: Some(aqm),
+                    duplex: false,
+                }
+            };
+        let (left, right) = if d.receivers == 1 {
+            ("sw", "sw")
+        } else {
+            ("sw0", "sw1")
         };
-        let (left, right) = if d.receivers == 1 { ("sw", "sw") } else { ("sw0", "sw1") };
         for i in 0..s {
-            nodes.push(NodeSpec { name: format!("s{i}"), kind: NodeKind::Host });
+            nodes.push(NodeSpec {
+                name: format!("s{i}"),
+                kind: NodeKind::Host,
+            });
         }
-        nodes.push(NodeSpec { name: left.into(), kind: NodeKind::Switch });
+        nodes.push(NodeSpec {
+            name: left.into(),
+            kind: NodeKind::Switch,
+        });
         if right != left {
-            nodes.push(NodeSpec { name: right.into(), kind: NodeKind::Switch });
+            nodes.push(NodeSpec {
+                name: right.into(),
+                kind: NodeKind::Switch,
+            });
         }
         for j in 0..d.receivers {
-            nodes.push(NodeSpec { name: format!("r{j}"), kind: NodeKind::Host });
+            nodes.push(NodeSpec {
+                name: format!("r{j}"),
+                kind: NodeKind::Host,
+            });
         }
         for i in 0..s {
             let rtt = match (&d.rtt_s, &d.rtt_per_sender_s) {
@@ -1031,22 +1378,56 @@ impl Scenario {
             links.push(link(&name, left, access, a, true, AqmConfig::DropTail));
             links.push(link(left, &name, access, a, false, AqmConfig::DropTail));
         }
-        let bottleneck;
-        if d.receivers == 1 {
-            links.push(link("sw", "r0", d.bottleneck_bps, d.bottleneck_delay_s, false, self.aqm.clone()));
-            links.push(link("r0", "sw", d.bottleneck_bps, d.bottleneck_delay_s, true, AqmConfig::DropTail));
-            bottleneck = port_name("sw", "r0");
+        let bottleneck = if d.receivers == 1 {
+            links.push(link(
+                "sw",
+                "r0",
+                d.bottleneck_bps,
+                d.bottleneck_delay_s,
+                false,
+                self.aqm.clone(),
+            ));
+            links.push(link(
+                "r0",
+                "sw",
+                d.bottleneck_bps,
+                d.bottleneck_delay_s,
+                true,
+                AqmConfig::DropTail,
+            ));
+            port_name("sw", "r0")
         } else {
-            links.push(link("sw0", "sw1", d.bottleneck_bps, d.bottleneck_delay_s, false, self.aqm.clone()));
-            links.push(link("sw1", "sw0", d.bottleneck_bps, d.bottleneck_delay_s, false, AqmConfig::DropTail));
+            links.push(link(
+                "sw0",
+                "sw1",
+                d.bottleneck_bps,
+                d.bottleneck_delay_s,
+                false,
+                self.aqm.clone(),
+            ));
+            links.push(link(
+                "sw1",
+                "sw0",
+                d.bottleneck_bps,
+                d.bottleneck_delay_s,
+                false,
+                AqmConfig::DropTail,
+            ));
             for j in 0..d.receivers {
                 let name = format!("r{j}");
                 links.push(link("sw1", &name, access, 0.0, false, AqmConfig::DropTail));
                 links.push(link(&name, "sw1", access, 0.0, true, AqmConfig::DropTail));
             }
-            bottleneck = port_name("sw0", "sw1");
-        }
-        Ok((Graph { nodes, links, ecmp: false }, bottleneck))
+            port_name("sw0", "sw1")
+        };
+        Ok((
+            Graph {
+                nodes,
+                links,
+                ecmp: false,
+            },
+            bottleneck,
+        ))
     }
 
     pub fn to_json(&self) -> String {
@@ -1062,24 +1443,67 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
     let buf = Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS));
     let mut nodes = Vec::new();
     let mut links = Vec::new();
-    let link = |from: String, to: String, rate_bps: f64, buffer_pkts: Option<u32>, aqm: AqmConfig| LinkSpec { from, to, rate_bps, delay_s: l.link_delay_s, buffer_pkts, buffer_bytes: None, aqm: Some(aqm), duplex: false };
+    let link =
+        |from: String, to: String, rate_bps: f64, buffer_pkts: Option<u32>, aqm: AqmConfig| {
+            LinkSpec {
+                from,
+                to,
+                rate_bps,
+                delay_s: l.link_delay_s,
+                buffer_pkts,
+                buffer_bytes: None,
+                aqm: Some(aqm),
+                duplex: false,
+            }
+        };
     for j in 0..l.spines {
-        nodes.push(NodeSpec { name: format!("spine{j}"), kind: NodeKind::Switch });
+        nodes.push(NodeSpec {
+            name: format!("spine{j}"),
+            kind: NodeKind::Switch,
+        });
     }
     for i in 0..l.leaves {
-        nodes.push(NodeSpec { name: format!("leaf{i}"), kind: NodeKind::Switch });
+        nodes.push(NodeSpec {
+            name: format!("leaf{i}"),
+            kind: NodeKind::Switch,
+        });
         for j in 0..l.spines {
-            links.push(link(format!("leaf{i}"), format!("spine{j}"), l.fabric_bps, buf, aqm.clone()));
-            links.push(link(format!("spine{j}"), format!("leaf{i}"), l.fabric_bps, buf, aqm.clone()));
+            links.push(link(
+                format!("leaf{i}"),
+                format!("spine{j}"),
+                l.fabric_bps,
+                buf,
+                aqm.clone(),
+            ));
+            links.push(link(
+                format!("spine{j}"),
+                format!("leaf{i}"),
+                l.fabric_bps,
+                buf,
+                aqm.clone(),
+            ));
         }
         for k in 0..l.hosts_per_leaf {
             let h = format!("h{}", i * l.hosts_per_leaf + k);
-            nodes.push(NodeSpec { name: h.clone(), kind: NodeKind::Host });
-            links.push(link(h.clone(), format!("leaf{i}"), l.host_bps, buf, AqmConfig::DropTail));
+            nodes.push(NodeSpec {
+                name: h.clone(),
+                kind: NodeKind::Host,
+            });
+            links.push(link(
+                h.clone(),
+                format!("leaf{i}"),
+                l.host_bps,
+                buf,
+                AqmConfig::DropTail,
+            ));
             links.push(link(format!("leaf{i}"), h, l.host_bps, buf, aqm.clone()));
         }
     }
-    Graph { nodes, links, ecmp: true }
+    Graph {
+        nodes,
+        links,
+        ecmp: true,
+    }
 }
 
 /// Default switch buffer of the dumbbell template, packets (FIGURES.md D0: large enough for no drops).
@@ -1090,12 +1514,29 @@ pub fn port_name(from: &str, to: &str) -> String {
     format!("{from}->{to}")
 }
 
-fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Option<u64>, packet_bytes: u32, buf_path: &str) -> Result<(), ScenarioError> {
+fn validate_aqm(
+    path: &str,
+    a: &AqmConfig,
+    buf_pkts: Option<u32>,
+    buf_bytes: Option<u64>,
+    packet_bytes: u32,
+    buf_path: &str,
+) -> Result<(), ScenarioError> {
     match a {
         AqmConfig::DropTail => Ok(()),
-        AqmConfig::Threshold(ThresholdConfig { k_pkts, k_bytes, .. }) => match (k_pkts, k_bytes) {
-            (Some(_), Some(_)) => Err(ScenarioError::new(format!("{path}.k_bytes"), "", "give either k_pkts or k_bytes, not both")),
-            (None, None) => Err(ScenarioError::new(format!("{path}.k_pkts"), "", "missing: the threshold AQM needs k_pkts (packets) or k_bytes")),
+        AqmConfig::Threshold(ThresholdConfig {
+            k_pkts, k_bytes, ..
+        }) => match (k_pkts, k_bytes) {
+            (Some(_), Some(_)) => Err(ScenarioError::new(
+                format!("{path}.k_bytes"),
+                "",
+                "give either k_pkts or k_bytes, not both",
+            )),
+            (None, None) => Err(ScenarioError::new(
+                format!("{path}.k_pkts"),
+                "",
+                "missing: the threshold AQM needs k_pkts (packets) or k_bytes",
+            )),
             (Some(k), None) => {
                 nonneg(&format!("{path}.k_pkts"), *k)?;
                 if let Some(b) = buf_pkts {
@@ -1105,16 +1546,31 @@ fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Opt
                 }
                 if let Some(b) = buf_bytes {
                     if *k * packet_bytes as f64 >= b as f64 {
-                        return Err(ScenarioError::new(format!("{path}.k_pkts"), fmt_f(*k), format!("must be below the byte buffer ({b} B = {:.1} packets)", b as f64 / packet_bytes as f64)));
+                        return Err(ScenarioError::new(
+                            format!("{path}.k_pkts"),
+                            fmt_f(*k),
+                            format!(
+                                "must be below the byte buffer ({b} B = {:.1} packets)",
+                                b as f64 / packet_bytes as f64
+                            ),
+                        ));
                     }
                 }
                 Ok(())
             }
             (None, Some(k)) => {
                 nonneg(&format!("{path}.k_bytes"), *k)?;
-                let cap = buf_bytes.map(|b| b as f64).into_iter().chain(buf_pkts.map(|b| b as f64 * packet_bytes as f64)).fold(f64::INFINITY, f64::min);
+                let cap = buf_bytes
+                    .map(|b| b as f64)
+                    .into_iter()
+                    .chain(buf_pkts.map(|b| b as f64 * packet_bytes as f64))
+                    .fold(f64::INFINITY, f64::min);
                 if *k >= cap {
-                    return Err(ScenarioError::new(format!("{path}.k_bytes"), fmt_f(*k), format!("must be < the buffer ({cap} bytes)")));
+                    return Err(ScenarioError::new(
+                        format!("{path}.k_bytes"),
+                        fmt_f(*k),
+                        format!("must be < the buffer ({cap} bytes)"),
+                    ));
                 }
                 Ok(())
             }
@@ -1135,15 +1591,33 @@ fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Opt
             });
             validate_aqm(path, &red, buf_pkts, buf_bytes, packet_bytes, buf_path)?;
             if !(1..=crate::aqm::choke::MAX_CHOKE_SAMPLES).contains(&c.samples) {
-                return Err(ScenarioError::new(format!("{path}.samples"), c.samples, format!("must be between 1 and {}", crate::aqm::choke::MAX_CHOKE_SAMPLES)));
+                return Err(ScenarioError::new(
+                    format!("{path}.samples"),
+                    c.samples,
+                    format!(
+                        "must be between 1 and {}",
+                        crate::aqm::choke::MAX_CHOKE_SAMPLES
+                    ),
+                ));
             }
             Ok(())
         }
-        AqmConfig::Red(RedConfig { min_th_pkts, max_th_pkts, max_p, w_q, ns2_drop_ecn_above_p, .. }) => {
+        AqmConfig::Red(RedConfig {
+            min_th_pkts,
+            max_th_pkts,
+            max_p,
+            w_q,
+            ns2_drop_ecn_above_p,
+            ..
+        }) => {
             nonneg(&format!("{path}.min_th_pkts"), *min_th_pkts)?;
             nonneg(&format!("{path}.max_th_pkts"), *max_th_pkts)?;
             if max_th_pkts <= min_th_pkts {
-                return Err(ScenarioError::new(format!("{path}.max_th_pkts"), fmt_f(*max_th_pkts), format!("must be > {path}.min_th_pkts ({})", fmt_f(*min_th_pkts))));
+                return Err(ScenarioError::new(
+                    format!("{path}.max_th_pkts"),
+                    fmt_f(*max_th_pkts),
+                    format!("must be > {path}.min_th_pkts ({})", fmt_f(*min_th_pkts)),
+                ));
             }
             unit_interval(&format!("{path}.max_p"), *max_p, true)?;
             unit_interval(&format!("{path}.w_q"), *w_q, true)?;
@@ -1152,7 +1626,11 @@ fn validate_aqm(path: &str, a: &AqmConfig, buf_pkts: Option<u32>, buf_bytes: Opt
             }
             if let Some(b) = buf_pkts {
                 if *min_th_pkts >= b as f64 {
-                    return Err(ScenarioError::new(format!("{path}.min_th_pkts"), fmt_f(*min_th_pkts), format!("must be < {buf_path} ({b})")));
+                    return Err(ScenarioError::new(
+                        format!("{path}.min_th_pkts"),
+                        fmt_f(*min_th_pkts),
+                        format!("must be < {buf_path} ({b})"),
+                    ));
                 }
             }
             Ok(())
@@ -1187,13 +1665,21 @@ cc = "dctcp"
     fn base_parses_and_expands_to_a_graph() {
         let sc = parse(BASE, Format::Toml).unwrap();
         let ex = sc.expand().unwrap();
-        let Topology::Graph(g) = &ex.topology else { panic!() };
+        let Topology::Graph(g) = &ex.topology else {
+            panic!()
+        };
         assert_eq!(g.nodes.len(), 4);
         assert_eq!(g.links.len(), 6);
         assert_eq!(ex.flow.len(), 2);
-        assert_eq!(ex.record.ports.as_deref(), Some(&["sw->r0".to_string()][..]));
+        assert_eq!(
+            ex.record.ports.as_deref(),
+            Some(&["sw->r0".to_string()][..])
+        );
         // expanded form is itself valid and expands to itself
-        let again = parse(&ex.to_json(), Format::Json).unwrap().expand().unwrap();
+        let again = parse(&ex.to_json(), Format::Json)
+            .unwrap()
+            .expand()
+            .unwrap();
         assert_eq!(again, ex);
     }
 
@@ -1203,13 +1689,28 @@ cc = "dctcp"
 
     #[test]
     fn bad_inputs_name_the_field_value_and_rule() {
-        assert_eq!(err(&BASE.replace("10e9", "-5.0")), "topology.bottleneck_bps = -5: must be a finite number > 0");
-        assert!(err(&BASE.replace("seed = 3", "seed = 3\nbogus = 1")).contains("unknown field `bogus`"));
-        assert!(err(&BASE.replace("\"dctcp\"", "\"cubic\"")).starts_with("flows.cc: unknown variant `cubic`"));
-        assert!(err(&BASE.replace("k_pkts = 65", "k_pkts = 2000")).starts_with("aqm.k_pkts = 2000: must be < topology.buffer_pkts (1000)"));
-        assert_eq!(err(&BASE.replace("count = 2", "count = 0")), "flows.count = 0: must be >= 1");
-        assert!(err(&BASE.replace("kind = \"threshold\"", "kind = \"codel\"")).contains("unknown variant `codel`"));
-        assert!(err(&BASE.replace("rtt_s = 100e-6", "rtt_s = nan")).contains("topology.rtt_s = nan"));
+        assert_eq!(
+            err(&BASE.replace("10e9", "-5.0")),
+            "topology.bottleneck_bps = -5: must be a finite number > 0"
+        );
+        assert!(
+            err(&BASE.replace("seed = 3", "seed = 3\nbogus = 1")).contains("unknown field `bogus`")
+        );
+        assert!(err(&BASE.replace("\"dctcp\"", "\"cubic\""))
+            .starts_with("flows.cc: unknown variant `cubic`"));
+        assert!(err(&BASE.replace("k_pkts = 65", "k_pkts = 2000"))
+            .starts_with("aqm.k_pkts = 2000: must be < topology.buffer_pkts (1000)"));
+        assert_eq!(
+            err(&BASE.replace("count = 2", "count = 0")),
+            "flows.count = 0: must be >= 1"
+        );
+        assert!(
+            err(&BASE.replace("kind = \"threshold\"", "kind = \"codel\""))
+                .contains("unknown variant `codel`")
+        );
+        assert!(
+            err(&BASE.replace("rtt_s = 100e-6", "rtt_s = nan")).contains("topology.rtt_s = nan")
+        );
         assert!(err(&format!("until_s = -1\n{BASE}")).starts_with("until_s = -1"));
         assert!(err(&BASE.replace("k_pkts = 65", "k_pktz = 65")).contains("unknown field `k_pktz`"));
     }

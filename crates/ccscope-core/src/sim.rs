@@ -63,7 +63,15 @@ impl RateState {
                 (n, (b - (n - 1) * mss as u64).max(1) as u32)
             }
         };
-        RateState { rp, next_seq: 0, total_segs, last_seg_bytes: last, mss, timer_event: None, frames_sent: 0 }
+        RateState {
+            rp,
+            next_seq: 0,
+            total_segs,
+            last_seg_bytes: last,
+            mss,
+            timer_event: None,
+            frames_sent: 0,
+        }
     }
     fn seg_bytes(&self, seq: u64) -> u32 {
         if seq + 1 == self.total_segs {
@@ -176,7 +184,10 @@ impl Simulation {
         &self.ports[id.idx()]
     }
     pub fn port_id(&self, name: &str) -> Option<PortId> {
-        self.port_names.iter().position(|n| n == name).map(|i| PortId(i as u32))
+        self.port_names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| PortId(i as u32))
     }
 
     /// Time of the next event, if any.
@@ -278,7 +289,10 @@ impl Simulation {
 
     fn push_route(&mut self, p: Vec<PortId>) -> RouteId {
         let id = RouteId(self.routes.len() as u32);
-        self.routes.push((self.route_ports.len() as u32, p.len().min(u16::MAX as usize) as u16));
+        self.routes.push((
+            self.route_ports.len() as u32,
+            p.len().min(u16::MAX as usize) as u16,
+        ));
         self.route_ports.extend(p);
         id
     }
@@ -288,7 +302,9 @@ impl Simulation {
         use crate::rate::RateControl;
         let now = self.now;
         let route = self.flows[f.idx()].fwd;
-        let Some(r) = self.flows[f.idx()].rate.as_mut() else { return };
+        let Some(r) = self.flows[f.idx()].rate.as_mut() else {
+            return;
+        };
         if r.next_seq >= r.total_segs {
             return;
         }
@@ -305,13 +321,24 @@ impl Simulation {
         if self.flows[f.idx()].first_sent.is_none() {
             self.flows[f.idx()].first_sent = Some(now);
         }
-        self.inject(Packet { ts: now, seq, flow: f, route, size_bytes: bytes, hop: 0, kind: PacketKind::Data, flags: 0 });
+        self.inject(Packet {
+            ts: now,
+            seq,
+            flow: f,
+            route,
+            size_bytes: bytes,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        });
         self.arm_rate_timer(f);
     }
 
     fn arm_rate_timer(&mut self, f: FlowId) {
         use crate::rate::RateControl;
-        let Some(r) = self.flows[f.idx()].rate.as_mut() else { return };
+        let Some(r) = self.flows[f.idx()].rate.as_mut() else {
+            return;
+        };
         if let Some(d) = r.rp.poll_timeout() {
             if r.timer_event.is_none_or(|e| e > d) {
                 r.timer_event = Some(d);
@@ -329,14 +356,27 @@ impl Simulation {
         let now = self.now;
         let p = &mut self.ports[port.idx()];
         p.advance(now);
-        let Some(fb) = p.cp_feedback(now, pkt) else { return };
+        let Some(fb) = p.cp_feedback(now, pkt) else {
+            return;
+        };
         let from = self.port_from[port.idx()];
         let src = self.flows[pkt.flow.idx()].src;
         if from == src {
             return;
         }
-        let Some(&route) = self.route_of.get(&(from, src)) else { return };
-        let fpkt = Packet { ts: now, seq: fb.encode(), flow: pkt.flow, route, size_bytes: self.feedback_bytes, hop: 0, kind: PacketKind::Feedback, flags: 0 };
+        let Some(&route) = self.route_of.get(&(from, src)) else {
+            return;
+        };
+        let fpkt = Packet {
+            ts: now,
+            seq: fb.encode(),
+            flow: pkt.flow,
+            route,
+            size_bytes: self.feedback_bytes,
+            hop: 0,
+            kind: PacketKind::Feedback,
+            flags: 0,
+        };
         self.inject(fpkt);
     }
 
@@ -344,17 +384,26 @@ impl Simulation {
     fn spawn_flow(&mut self, src: NodeId, dst: NodeId, cc: CcKind, size: u64, tag: (u32, u32)) {
         let key = self.flows.len() as u64;
         let (fwd, rev) = if let Some(e) = self.ecmp.as_mut() {
-            let (Some(a), Some(b)) = (e.path(src, dst, key), e.path(dst, src, key)) else { return };
+            let (Some(a), Some(b)) = (e.path(src, dst, key), e.path(dst, src, key)) else {
+                return;
+            };
             (self.push_route(a), self.push_route(b))
         } else {
-            let (Some(&fwd), Some(&rev)) = (self.route_of.get(&(src, dst)), self.route_of.get(&(dst, src))) else {
+            let (Some(&fwd), Some(&rev)) = (
+                self.route_of.get(&(src, dst)),
+                self.route_of.get(&(dst, src)),
+            ) else {
                 return; // routes were checked at build; an unknown pair cannot occur
             };
             (fwd, rev)
         };
         let (off, _) = self.routes[fwd.idx()];
-        let line = self.ports[self.route_ports[off as usize].idx()].rate().as_f64();
-        let mut fl = self.factory.make(cc, Some(size), fwd, rev, src, dst, self.now, line);
+        let line = self.ports[self.route_ports[off as usize].idx()]
+            .rate()
+            .as_f64();
+        let mut fl = self
+            .factory
+            .make(cc, Some(size), fwd, rev, src, dst, self.now, line);
         fl.workload = Some(tag);
         let id = FlowId(self.flows.len() as u32);
         let rate_based = fl.rate.is_some();
@@ -370,19 +419,39 @@ impl Simulation {
     fn on_workload(&mut self, w: u32) {
         let now = self.now;
         match &mut self.workloads[w as usize] {
-            WorkloadState::Incast { client, servers, block, rounds_left, round, outstanding, round_start, cc, .. } => {
+            WorkloadState::Incast {
+                client,
+                servers,
+                block,
+                rounds_left,
+                round,
+                outstanding,
+                round_start,
+                cc,
+                ..
+            } => {
                 if *rounds_left == 0 {
                     return;
                 }
                 *rounds_left -= 1;
                 *round_start = now;
                 *outstanding = servers.len() as u32;
-                let (client, servers, block, r, cc) = (*client, servers.clone(), *block, *round, cc.clone());
+                let (client, servers, block, r, cc) =
+                    (*client, servers.clone(), *block, *round, cc.clone());
                 for (j, s) in servers.iter().enumerate() {
                     self.spawn_flow(*s, client, cc[j % cc.len()], block, (w, r));
                 }
             }
-            WorkloadState::Poisson { src, dst, rate, size, cc, arrivals, stop, rng } => {
+            WorkloadState::Poisson {
+                src,
+                dst,
+                rate,
+                size,
+                cc,
+                arrivals,
+                stop,
+                rng,
+            } => {
                 let a = src[rng.below(src.len() as u64) as usize];
                 let mut b = dst[rng.below(dst.len() as u64) as usize];
                 let mut tries = 0;
@@ -406,15 +475,30 @@ impl Simulation {
     }
 
     fn on_flow_complete(&mut self, f: FlowId) {
-        let Some((w, r)) = self.flows[f.idx()].workload else { return };
+        let Some((w, r)) = self.flows[f.idx()].workload else {
+            return;
+        };
         let now = self.now;
-        if let Some(WorkloadState::Incast { outstanding, round, round_start, rounds_left, gap, .. }) = self.workloads.get_mut(w as usize) {
+        if let Some(WorkloadState::Incast {
+            outstanding,
+            round,
+            round_start,
+            rounds_left,
+            gap,
+            ..
+        }) = self.workloads.get_mut(w as usize)
+        {
             if *round != r || *outstanding == 0 {
                 return;
             }
             *outstanding -= 1;
             if *outstanding == 0 {
-                self.rounds.push(RoundRecord { workload: w, round: r, start: *round_start, end: now });
+                self.rounds.push(RoundRecord {
+                    workload: w,
+                    round: r,
+                    start: *round_start,
+                    end: now,
+                });
                 *round += 1;
                 if *rounds_left > 0 {
                     let at = now + *gap;
@@ -441,7 +525,9 @@ impl Simulation {
         let now = self.now;
         match self.ports[port.idx()].aqm {
             crate::aqm::Aqm::Choke(_) => return self.forward_choke(port, pkt),
-            crate::aqm::Aqm::QcnCp(_) | crate::aqm::Aqm::AsmCp(_) => self.congestion_point(port, &pkt),
+            crate::aqm::Aqm::QcnCp(_) | crate::aqm::Aqm::AsmCp(_) => {
+                self.congestion_point(port, &pkt)
+            }
             _ => {}
         }
         let admit = self.ports[port.idx()].offer(now, &mut pkt);
@@ -457,7 +543,9 @@ impl Simulation {
         let q = p.queue().0 as usize;
         let pipe = self.events.pipe(port);
         let base = pipe.len() - q;
-        let Some(d) = p.choke_decide(now, &pkt, |j| pipe[base + j as usize].2.flow) else { return };
+        let Some(d) = p.choke_decide(now, &pkt, |j| pipe[base + j as usize].2.flow) else {
+            return;
+        };
         if d.n_victims > 0 {
             let ect = pkt.has(flags::ECT);
             for &j in &d.victims[..d.n_victims] {
@@ -468,14 +556,28 @@ impl Simulation {
                             v.flags |= flags::CE;
                             let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
                             self.ports[port.idx()].count_mark();
-                            self.rec.port_event(now.0, port, flow, seq, PortEventKind::Mark, is_ack);
+                            self.rec.port_event(
+                                now.0,
+                                port,
+                                flow,
+                                seq,
+                                PortEventKind::Mark,
+                                is_ack,
+                            );
                         }
                     }
                 } else {
                     let dur = self.ports[port.idx()].remove_waiting(j);
                     if let Some(v) = self.events.remove_from_pipe(port, base + j, dur) {
                         self.ledger.dropped += 1;
-                        self.rec.port_event(now.0, port, v.flow, v.seq, PortEventKind::DropAqm, v.kind == PacketKind::Ack);
+                        self.rec.port_event(
+                            now.0,
+                            port,
+                            v.flow,
+                            v.seq,
+                            PortEventKind::DropAqm,
+                            v.kind == PacketKind::Ack,
+                        );
                     }
                 }
             }
@@ -490,7 +592,14 @@ impl Simulation {
         match admit {
             Admit::Accepted { arrive_at, marked } => {
                 if marked {
-                    self.rec.port_event(now.0, port, pkt.flow, pkt.seq, PortEventKind::Mark, pkt.kind == PacketKind::Ack);
+                    self.rec.port_event(
+                        now.0,
+                        port,
+                        pkt.flow,
+                        pkt.seq,
+                        PortEventKind::Mark,
+                        pkt.kind == PacketKind::Ack,
+                    );
                 }
                 self.events.schedule_arrival(port, arrive_at, pkt);
             }
@@ -500,7 +609,14 @@ impl Simulation {
                     DropReason::Overflow => PortEventKind::DropOverflow,
                     DropReason::Aqm => PortEventKind::DropAqm,
                 };
-                self.rec.port_event(now.0, port, pkt.flow, pkt.seq, k, pkt.kind == PacketKind::Ack);
+                self.rec.port_event(
+                    now.0,
+                    port,
+                    pkt.flow,
+                    pkt.seq,
+                    k,
+                    pkt.kind == PacketKind::Ack,
+                );
             }
         }
     }
@@ -538,14 +654,23 @@ impl Simulation {
             PacketKind::Feedback => {
                 use crate::rate::RateControl;
                 let now = self.now;
-                if let (Some(fb), Some(r)) = (crate::rate::Feedback::decode(pkt.seq), self.flows[f.idx()].rate.as_mut()) {
+                if let (Some(fb), Some(r)) = (
+                    crate::rate::Feedback::decode(pkt.seq),
+                    self.flows[f.idx()].rate.as_mut(),
+                ) {
                     r.rp.on_feedback(now, &fb);
                 }
                 self.arm_rate_timer(f);
             }
             PacketKind::Ack => {
                 let now = self.now;
-                self.flows[f.idx()].sender.on_ack(now, pkt.seq, pkt.has(flags::ECE), pkt.ts, pkt.has(flags::RETX));
+                self.flows[f.idx()].sender.on_ack(
+                    now,
+                    pkt.seq,
+                    pkt.has(flags::ECE),
+                    pkt.ts,
+                    pkt.has(flags::RETX),
+                );
                 self.pump(f);
             }
         }
@@ -560,7 +685,16 @@ impl Simulation {
         if a.echo_retx {
             fl |= flags::RETX;
         }
-        let pkt = Packet { ts: a.ts_echo, seq: a.ackno, flow: f, route: self.flows[f.idx()].rev, size_bytes: self.ack_bytes, hop: 0, kind: PacketKind::Ack, flags: fl };
+        let pkt = Packet {
+            ts: a.ts_echo,
+            seq: a.ackno,
+            flow: f,
+            route: self.flows[f.idx()].rev,
+            size_bytes: self.ack_bytes,
+            hop: 0,
+            kind: PacketKind::Ack,
+            flags: fl,
+        };
         self.inject(pkt);
     }
 
@@ -570,11 +704,22 @@ impl Simulation {
         let now = self.now;
         loop {
             let fl = &mut self.flows[f.idx()];
-            let Some(seg) = fl.sender.poll_transmit(now) else { break };
+            let Some(seg) = fl.sender.poll_transmit(now) else {
+                break;
+            };
             if fl.first_sent.is_none() {
                 fl.first_sent = Some(now);
             }
-            let pkt = Packet { ts: now, seq: seg.seq, flow: f, route: fl.fwd, size_bytes: seg.bytes, hop: 0, kind: PacketKind::Data, flags: seg.flags };
+            let pkt = Packet {
+                ts: now,
+                seq: seg.seq,
+                flow: f,
+                route: fl.fwd,
+                size_bytes: seg.bytes,
+                hop: 0,
+                kind: PacketKind::Data,
+                flags: seg.flags,
+            };
             self.inject(pkt);
         }
         let fl = &mut self.flows[f.idx()];
@@ -661,7 +806,11 @@ impl Simulation {
             t.time_ps.push(now.0);
             t.flow.push(i as u32);
             t.cwnd_pkts.push(probe.cwnd_bytes / mss);
-            t.ssthresh_pkts.push(if probe.ssthresh_bytes.is_finite() { probe.ssthresh_bytes / mss } else { f64::INFINITY });
+            t.ssthresh_pkts.push(if probe.ssthresh_bytes.is_finite() {
+                probe.ssthresh_bytes / mss
+            } else {
+                f64::INFINITY
+            });
             t.alpha.push(probe.alpha);
             t.delivered_bytes.push(fl.receiver.delivered_bytes());
             t.received_bytes.push(fl.receiver.unique_bytes_received);
@@ -675,7 +824,10 @@ impl Simulation {
 
     /// Packet-conservation ledger now (packets inside arrival events count as in flight).
     pub fn ledger(&self) -> Ledger {
-        Ledger { in_flight: self.events.packets_in_flight(), ..self.ledger }
+        Ledger {
+            in_flight: self.events.packets_in_flight(),
+            ..self.ledger
+        }
     }
 
     /// Close the run: bring ports up to date, check conservation, return everything recorded.

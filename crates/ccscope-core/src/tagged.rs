@@ -23,7 +23,10 @@ fn marked(path: &str, msg: &str) -> String {
 pub fn merge_path(outer: &str, msg: &str) -> (String, String) {
     if let Some(rest) = msg.strip_prefix(MARK) {
         if let Some((inner, m)) = rest.split_once(MARK) {
-            let path = match (outer.is_empty() || outer == ".", inner.is_empty() || inner == ".") {
+            let path = match (
+                outer.is_empty() || outer == ".",
+                inner.is_empty() || inner == ".",
+            ) {
                 (true, _) => inner.to_string(),
                 (false, true) => outer.to_string(),
                 (false, false) => format!("{outer}.{inner}"),
@@ -36,25 +39,48 @@ pub fn merge_path(outer: &str, msg: &str) -> (String, String) {
 
 /// Take `kind` out of a table; errors name `kind` and the allowed values.
 pub fn split_kind<E: Error>(v: Value, allowed: &[&str]) -> Result<(String, Value), E> {
-    let list = allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+    let list = allowed
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let Value::Table(mut m) = v else {
-        return Err(E::custom(format!("invalid type: {}, expected a table with `kind` = one of {list}", describe(&v))));
+        return Err(E::custom(format!(
+            "invalid type: {}, expected a table with `kind` = one of {list}",
+            describe(&v)
+        )));
     };
     match m.remove("kind") {
         Some(Value::String(k)) if allowed.contains(&k.as_str()) => Ok((k, Value::Table(m))),
-        Some(Value::String(k)) => Err(E::custom(marked("kind", &format!("unknown variant `{k}`, expected one of {list}")))),
-        Some(other) => Err(E::custom(marked("kind", &format!("invalid type: {}, expected one of {list}", describe(&other))))),
+        Some(Value::String(k)) => Err(E::custom(marked(
+            "kind",
+            &format!("unknown variant `{k}`, expected one of {list}"),
+        ))),
+        Some(other) => Err(E::custom(marked(
+            "kind",
+            &format!("invalid type: {}, expected one of {list}", describe(&other)),
+        ))),
         None => {
-            let keys = m.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-            let seen = if keys.is_empty() { String::new() } else { format!(" (the table has {keys})") };
-            Err(E::custom(marked("kind", &format!("missing field `kind`: expected one of {list}{seen}"))))
+            let keys = m
+                .keys()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let seen = if keys.is_empty() {
+                String::new()
+            } else {
+                format!(" (the table has {keys})")
+            };
+            Err(E::custom(marked(
+                "kind",
+                &format!("missing field `kind`: expected one of {list}{seen}"),
+            )))
         }
     }
 }
 
 fn describe(v: &Value) -> String {
     match v {
-        
         Value::Boolean(b) => format!("boolean `{b}`"),
         Value::Integer(n) => format!("integer `{n}`"),
         Value::Float(n) => format!("number `{n}`"),
@@ -67,11 +93,13 @@ fn describe(v: &Value) -> String {
 
 /// Deserialize one variant's struct with its own field paths.
 pub fn variant<T: DeserializeOwned, E: Error>(v: Value) -> Result<T, E> {
-    serde_path_to_error::deserialize(v).map_err(|e| E::custom(marked(&e.path().to_string(), &e.inner().to_string())))
+    serde_path_to_error::deserialize(v)
+        .map_err(|e| E::custom(marked(&e.path().to_string(), &e.inner().to_string())))
 }
 
 pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
-    let (kind, rest) = split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke", "qcn", "asm"])?;
+    let (kind, rest) =
+        split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke", "qcn", "asm"])?;
     match kind.as_str() {
         "drop_tail" => {
             if let Value::Table(m) = &rest {

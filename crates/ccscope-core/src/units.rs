@@ -123,7 +123,11 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn new(rate: BitsPerSec) -> Self {
-        Serializer { rate, carry: 0, exact: [(0, 0); 2] }
+        Serializer {
+            rate,
+            carry: 0,
+            exact: [(0, 0); 2],
+        }
     }
     pub fn rate(&self) -> BitsPerSec {
         self.rate
@@ -160,7 +164,10 @@ mod tests {
 
     #[test]
     fn tx_time_1500_bytes_at_10gbps_is_exactly_1_2_us() {
-        assert_eq!(BitsPerSec(10_000_000_000).tx_time(1500), SimDuration(1_200_000));
+        assert_eq!(
+            BitsPerSec(10_000_000_000).tx_time(1500),
+            SimDuration(1_200_000)
+        );
         let mut s = Serializer::new(BitsPerSec(10_000_000_000));
         for _ in 0..1000 {
             assert_eq!(s.tx_time(1500), SimDuration(1_200_000));

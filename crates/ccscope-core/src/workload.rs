@@ -34,7 +34,10 @@ pub enum WorkloadSpec {
 
 impl<'de> Deserialize<'de> for WorkloadSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["incast", "poisson"])?;
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
+            toml::Value::deserialize(d)?,
+            &["incast", "poisson"],
+        )?;
         match kind.as_str() {
             "incast" => Ok(WorkloadSpec::Incast(crate::tagged::variant(rest)?)),
             _ => Ok(WorkloadSpec::Poisson(crate::tagged::variant(rest)?)),
@@ -101,11 +104,21 @@ struct CdfFields {
 
 impl<'de> Deserialize<'de> for SizeDist {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(toml::Value::deserialize(d)?, &["fixed", "uniform", "cdf"])?;
+        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
+            toml::Value::deserialize(d)?,
+            &["fixed", "uniform", "cdf"],
+        )?;
         match kind.as_str() {
-            "fixed" => crate::tagged::variant::<FixedFields, D::Error>(rest).map(|f| SizeDist::Fixed { bytes: f.bytes }),
-            "uniform" => crate::tagged::variant::<UniformFields, D::Error>(rest).map(|f| SizeDist::Uniform { min_bytes: f.min_bytes, max_bytes: f.max_bytes }),
-            _ => crate::tagged::variant::<CdfFields, D::Error>(rest).map(|f| SizeDist::Cdf { points: f.points }),
+            "fixed" => crate::tagged::variant::<FixedFields, D::Error>(rest)
+                .map(|f| SizeDist::Fixed { bytes: f.bytes }),
+            "uniform" => {
+                crate::tagged::variant::<UniformFields, D::Error>(rest).map(|f| SizeDist::Uniform {
+                    min_bytes: f.min_bytes,
+                    max_bytes: f.max_bytes,
+                })
+            }
+            _ => crate::tagged::variant::<CdfFields, D::Error>(rest)
+                .map(|f| SizeDist::Cdf { points: f.points }),
         }
     }
 }
@@ -113,30 +126,58 @@ impl<'de> Deserialize<'de> for SizeDist {
 impl SizeDist {
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         match self {
-            SizeDist::Fixed { bytes } if *bytes < 1 => Err(ScenarioError::new(format!("{path}.bytes"), bytes, "must be >= 1")),
-            SizeDist::Uniform { min_bytes, max_bytes } => {
+            SizeDist::Fixed { bytes } if *bytes < 1 => Err(ScenarioError::new(
+                format!("{path}.bytes"),
+                bytes,
+                "must be >= 1",
+            )),
+            SizeDist::Uniform {
+                min_bytes,
+                max_bytes,
+            } => {
                 if *min_bytes < 1 {
-                    return Err(ScenarioError::new(format!("{path}.min_bytes"), min_bytes, "must be >= 1"));
+                    return Err(ScenarioError::new(
+                        format!("{path}.min_bytes"),
+                        min_bytes,
+                        "must be >= 1",
+                    ));
                 }
                 if max_bytes < min_bytes {
-                    return Err(ScenarioError::new(format!("{path}.max_bytes"), max_bytes, format!("must be >= min_bytes ({min_bytes})")));
+                    return Err(ScenarioError::new(
+                        format!("{path}.max_bytes"),
+                        max_bytes,
+                        format!("must be >= min_bytes ({min_bytes})"),
+                    ));
                 }
                 Ok(())
             }
             SizeDist::Cdf { points } => {
                 if points.len() < 2 {
-                    return Err(ScenarioError::new(format!("{path}.points"), format!("[{} points]", points.len()), "needs at least two [bytes, probability] points"));
+                    return Err(ScenarioError::new(
+                        format!("{path}.points"),
+                        format!("[{} points]", points.len()),
+                        "needs at least two [bytes, probability] points",
+                    ));
                 }
                 let mut prev = [0.0f64, -1.0];
                 for (i, p) in points.iter().enumerate() {
-                    let ok = p[0].is_finite() && p[1].is_finite() && p[0] >= 1.0 && (0.0..=1.0).contains(&p[1]) && p[0] >= prev[0] && p[1] >= prev[1];
+                    let ok = p[0].is_finite()
+                        && p[1].is_finite()
+                        && p[0] >= 1.0
+                        && (0.0..=1.0).contains(&p[1])
+                        && p[0] >= prev[0]
+                        && p[1] >= prev[1];
                     if !ok {
                         return Err(ScenarioError::new(format!("{path}.points[{i}]"), format!("[{}, {}]", p[0], p[1]), "must be [bytes >= 1, probability in [0, 1]], both non-decreasing along the list"));
                     }
                     prev = *p;
                 }
                 if (prev[1] - 1.0).abs() > 1e-9 {
-                    return Err(ScenarioError::new(format!("{path}.points[{}]", points.len() - 1), prev[1], "the last probability must be 1"));
+                    return Err(ScenarioError::new(
+                        format!("{path}.points[{}]", points.len() - 1),
+                        prev[1],
+                        "the last probability must be 1",
+                    ));
                 }
                 Ok(())
             }
@@ -148,7 +189,10 @@ impl SizeDist {
     pub fn mean_bytes(&self) -> f64 {
         match self {
             SizeDist::Fixed { bytes } => *bytes as f64,
-            SizeDist::Uniform { min_bytes, max_bytes } => (*min_bytes + *max_bytes) as f64 / 2.0,
+            SizeDist::Uniform {
+                min_bytes,
+                max_bytes,
+            } => (*min_bytes + *max_bytes) as f64 / 2.0,
             SizeDist::Cdf { points } => {
                 // mass at the first point, then linear pieces
                 let mut m = points[0][0] * points[0][1];
@@ -164,7 +208,10 @@ impl SizeDist {
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         match self {
             SizeDist::Fixed { bytes } => *bytes,
-            SizeDist::Uniform { min_bytes, max_bytes } => min_bytes + rng.below(max_bytes - min_bytes + 1),
+            SizeDist::Uniform {
+                min_bytes,
+                max_bytes,
+            } => min_bytes + rng.below(max_bytes - min_bytes + 1),
             SizeDist::Cdf { points } => {
                 let u = rng.uniform();
                 if u <= points[0][1] {
@@ -173,7 +220,11 @@ impl SizeDist {
                 for w in points.windows(2) {
                     if u <= w[1][1] {
                         let dp = w[1][1] - w[0][1];
-                        let x = if dp > 0.0 { w[0][0] + (u - w[0][1]) / dp * (w[1][0] - w[0][0]) } else { w[1][0] };
+                        let x = if dp > 0.0 {
+                            w[0][0] + (u - w[0][1]) / dp * (w[1][0] - w[0][0])
+                        } else {
+                            w[1][0]
+                        };
                         return x.round().max(1.0) as u64;
                     }
                 }
@@ -231,13 +282,18 @@ mod tests {
     use super::*;
     #[test]
     fn cdf_sampling_matches_its_mean() {
-        let d = SizeDist::Cdf { points: vec![[1000.0, 0.5], [3000.0, 1.0]] };
+        let d = SizeDist::Cdf {
+            points: vec![[1000.0, 0.5], [3000.0, 1.0]],
+        };
         assert!((d.mean_bytes() - (500.0 + 0.5 * 2000.0)).abs() < 1e-9);
         let mut r = Rng::stream(1, "cdf");
         let n = 200_000;
         let m = (0..n).map(|_| d.sample(&mut r) as f64).sum::<f64>() / n as f64;
         assert!((m - d.mean_bytes()).abs() / d.mean_bytes() < 0.01, "{m}");
-        let u = SizeDist::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
+        let u = SizeDist::Uniform {
+            min_bytes: 10_000,
+            max_bytes: 50_000,
+        };
         let m = (0..n).map(|_| u.sample(&mut r) as f64).sum::<f64>() / n as f64;
         assert!((m - 30_000.0).abs() < 200.0);
     }

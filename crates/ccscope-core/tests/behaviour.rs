@@ -44,7 +44,11 @@ fn utilization_after(o: &RunOutput, from_s: f64, rate_bps: f64) -> f64 {
 fn queue_after(o: &RunOutput, from_s: f64) -> Vec<f64> {
     let t = f64s(o, "queue", "time_s");
     let q = u32s(o, "queue", "queue_pkts");
-    t.iter().zip(q).filter(|(t, _)| **t >= from_s).map(|(_, q)| *q as f64).collect()
+    t.iter()
+        .zip(q)
+        .filter(|(t, _)| **t >= from_s)
+        .map(|(_, q)| *q as f64)
+        .collect()
 }
 
 fn percentile(v: &[f64], p: f64) -> f64 {
@@ -98,22 +102,41 @@ count = 1
 size_bytes = 1500
 "#);
     let srtt = f64s(&o, "flows", "srtt_s")[0];
-    let d = BitsPerSec(1_000_000_000).tx_time(1500).0 + BitsPerSec(10_000_000_000).tx_time(1500).0
-        + BitsPerSec(10_000_000_000).tx_time(40).0 + BitsPerSec(1_000_000_000).tx_time(40).0;
+    let d = BitsPerSec(1_000_000_000).tx_time(1500).0
+        + BitsPerSec(10_000_000_000).tx_time(1500).0
+        + BitsPerSec(10_000_000_000).tx_time(40).0
+        + BitsPerSec(1_000_000_000).tx_time(40).0;
     let want = SimTime(100_000_000 + d).as_secs_f64();
-    assert_eq!(srtt, want, "RTT = 100 us propagation + 12 + 1.2 + 0.032 + 0.32 us serialization");
-    assert_eq!(f64s(&o, "flows", "fct_s")[0], SimTime(50_000_000 + BitsPerSec(1_000_000_000).tx_time(1500).0 + BitsPerSec(10_000_000_000).tx_time(1500).0).as_secs_f64());
+    assert_eq!(
+        srtt, want,
+        "RTT = 100 us propagation + 12 + 1.2 + 0.032 + 0.32 us serialization"
+    );
+    assert_eq!(
+        f64s(&o, "flows", "fct_s")[0],
+        SimTime(
+            50_000_000
+                + BitsPerSec(1_000_000_000).tx_time(1500).0
+                + BitsPerSec(10_000_000_000).tx_time(1500).0
+        )
+        .as_secs_f64()
+    );
 }
 
 #[test]
 fn same_seed_gives_identical_traces_and_another_seed_changes_a_randomized_run() {
     let a = run(&dctcp(4, 0.02, ""));
     let b = run(&dctcp(4, 0.02, ""));
-    assert_eq!(u32s(&a, "queue", "queue_pkts"), u32s(&b, "queue", "queue_pkts"));
+    assert_eq!(
+        u32s(&a, "queue", "queue_pkts"),
+        u32s(&b, "queue", "queue_pkts")
+    );
     assert_eq!(f64s(&a, "cwnd", "cwnd_pkts"), f64s(&b, "cwnd", "cwnd_pkts"));
     assert_eq!(a.events, b.events);
     let c = run(&dctcp(4, 0.02, "").replace("seed = 1", "seed = 2"));
-    assert_ne!(u32s(&a, "queue", "queue_pkts"), u32s(&c, "queue", "queue_pkts"));
+    assert_ne!(
+        u32s(&a, "queue", "queue_pkts"),
+        u32s(&c, "queue", "queue_pkts")
+    );
 }
 
 #[test]
@@ -143,12 +166,18 @@ flow_interval_s = 1e-4
     let w = f64s(&o, "cwnd", "cwnd_pkts");
     let mut total_cuts = 0;
     for f in 0..2u32 {
-        let s: Vec<f64> = (0..t.len()).filter(|&i| fl[i] == f && t[i] > 0.8).map(|i| w[i]).collect();
+        let s: Vec<f64> = (0..t.len())
+            .filter(|&i| fl[i] == f && t[i] > 0.8)
+            .map(|i| w[i])
+            .collect();
         let cuts = s.windows(2).filter(|p| p[1] < 0.7 * p[0]).count();
         total_cuts += cuts;
         assert!(cuts >= 2, "flow {f}: {cuts} halvings");
         let (lo, hi) = (percentile(&s, 5.0), percentile(&s, 95.0));
-        assert!(hi > 1.5 * lo, "flow {f}: cwnd should sweep a sawtooth, got {lo}..{hi}");
+        assert!(
+            hi > 1.5 * lo,
+            "flow {f}: cwnd should sweep a sawtooth, got {lo}..{hi}"
+        );
     }
     assert!(total_cuts >= 6, "{total_cuts} halvings in 1.6 s");
     assert!(u64s(&o, "flows", "fast_retransmits").iter().sum::<u64>() >= 6);
@@ -161,15 +190,25 @@ fn dctcp_two_and_ten_flows_oscillate_in_the_fluid_limit_cycle_band_without_drops
     for (n, lo, hi, fluid_mean) in [(2u32, 51.5, 67.2, 59.0), (10, 44.2, 76.5, 60.0)] {
         let o = run(&dctcp(n, 0.15, ""));
         assert!(utilization_after(&o, 0.05, 10e9) >= 0.99, "N = {n}");
-        assert_eq!(u64s(&o, "ports", "drops_overflow").iter().sum::<u64>(), 0, "N = {n}: no drops");
+        assert_eq!(
+            u64s(&o, "ports", "drops_overflow").iter().sum::<u64>(),
+            0,
+            "N = {n}: no drops"
+        );
         let q = queue_after(&o, 0.05);
         let m = mean(&q);
-        assert!((m - fluid_mean).abs() <= 5.0, "N = {n}: mean queue {m} vs fluid {fluid_mean}");
+        assert!(
+            (m - fluid_mean).abs() <= 5.0,
+            "N = {n}: mean queue {m} vs fluid {fluid_mean}"
+        );
         assert!(m < 65.0, "the mean sits below K");
         // the packet queue's 2nd-98th percentile band lies within the fluid band +- a few packets
         // (per-packet steps and ACK-clock bursts the fluid model averages out)
         let (p2, p98) = (percentile(&q, 2.0), percentile(&q, 98.0));
-        assert!(p2 >= lo - 8.0 && p98 <= hi + 8.0, "N = {n}: [{p2}, {p98}] vs fluid [{lo}, {hi}]");
+        assert!(
+            p2 >= lo - 8.0 && p98 <= hi + 8.0,
+            "N = {n}: [{p2}, {p98}] vs fluid [{lo}, {hi}]"
+        );
         assert!(p98 - p2 >= 0.3 * (hi - lo), "N = {n}: the queue oscillates");
     }
 }
@@ -182,18 +221,37 @@ fn dctcp_hundred_flows_sit_at_the_two_packet_floor_and_queue_2n_minus_cd() {
     let cd = 10e9 * 100e-6 / (1500.0 * 8.0);
     let o = run(&dctcp(100, 0.08, ""));
     let q = mean(&queue_after(&o, 0.04));
-    assert!((q - (2.0 * n - cd)).abs() <= 5.0, "queue {q} vs 2N - Cd = {}", 2.0 * n - cd);
+    assert!(
+        (q - (2.0 * n - cd)).abs() <= 5.0,
+        "queue {q} vs 2N - Cd = {}",
+        2.0 * n - cd
+    );
     let t = f64s(&o, "cwnd", "time_s");
-    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.04).map(|(w, _)| *w).collect();
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts")
+        .iter()
+        .zip(t)
+        .filter(|(_, t)| **t > 0.04)
+        .map(|(w, _)| *w)
+        .collect();
     assert!((mean(&w) - 2.0).abs() <= 0.1);
     let ta = f64s(&o, "alpha", "time_s");
-    let a: Vec<f64> = f64s(&o, "alpha", "alpha").iter().zip(ta).filter(|(_, t)| **t > 0.04).map(|(a, _)| *a).collect();
+    let a: Vec<f64> = f64s(&o, "alpha", "alpha")
+        .iter()
+        .zip(ta)
+        .filter(|(_, t)| **t > 0.04)
+        .map(|(a, _)| *a)
+        .collect();
     assert!(a.iter().all(|&x| x >= 0.95));
     // Without the rule (growth on every ACK) the windows grow between cuts: cwnd averages
     // clearly above the floor. (The queue moves little in ccscope: see docs/engine.md.)
     let o2 = run(&dctcp(100, 0.08, "[dctcp]\necn_echo_blocks_growth = false"));
     let t = f64s(&o2, "cwnd", "time_s");
-    let w2: Vec<f64> = f64s(&o2, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.04).map(|(w, _)| *w).collect();
+    let w2: Vec<f64> = f64s(&o2, "cwnd", "cwnd_pkts")
+        .iter()
+        .zip(t)
+        .filter(|(_, t)| **t > 0.04)
+        .map(|(w, _)| *w)
+        .collect();
     assert!(mean(&w2) > 2.3, "cwnd {} without the rule", mean(&w2));
     assert!(mean(&queue_after(&o2, 0.04)) >= q - 1.0);
 }
@@ -227,7 +285,10 @@ traces = ["link"]
     };
     let plain = ratio("dctcp");
     let per_ack = ratio("dctcp_per_ack");
-    assert!(per_ack < plain && per_ack > 1.0, "per-ACK {per_ack} vs plain {plain}");
+    assert!(
+        per_ack < plain && per_ack > 1.0,
+        "per-ACK {per_ack} vs plain {plain}"
+    );
 }
 
 #[test]
@@ -251,8 +312,12 @@ count = 4
 cc = "new_reno"
 "#);
     let marks = u64s(&o, "ports", "marks").iter().sum::<u64>();
-    let drops = u64s(&o, "ports", "drops_overflow").iter().sum::<u64>() + u64s(&o, "ports", "drops_aqm").iter().sum::<u64>();
-    assert!(marks > 20 * drops.max(1), "marks {marks}, drops {drops} (only slow-start overshoot may drop)");
+    let drops = u64s(&o, "ports", "drops_overflow").iter().sum::<u64>()
+        + u64s(&o, "ports", "drops_aqm").iter().sum::<u64>();
+    assert!(
+        marks > 20 * drops.max(1),
+        "marks {marks}, drops {drops} (only slow-start overshoot may drop)"
+    );
     let q = mean(&queue_after(&o, 0.1));
     assert!(q > 5.0 && q < 80.0, "queue {q}");
     assert!(utilization_after(&o, 0.1, 1e9) > 0.95);
@@ -292,7 +357,9 @@ fn incast_rounds_start_together_and_end_when_the_last_response_arrives() {
     let fct = f64s(&o, "flows", "fct_s");
     assert_eq!(fct.len(), 32);
     assert!(fct.iter().all(|x| x.is_finite()));
-    assert!(u64s(&o, "flows", "delivered_bytes").iter().all(|&b| b == 100_000));
+    assert!(u64s(&o, "flows", "delivered_bytes")
+        .iter()
+        .all(|&b| b == 100_000));
 }
 
 #[test]
@@ -332,9 +399,16 @@ dst = "r0"
 cc = "dctcp"
 "#);
     let fct = f64s(&o, "flows", "fct_s");
-    assert!(fct[0] > 0.1 && fct[0] < 0.11, "flow 0 ends right after it stops: {}", fct[0]);
+    assert!(
+        fct[0] > 0.1 && fct[0] < 0.11,
+        "flow 0 ends right after it stops: {}",
+        fct[0]
+    );
     assert!(fct[1].is_nan());
-    assert!(utilization_after(&o, 0.15, 1e9) > 0.99, "flow 1 takes the whole link");
+    assert!(
+        utilization_after(&o, 0.15, 1e9) > 0.99,
+        "flow 1 takes the whole link"
+    );
 }
 
 fn choke_run(ecn: bool, samples: u32) -> RunOutput {
@@ -412,12 +486,28 @@ flow_interval_s = 1e-4
         let t = f64s(&o, "rate", "time_s");
         // all ten start at line rate; after the start-up transient (recovery from the first
         // deep cuts takes ~0.1 s of byte-counter cycles) the sources share the link
-        let late: Vec<f64> = r.iter().zip(t).filter(|(_, t)| **t > 0.12).map(|(r, _)| *r).collect();
-        assert!((mean(&late) * 10.0 / 10e9 - 1.0).abs() < 0.05, "{kind}: aggregate rate {}", mean(&late) * 10.0);
+        let late: Vec<f64> = r
+            .iter()
+            .zip(t)
+            .filter(|(_, t)| **t > 0.12)
+            .map(|(r, _)| *r)
+            .collect();
+        assert!(
+            (mean(&late) * 10.0 / 10e9 - 1.0).abs() < 0.05,
+            "{kind}: aggregate rate {}",
+            mean(&late) * 10.0
+        );
         let q = mean(&queue_after(&o, 0.12));
         // set points: QCN Qeq = 26 KB = 17.3 packets; ASM q0 = 5 packets
-        let set_point = if kind == "qcn" { 26_000.0 / 1500.0 } else { 5.0 };
-        assert!((q - set_point).abs() < 8.0, "{kind}: mean queue {q} vs set point {set_point}");
+        let set_point = if kind == "qcn" {
+            26_000.0 / 1500.0
+        } else {
+            5.0
+        };
+        assert!(
+            (q - set_point).abs() < 8.0,
+            "{kind}: mean queue {q} vs set point {set_point}"
+        );
         assert!(utilization_after(&o, 0.12, 10e9) > 0.97, "{kind}");
     }
 }
@@ -428,7 +518,11 @@ flow_interval_s = 1e-4
 fn leaf_spine_ecmp_spreads_flows_over_the_spines() {
     let mut flows = String::new();
     for k in 0..64 {
-        flows += &format!("[[flow]]\nsrc = \"h{}\"\ndst = \"h{}\"\ncc = \"dctcp\"\nsize_bytes = 200000\n", k % 16, 16 + (k * 7) % 16);
+        flows += &format!(
+            "[[flow]]\nsrc = \"h{}\"\ndst = \"h{}\"\ncc = \"dctcp\"\nsize_bytes = 200000\n",
+            k % 16,
+            16 + (k * 7) % 16
+        );
     }
     let text = format!(
         "seed = 5\nuntil_s = 0.05\n[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 4\nhosts_per_leaf = 16\nhost_bps = 10e9\nfabric_bps = 40e9\nlink_delay_s = 1e-6\n[aqm]\nkind = \"threshold\"\nk_pkts = 65\n[record]\ntraces = [\"link\"]\n{flows}"
@@ -439,10 +533,24 @@ fn leaf_spine_ecmp_spreads_flows_over_the_spines() {
         _ => panic!(),
     };
     let tx = u64s(&o, "ports", "tx_bytes");
-    let up: Vec<u64> = (0..4).map(|j| names.iter().position(|n| *n == format!("leaf0->spine{j}")).map(|i| tx[i]).unwrap()).collect();
+    let up: Vec<u64> = (0..4)
+        .map(|j| {
+            names
+                .iter()
+                .position(|n| *n == format!("leaf0->spine{j}"))
+                .map(|i| tx[i])
+                .unwrap()
+        })
+        .collect();
     let total: u64 = up.iter().sum();
-    assert!(total > 64 * 200_000 * 9 / 10, "the transfers cross the fabric: {total}");
-    assert!(up.iter().all(|&b| (b as f64) < 0.4 * total as f64), "uplink bytes {up:?}");
+    assert!(
+        total > 64 * 200_000 * 9 / 10,
+        "the transfers cross the fabric: {total}"
+    );
+    assert!(
+        up.iter().all(|&b| (b as f64) < 0.4 * total as f64),
+        "uplink bytes {up:?}"
+    );
     assert!(f64s(&o, "flows", "fct_s").iter().all(|x| x.is_finite()));
     let again = run(&text);
     assert_eq!(u64s(&again, "ports", "tx_bytes"), tx);
@@ -486,6 +594,12 @@ dst = "r0"
     };
     let drop_tail = share("kind = \"drop_tail\"");
     let choke = share("kind = \"choke\"\nmin_th_pkts = 20\nmax_th_pkts = 60");
-    assert!(drop_tail > 0.7, "under DropTail the CBR flow takes its 0.8 Gb/s: {drop_tail}");
-    assert!(choke < drop_tail - 0.05, "CHOKe {choke} vs DropTail {drop_tail}");
+    assert!(
+        drop_tail > 0.7,
+        "under DropTail the CBR flow takes its 0.8 Gb/s: {drop_tail}"
+    );
+    assert!(
+        choke < drop_tail - 0.05,
+        "CHOKe {choke} vs DropTail {drop_tail}"
+    );
 }

@@ -13,13 +13,20 @@ use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_native, ScenarioError, PyValueError, "A scenario that cannot be read or does not validate; the message names the field path, the value and what is allowed.");
-create_exception!(_native, SimulationError, PyRuntimeError, "A run failed an internal check (a bug: please report it with the scenario).");
+create_exception!(
+    _native,
+    SimulationError,
+    PyRuntimeError,
+    "A run failed an internal check (a bug: please report it with the scenario)."
+);
 
 fn format_of(name: &str) -> PyResult<Format> {
     match name {
         "toml" => Ok(Format::Toml),
         "json" => Ok(Format::Json),
-        other => Err(PyValueError::new_err(format!("format = {other:?}: must be \"toml\" or \"json\""))),
+        other => Err(PyValueError::new_err(format!(
+            "format = {other:?}: must be \"toml\" or \"json\""
+        ))),
     }
 }
 
@@ -27,8 +34,14 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(e) => {
-            let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".into());
-            Err(SimulationError::new_err(format!("internal error in {what}: {msg}")))
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(SimulationError::new_err(format!(
+                "internal error in {what}: {msg}"
+            )))
         }
     }
 }
@@ -51,7 +64,9 @@ fn validate(text: &str, format: &str) -> PyResult<String> {
 fn expand(text: &str, format: &str) -> PyResult<String> {
     guarded("expand", || {
         let sc = parse(text, format)?;
-        let ex = sc.expand().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        let ex = sc
+            .expand()
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
         Ok(ex.to_json())
     })
 }
@@ -61,7 +76,7 @@ fn expand(text: &str, format: &str) -> PyResult<String> {
 fn to_toml(json_text: &str) -> PyResult<String> {
     guarded("to_toml", || {
         let sc = parse(json_text, "json")?;
-        sc.to_toml().map_err(|e| SimulationError::new_err(e))
+        sc.to_toml().map_err(SimulationError::new_err)
     })
 }
 
@@ -79,7 +94,9 @@ struct Simulation {
 
 impl Simulation {
     fn sim(&mut self) -> PyResult<&mut ccscope_core::Simulation> {
-        self.inner.as_mut().ok_or_else(|| SimulationError::new_err("this simulation has finished"))
+        self.inner
+            .as_mut()
+            .ok_or_else(|| SimulationError::new_err("this simulation has finished"))
     }
 }
 
@@ -93,10 +110,15 @@ impl Simulation {
             let sc = parse(scenario_json, "json")?;
             if let Some(u) = until_s {
                 if !u.is_finite() || u <= 0.0 || u > scenario::MAX_TIME_S {
-                    return Err(ScenarioError::new_err(format!("until_s = {}: must be a finite number of seconds in (0, {}]", scenario::fmt_f(u), scenario::MAX_TIME_S)));
+                    return Err(ScenarioError::new_err(format!(
+                        "until_s = {}: must be a finite number of seconds in (0, {}]",
+                        scenario::fmt_f(u),
+                        scenario::MAX_TIME_S
+                    )));
                 }
             }
-            let sim = ccscope_core::Simulation::new(&sc, until_s).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+            let sim = ccscope_core::Simulation::new(&sc, until_s)
+                .map_err(|e| ScenarioError::new_err(e.to_string()))?;
             Ok(Simulation { inner: Some(sim) })
         })
     }
@@ -104,14 +126,18 @@ impl Simulation {
     /// Run every event up to time t_s (seconds), with the GIL released.
     fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
         if !t_s.is_finite() || t_s < 0.0 {
-            return Err(PyValueError::new_err(format!("t_s = {t_s}: must be a finite number of seconds >= 0")));
+            return Err(PyValueError::new_err(format!(
+                "t_s = {t_s}: must be a finite number of seconds >= 0"
+            )));
         }
         let sim = self.sim()?;
         let t = SimTime::from_secs_f64(t_s);
-        py.detach(|| guarded("run", || {
-            sim.run_until(t);
-            Ok(())
-        }))
+        py.detach(|| {
+            guarded("run", || {
+                sim.run_until(t);
+                Ok(())
+            })
+        })
     }
 
     /// Process one event; returns its time in seconds, or None when no event is left.
@@ -150,8 +176,16 @@ impl Simulation {
 
     /// End the run: check packet conservation and return every table.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let sim = self.inner.take().ok_or_else(|| SimulationError::new_err("this simulation has finished"))?;
-        let out = py.detach(|| guarded("finish", || sim.finish().map_err(|e| SimulationError::new_err(e.to_string()))))?;
+        let sim = self
+            .inner
+            .take()
+            .ok_or_else(|| SimulationError::new_err("this simulation has finished"))?;
+        let out = py.detach(|| {
+            guarded("finish", || {
+                sim.finish()
+                    .map_err(|e| SimulationError::new_err(e.to_string()))
+            })
+        })?;
         output_to_dict(py, out)
     }
 }

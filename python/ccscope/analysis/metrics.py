@@ -19,8 +19,9 @@ Conventions used by every function here:
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -44,7 +45,7 @@ FCT_BUCKETS_BYTES = (0.0, 10e3, 100e3, 1e6, 10e6, np.inf)
 #: Drop events (the drops trace also holds ECN marks).
 DROP_EVENTS = ("drop_overflow", "drop_aqm")
 
-ArrayLike = Union[np.ndarray, Sequence[float], pd.Series]
+ArrayLike = np.ndarray | Sequence[float] | pd.Series
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,7 +75,7 @@ def bottleneck_port(res) -> str:
     return str(rec.iloc[0]["name"])
 
 
-def _port_row(res, port: Optional[str]) -> pd.Series:
+def _port_row(res, port: str | None) -> pd.Series:
     name = bottleneck_port(res) if port is None else port
     rows = res.ports[res.ports["name"] == name]
     if rows.empty:
@@ -82,7 +83,7 @@ def _port_row(res, port: Optional[str]) -> pd.Series:
     return rows.iloc[0]
 
 
-def _window(res, start_s: Optional[float], end_s: Optional[float], *, warm: bool = True) -> tuple[float, float]:
+def _window(res, start_s: float | None, end_s: float | None, *, warm: bool = True) -> tuple[float, float]:
     t0 = (warmup_s(res) if warm else 0.0) if start_s is None else float(start_s)
     t1 = sim_time_s(res) if end_s is None else float(end_s)
     if not t1 > t0:
@@ -133,8 +134,8 @@ def _series_from_edges(edges: np.ndarray, values: np.ndarray, name: str) -> pd.S
 # throughput and utilization
 
 
-def flow_throughput(res, *, bin_s: float = PI_BIN_S, start_s: Optional[float] = None, end_s: Optional[float] = None,
-                    flows: Optional[Iterable[int]] = None, goodput: bool = False) -> pd.DataFrame:
+def flow_throughput(res, *, bin_s: float = PI_BIN_S, start_s: float | None = None, end_s: float | None = None,
+                    flows: Iterable[int] | None = None, goodput: bool = False) -> pd.DataFrame:
     """Per-flow throughput in bits/s over bins of `bin_s` seconds (ALGORITHMS.md §8: bytes that
     reached the receiver per interval; state the bin: RTT-scale in P003 Fig 3, 100 ms for P001).
 
@@ -150,7 +151,7 @@ def flow_throughput(res, *, bin_s: float = PI_BIN_S, start_s: Optional[float] = 
     if d is None or d.empty:
         raise ValueError("trace 'delivered' is empty: record it to compute throughput")
     col = "delivered_bytes" if goodput or "received_bytes" not in d else "received_bytes"
-    want = None if flows is None else set(int(f) for f in flows)
+    want = None if flows is None else {int(f) for f in flows}
     out = {}
     for f, g in d.groupby("flow", sort=True):
         if want is not None and int(f) not in want:
@@ -164,15 +165,15 @@ def flow_throughput(res, *, bin_s: float = PI_BIN_S, start_s: Optional[float] = 
     return df
 
 
-def aggregate_throughput(res, *, bin_s: float = PI_BIN_S, start_s: Optional[float] = None,
-                         end_s: Optional[float] = None, flows: Optional[Iterable[int]] = None,
+def aggregate_throughput(res, *, bin_s: float = PI_BIN_S, start_s: float | None = None,
+                         end_s: float | None = None, flows: Iterable[int] | None = None,
                          goodput: bool = False) -> pd.Series:
     """Sum over flows of `flow_throughput` (bits/s per bin of `bin_s`)."""
     return flow_throughput(res, bin_s=bin_s, start_s=start_s, end_s=end_s, flows=flows,
                            goodput=goodput).sum(axis=1).rename("throughput_bps")
 
 
-def mean_flow_throughput(res, *, start_s: Optional[float] = None, end_s: Optional[float] = None,
+def mean_flow_throughput(res, *, start_s: float | None = None, end_s: float | None = None,
                          goodput: bool = False) -> pd.Series:
     """Mean throughput of each flow (bits/s) over [start_s, end_s] (default: after the 20 %
     warm-up), from the cumulative delivered counters at the window's ends. Indexed by flow id.
@@ -195,8 +196,8 @@ def mean_flow_throughput(res, *, start_s: Optional[float] = None, end_s: Optiona
     return pd.Series(out, name="throughput_bps").rename_axis("flow")
 
 
-def departure_rate(res, *, port: Optional[str] = None, bin_s: float = PI_BIN_S, start_s: Optional[float] = None,
-                   end_s: Optional[float] = None) -> pd.Series:
+def departure_rate(res, *, port: str | None = None, bin_s: float = PI_BIN_S, start_s: float | None = None,
+                   end_s: float | None = None) -> pd.Series:
     """Departure rate of a port (bits/s per bin): bytes sent on the link (link trace `tx_bytes`,
     cumulative) per bin. `port=None` = bottleneck; `start_s=None` = time 0."""
     name = str(_port_row(res, port)["name"])
@@ -207,8 +208,8 @@ def departure_rate(res, *, port: Optional[str] = None, bin_s: float = PI_BIN_S, 
     return _series_from_edges(edges, np.diff(c) * 8.0 / bin_s, "departure_bps")
 
 
-def utilization(res, *, port: Optional[str] = None, start_s: Optional[float] = None,
-                end_s: Optional[float] = None) -> float:
+def utilization(res, *, port: str | None = None, start_s: float | None = None,
+                end_s: float | None = None) -> float:
     """Link utilization (FIGURES.md, ALGORITHMS.md §8): bytes leaving the port in the window ÷
     (line rate × window). Default window: after the 20 % warm-up to the end; `port=None` =
     bottleneck. Uses the link trace when the port is recorded, else the ports table (whole run)."""
@@ -224,7 +225,7 @@ def utilization(res, *, port: Optional[str] = None, start_s: Optional[float] = N
     return float((c[1] - c[0]) * 8.0 / (float(row["rate_bps"]) * (t1 - t0)))
 
 
-def ingress_port(res, port: Optional[str] = None) -> Optional[str]:
+def ingress_port(res, port: str | None = None) -> str | None:
     """The recorded port feeding `port` (default bottleneck): a recorded port whose link ends at
     `port`'s node and does not come back from `port`'s far end. None when there is not exactly
     one (then `arrival_rate` falls back to conservation)."""
@@ -240,8 +241,8 @@ def _drop_bytes(res, drops: pd.DataFrame) -> np.ndarray:
     return np.where(drops["is_ack"].to_numpy(dtype=bool), ack_b, data_b)
 
 
-def drops_at(res, *, port: Optional[str] = None, events: Sequence[str] = DROP_EVENTS, include_acks: bool = True,
-             start_s: Optional[float] = None, end_s: Optional[float] = None) -> pd.DataFrame:
+def drops_at(res, *, port: str | None = None, events: Sequence[str] = DROP_EVENTS, include_acks: bool = True,
+             start_s: float | None = None, end_s: float | None = None) -> pd.DataFrame:
     """Rows of the drops trace at `port` (default bottleneck) with `event` in `events`
     (default: both drop kinds, no marks), optionally without ACKs, in [start_s, end_s)."""
     name = str(_port_row(res, port)["name"])
@@ -258,8 +259,8 @@ def drops_at(res, *, port: Optional[str] = None, events: Sequence[str] = DROP_EV
     return d[sel].sort_values("time_s", kind="stable")
 
 
-def arrival_rate(res, *, port: Optional[str] = None, bin_s: float = PI_BIN_S, start_s: Optional[float] = None,
-                 end_s: Optional[float] = None, method: str = "auto", ingress: Optional[str] = None) -> pd.Series:
+def arrival_rate(res, *, port: str | None = None, bin_s: float = PI_BIN_S, start_s: float | None = None,
+                 end_s: float | None = None, method: str = "auto", ingress: str | None = None) -> pd.Series:
     """Arrival rate into a port's buffer (bits/s per bin), dropped packets included (P001
     footnote 5, ALGORITHMS.md §3.3). Two sources:
 
@@ -312,9 +313,9 @@ class LossOfUtilization:
     method: str
 
 
-def loss_of_utilization(res, *, port: Optional[str] = None, start_s: Optional[float] = None,
-                        end_s: Optional[float] = None, method: str = "auto",
-                        ingress: Optional[str] = None) -> LossOfUtilization:
+def loss_of_utilization(res, *, port: str | None = None, start_s: float | None = None,
+                        end_s: float | None = None, method: str = "auto",
+                        ingress: str | None = None) -> LossOfUtilization:
     """Ingress and egress loss of utilization of P001 (ALGORITHMS.md §3.3) over [start_s, end_s]
     (default after the 20 % warm-up). `method="ports_table"` uses the ports table's whole-run
     totals (`arrivals` and `tx_bytes`; arrivals in packets × `packet_bytes`, window ignored);
@@ -351,8 +352,8 @@ def jain_index(x: ArrayLike) -> float:
     return float(np.sum(a) ** 2 / (a.size * s2)) if s2 > 0 else float("nan")
 
 
-def throughput_ratio(res, numerator: Any, denominator: Any, *, by: str = "cc", start_s: Optional[float] = None,
-                     end_s: Optional[float] = None, per_flow: bool = True) -> float:
+def throughput_ratio(res, numerator: Any, denominator: Any, *, by: str = "cc", start_s: float | None = None,
+                     end_s: float | None = None, per_flow: bool = True) -> float:
     """Throughput ratio T_r = T_a / T_b between two classes of flows (P003 §IV–V, ALGORITHMS.md
     §7.4: T_r = T_dctcp / T_tcp), classes chosen by the flows-table column `by` (default "cc", e.g.
     `throughput_ratio(res, "dctcp", "new_reno")`). T per class is the mean per-flow throughput
@@ -371,9 +372,9 @@ def throughput_ratio(res, numerator: Any, denominator: Any, *, by: str = "cc", s
     return agg(numerator) / den if den > 0 else float("inf")
 
 
-def total_window(res, *, bin_s: Optional[float] = None, start_s: Optional[float] = None,
-                 end_s: Optional[float] = None, rwnd_pkts: Optional[float] = None,
-                 flows: Optional[Iterable[int]] = None) -> pd.Series:
+def total_window(res, *, bin_s: float | None = None, start_s: float | None = None,
+                 end_s: float | None = None, rwnd_pkts: float | None = None,
+                 flows: Iterable[int] | None = None) -> pd.Series:
     """P001 "total wnd" (footnote 2, ALGORITHMS.md §3.3): `sum_i min(cwnd_i, rwnd)` in packets on a
     common time grid (default step = record.flow_interval_s, the cwnd trace's interval).
     Each flow's cwnd is sample-and-hold; it counts 0 before its first sample and after its last
@@ -389,7 +390,7 @@ def total_window(res, *, bin_s: Optional[float] = None, start_s: Optional[float]
     c = res.traces.get("cwnd")
     if c is None or c.empty:
         raise ValueError("trace 'cwnd' is empty: record it to compute the total window")
-    want = None if flows is None else set(int(f) for f in flows)
+    want = None if flows is None else {int(f) for f in flows}
     tot = np.zeros(len(grid))
     interval = float(rec.get("flow_interval_s") or step)
     for f, g in c.groupby("flow", sort=True):
@@ -404,8 +405,8 @@ def total_window(res, *, bin_s: Optional[float] = None, start_s: Optional[float]
 
 
 def convergence_time(res, *, signal: str = "cwnd", tolerance: float = CONVERGENCE_TOLERANCE,
-                     flows: Optional[Iterable[int]] = None, fair_share: Union[str, float] = "steady",
-                     bin_s: Optional[float] = None, from_s: Optional[float] = None) -> float:
+                     flows: Iterable[int] | None = None, fair_share: str | float = "steady",
+                     bin_s: float | None = None, from_s: float | None = None) -> float:
     """Convergence time (P000 Fig 12, ALGORITHMS.md §8): from the start of the last flow to start
     (the second flow, for two) until every flow's window first lies within ±`tolerance` (10 %) of
     the fair share; nan if that never happens before the end of the run.
@@ -461,7 +462,7 @@ def convergence_time(res, *, signal: str = "cwnd", tolerance: float = CONVERGENC
 # flow completion times
 
 
-def fct_stats(res_or_flows, *, buckets_bytes: Sequence[float] = FCT_BUCKETS_BYTES, by: Optional[str] = None,
+def fct_stats(res_or_flows, *, buckets_bytes: Sequence[float] = FCT_BUCKETS_BYTES, by: str | None = None,
               percentiles: Sequence[float] = (50, 95, 99)) -> pd.DataFrame:
     """FCT and AFCT by flow-size bucket (ALGORITHMS.md §8: FCT = first packet sent → last byte
     received, the flows table's `fct_s`; AFCT = mean over a class, per protocol in P003).
@@ -498,9 +499,9 @@ def afct(res_or_flows, *, by: str = "cc") -> pd.Series:
 # drops: bursts (congestion epochs), multi-drop counts, inter-drop times
 
 
-def drop_bursts(res, *, port: Optional[str] = None, gap_s: float = DROP_BURST_GAP_S,
+def drop_bursts(res, *, port: str | None = None, gap_s: float = DROP_BURST_GAP_S,
                 events: Sequence[str] = DROP_EVENTS, include_acks: bool = False,
-                start_s: Optional[float] = None, end_s: Optional[float] = None) -> pd.DataFrame:
+                start_s: float | None = None, end_s: float | None = None) -> pd.DataFrame:
     """Drops at `port` (default bottleneck) grouped into bursts (congestion epochs; P001 Fig 6,
     ALGORITHMS.md §3.3): a new burst starts after a drop-free gap > `gap_s` (1 s, [CHOICE] E23).
     Default: data drops of both kinds, whole run (`start_s=None` = time 0).
@@ -530,8 +531,8 @@ def group_drop_bursts(time_s: ArrayLike, flow: ArrayLike, *, gap_s: float = DROP
     return out.reset_index().astype({"drops": np.int64, "flows": np.int64, "multi_drop_flows": np.int64})[cols]
 
 
-def multi_drop_histogram(res, *, port: Optional[str] = None, gap_s: float = DROP_BURST_GAP_S,
-                         start_s: Optional[float] = None, end_s: Optional[float] = None) -> pd.Series:
+def multi_drop_histogram(res, *, port: str | None = None, gap_s: float = DROP_BURST_GAP_S,
+                         start_s: float | None = None, end_s: float | None = None) -> pd.Series:
     """P001 Fig 6: number of bursts (index = flows that lost >= 2 packets in the burst, 0 ..
     max) from `drop_bursts`."""
     b = drop_bursts(res, port=port, gap_s=gap_s, start_s=start_s, end_s=end_s)
@@ -541,9 +542,9 @@ def multi_drop_histogram(res, *, port: Optional[str] = None, gap_s: float = DROP
     return pd.Series(h, index=pd.RangeIndex(len(h), name="multi_drop_flows"), name="bursts")
 
 
-def inter_drop_times(res, *, port: Optional[str] = None, per_flow: bool = False,
+def inter_drop_times(res, *, port: str | None = None, per_flow: bool = False,
                      events: Sequence[str] = DROP_EVENTS, include_acks: bool = False,
-                     start_s: Optional[float] = None, end_s: Optional[float] = None) -> pd.DataFrame:
+                     start_s: float | None = None, end_s: float | None = None) -> pd.DataFrame:
     """Inter-drop times (P001 Fig 10, ALGORITHMS.md §3.3): gaps between consecutive drops at the
     link (`per_flow=False`), or between consecutive drops of the same flow (`per_flow=True`).
     Returns a DataFrame with `gap_s` (and `flow` when per flow), one row per gap; feed it to a
@@ -562,8 +563,8 @@ def inter_drop_times(res, *, port: Optional[str] = None, per_flow: bool = False,
 # Q/R plane
 
 
-def qr_trajectory(res, *, port: Optional[str] = None, flows: Optional[Iterable[int]] = None,
-                  start_s: Optional[float] = None, end_s: Optional[float] = None) -> pd.DataFrame:
+def qr_trajectory(res, *, port: str | None = None, flows: Iterable[int] | None = None,
+                  start_s: float | None = None, end_s: float | None = None) -> pd.DataFrame:
     """Q/R-plane trajectory of QCN / ASM (P002 §2.2–2.3, ALGORITHMS.md §4.3): queue at `port`
     (default bottleneck) against the aggregate sending rate of the rate-limited flows, at common
     sample times (the rate trace's times; queue sample-and-hold at those times).
@@ -617,7 +618,7 @@ def autocorrelation(x: ArrayLike, max_lag: int) -> np.ndarray:
 
 def periodicity_index(x: ArrayLike, *, dt_s: float = PI_BIN_S, min_lag_s: float = PI_MIN_LAG_S,
                       max_lag_s: float = PI_MAX_LAG_S, cv_threshold: float = PI_CV_THRESHOLD,
-                      quantum: Optional[float] = None) -> float:
+                      quantum: float | None = None) -> float:
     """Periodicity index (FIGURES.md "Measurement conventions", used by `periodic`): the maximum,
     over lags `min_lag_s`..`max_lag_s` (1–60 s), of the normalized autocorrelation
     (`autocorrelation`) of a series sampled every `dt_s` (100 ms bins) with its mean removed.
@@ -648,8 +649,8 @@ def periodicity_index(x: ArrayLike, *, dt_s: float = PI_BIN_S, min_lag_s: float 
     return float(np.max(r[lo:hi + 1]))
 
 
-def periodicity(res, *, signal: str = "arrival", port: Optional[str] = None, bin_s: float = PI_BIN_S,
-                start_s: Optional[float] = None, end_s: Optional[float] = None, **kw) -> float:
+def periodicity(res, *, signal: str = "arrival", port: str | None = None, bin_s: float = PI_BIN_S,
+                start_s: float | None = None, end_s: float | None = None, **kw) -> float:
     """Periodicity index of a recorded series after the warm-up (default 20 %): `signal` is
     "arrival" (ingress arrival rate into the bottleneck buffer, `arrival_rate`), "departure"
     (`departure_rate`) or "total_window" (`total_window`, P001's total wnd). Extra keywords go to

@@ -163,7 +163,7 @@ def write(out_root: Path | str, docs: Path | str) -> list[Path]:
     p1 = docs / "REPRODUCTIONS.md"
     p1.write_text("\n".join(md))
     g = ["# Gallery", "", "Thumbnails of the latest reproduction figures (`ccscope repro report` rebuilds this page).", ""]
-    for i, (eid, rel, verdict) in enumerate(gallery):
+    for _i, (eid, rel, verdict) in enumerate(gallery):
         g.append(f"<a href=\"{rel}\"><img src=\"{rel}\" width=\"260\" title=\"{eid}: {verdict}\" alt=\"{eid}\"></a>")
     g += ["", "| ID | verdict |", "| --- | --- |"] + [f"| [`{eid}`]({rel}) | {v} |" for eid, rel, v in gallery]
     p2 = docs / "gallery.md"

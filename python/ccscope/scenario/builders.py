@@ -119,7 +119,9 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
         flows.append({"src": "S", "dst": f"D{i}", "cc": cc, "start_s": float(starts[i])})
     sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
           "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
-          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s},
+          # initial RTO 3 s (ns-2's default): RFC 6298's 1 s is below the 1.34-2.3 s base RTTs
+          # here and would make every connection time out spuriously before its first sample
+          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": 3.0},
           "record": {"ports": ["M2->M3", "M1->M2"], "queue_interval_s": 0.01, "flow_interval_s": 0.1}}
     if aqm is not None:
         sc["aqm"] = _clean(aqm)

@@ -19,13 +19,13 @@
 //! the memory expires `dedup_window_s` after the feedback [CHOICE]. Note that with the literal
 //! rule (no window) a CP crossed by a single ASM source sends it one feedback only.
 
+use super::QueueView;
 use crate::error::ScenarioError;
 use crate::packet::Packet;
 use crate::rate::{check_pos, check_unit, Feedback, FeedbackKind, ASM_FEEDBACK_MAX_UNITS};
 use crate::rng::Rng;
 use crate::units::{SimDuration, SimTime};
 use crate::world::FlowId;
-use super::QueueView;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -141,12 +141,17 @@ impl AsmCp {
     pub fn quantized(&self, q_bytes: u64, q_old_bytes: u64) -> (i8, i8) {
         let qf = q_bytes as f64 - self.q0_bytes;
         let dq = q_bytes as f64 - q_old_bytes as f64;
-        (quantize_units(qf, self.unit_bytes), quantize_units(dq, self.unit_bytes))
+        (
+            quantize_units(qf, self.unit_bytes),
+            quantize_units(dq, self.unit_bytes),
+        )
     }
 
     fn is_duplicate(&self, now: SimTime, src: FlowId) -> bool {
         match self.last_dest {
-            Some((f, at)) if self.dedup && f == src => self.dedup_window.is_none_or(|w| now < at + w),
+            Some((f, at)) if self.dedup && f == src => {
+                self.dedup_window.is_none_or(|w| now < at + w)
+            }
             _ => false,
         }
     }
@@ -154,7 +159,13 @@ impl AsmCp {
     /// Called for every data frame of a rate-controlled flow arriving at the port; `q` is the
     /// queue before the arrival. Returns the feedback to send to `pkt.flow`'s source, if sampled.
     #[inline]
-    pub fn on_arrival(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Option<Feedback> {
+    pub fn on_arrival(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        q: &QueueView,
+        rng: &mut Rng,
+    ) -> Option<Feedback> {
         if self.is_duplicate(now, pkt.flow) {
             self.dedup_skips += 1;
             return None;
@@ -166,7 +177,10 @@ impl AsmCp {
         let (qf, dq) = self.quantized(q.bytes, self.q_old_bytes);
         self.q_old_bytes = q.bytes;
         self.last_dest = Some((pkt.flow, now));
-        Some(Feedback { cpid: self.cpid, kind: FeedbackKind::Asm { qf, dq } })
+        Some(Feedback {
+            cpid: self.cpid,
+            kind: FeedbackKind::Asm { qf, dq },
+        })
     }
 }
 
@@ -177,11 +191,25 @@ mod tests {
     use crate::world::RouteId;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { ts: SimTime(0), seq: 0, flow: FlowId(flow), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags: 0 }
+        Packet {
+            ts: SimTime(0),
+            seq: 0,
+            flow: FlowId(flow),
+            route: RouteId(0),
+            size_bytes: 1500,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        }
     }
 
     fn qv(bytes: u64) -> QueueView {
-        QueueView { pkts: (bytes / 1500) as u32, bytes, empty_since: None, rate_bps: 1e9 }
+        QueueView {
+            pkts: (bytes / 1500) as u32,
+            bytes,
+            empty_since: None,
+            rate_bps: 1e9,
+        }
     }
 
     fn asm(fb: Option<Feedback>) -> Option<(i8, i8)> {
@@ -194,16 +222,19 @@ mod tests {
     #[test]
     fn every_sample_carries_quantized_qf_and_dq_for_increase_and_decrease() {
         // q0 = 5 pkts = 7 500 B, unit 1 packet; sample every frame, alternate sources
-        let cfg = AsmCpConfig { sampling_p: 1.0, ..Default::default() };
+        let cfg = AsmCpConfig {
+            sampling_p: 1.0,
+            ..Default::default()
+        };
         let mut cp = AsmCp::new(&cfg, 11, 1500);
         let mut rng = Rng::stream(1, "t");
         // (queue bytes, Qf, dQ)
         let trace: [(u64, i8, i8); 6] = [
-            (0, -5, 0),           // empty: below q0 -> increase feedback too
-            (15_000, 5, 10),      // 10 packets in one interval
-            (15_700, 5, 0),       // +700 B rounds to 0 units, Qf 5.47 -> 5
-            (16_500, 6, 1),       // +800 B rounds to 1 unit, Qf 6.0
-            (7_500, 0, -6),       // back at q0: Qf 0
+            (0, -5, 0),            // empty: below q0 -> increase feedback too
+            (15_000, 5, 10),       // 10 packets in one interval
+            (15_700, 5, 0),        // +700 B rounds to 0 units, Qf 5.47 -> 5
+            (16_500, 6, 1),        // +800 B rounds to 1 unit, Qf 6.0
+            (7_500, 0, -6),        // back at q0: Qf 0
             (1_000_000, 127, 127), // saturates at +127 units
         ];
         for (i, (q, qf, dq)) in trace.iter().enumerate() {
@@ -217,7 +248,11 @@ mod tests {
 
     #[test]
     fn quantum_option_scales_the_unit() {
-        let cfg = AsmCpConfig { quantum_pkts: 2.0, q0_pkts: 0.0, ..Default::default() };
+        let cfg = AsmCpConfig {
+            quantum_pkts: 2.0,
+            q0_pkts: 0.0,
+            ..Default::default()
+        };
         let cp = AsmCp::new(&cfg, 0, 1000);
         assert_eq!(cp.quantized(10_000, 4_000), (5, 3));
         assert_eq!(quantize_units(-1e9, 1500.0), -127);
@@ -226,18 +261,29 @@ mod tests {
 
     #[test]
     fn sampling_is_one_percent_without_dedup() {
-        let cfg = AsmCpConfig { dedup: false, ..Default::default() };
+        let cfg = AsmCpConfig {
+            dedup: false,
+            ..Default::default()
+        };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(9, "port/1");
         let n = 200_000;
-        let sent = (0..n).filter(|_| cp.on_arrival(SimTime(0), &pkt(0), &qv(30_000), &mut rng).is_some()).count();
+        let sent = (0..n)
+            .filter(|_| {
+                cp.on_arrival(SimTime(0), &pkt(0), &qv(30_000), &mut rng)
+                    .is_some()
+            })
+            .count();
         let rate = sent as f64 / n as f64;
         assert!((rate - 0.01).abs() < 0.001, "sampled {rate}");
     }
 
     #[test]
     fn dedup_skips_the_last_destination_until_another_source_is_sampled() {
-        let cfg = AsmCpConfig { sampling_p: 1.0, ..Default::default() };
+        let cfg = AsmCpConfig {
+            sampling_p: 1.0,
+            ..Default::default()
+        };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(1, "t");
         let now = SimTime(0);
@@ -250,7 +296,11 @@ mod tests {
         assert!(cp.on_arrival(now, &pkt(2), &qv(0), &mut rng).is_none());
         assert!(cp.on_arrival(now, &pkt(1), &qv(0), &mut rng).is_some());
         // off: consecutive feedback to one source
-        let cfg = AsmCpConfig { sampling_p: 1.0, dedup: false, ..Default::default() };
+        let cfg = AsmCpConfig {
+            sampling_p: 1.0,
+            dedup: false,
+            ..Default::default()
+        };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         assert!(cp.on_arrival(now, &pkt(1), &qv(0), &mut rng).is_some());
         assert!(cp.on_arrival(now, &pkt(1), &qv(0), &mut rng).is_some());
@@ -258,20 +308,38 @@ mod tests {
 
     #[test]
     fn dedup_window_lets_a_single_source_be_sampled_again_after_it_expires() {
-        let cfg = AsmCpConfig { sampling_p: 1.0, dedup_window_s: Some(1e-6), ..Default::default() };
+        let cfg = AsmCpConfig {
+            sampling_p: 1.0,
+            dedup_window_s: Some(1e-6),
+            ..Default::default()
+        };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(1, "t");
-        assert!(cp.on_arrival(SimTime(0), &pkt(1), &qv(0), &mut rng).is_some());
-        assert!(cp.on_arrival(SimTime(999_999), &pkt(1), &qv(0), &mut rng).is_none());
-        assert!(cp.on_arrival(SimTime(1_000_000), &pkt(1), &qv(0), &mut rng).is_some());
+        assert!(cp
+            .on_arrival(SimTime(0), &pkt(1), &qv(0), &mut rng)
+            .is_some());
+        assert!(cp
+            .on_arrival(SimTime(999_999), &pkt(1), &qv(0), &mut rng)
+            .is_none());
+        assert!(cp
+            .on_arrival(SimTime(1_000_000), &pkt(1), &qv(0), &mut rng)
+            .is_some());
     }
 
     #[test]
     fn config_defaults_and_validation() {
         let c = AsmCpConfig::default();
-        assert_eq!((c.q0_pkts, c.sampling_p, c.quantum_pkts, c.dedup), (5.0, 0.01, 1.0, true));
+        assert_eq!(
+            (c.q0_pkts, c.sampling_p, c.quantum_pkts, c.dedup),
+            (5.0, 0.01, 1.0, true)
+        );
         assert!(c.validate("cp").is_ok());
-        let e = AsmCpConfig { quantum_pkts: 0.0, ..Default::default() }.validate("cp").map_err(|e| e.path);
+        let e = AsmCpConfig {
+            quantum_pkts: 0.0,
+            ..Default::default()
+        }
+        .validate("cp")
+        .map_err(|e| e.path);
         assert_eq!(e, Err("cp.quantum_pkts".to_string()));
         assert!(serde_json::from_str::<AsmCpConfig>(r#"{"q0": 5}"#).is_err());
     }

@@ -84,12 +84,28 @@ impl Choke {
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
         };
-        Choke { red: Red::new(&red, packet_bytes), samples: cfg.samples.clamp(1, MAX_CHOKE_SAMPLES), min_th: cfg.min_th_pkts, hits: 0 }
+        Choke {
+            red: Red::new(&red, packet_bytes),
+            samples: cfg.samples.clamp(1, MAX_CHOKE_SAMPLES),
+            min_th: cfg.min_th_pkts,
+            hits: 0,
+        }
     }
 
     /// Decide for `pkt`; `flow_of(j)` gives the flow of the j-th waiting packet (j < q.pkts).
-    pub fn decide(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng, flow_of: impl Fn(u32) -> FlowId) -> ChokeDecision {
-        let mut d = ChokeDecision { verdict: Verdict::Enqueue, victims: [0; MAX_CHOKE_SAMPLES as usize], n_victims: 0 };
+    pub fn decide(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        q: &QueueView,
+        rng: &mut Rng,
+        flow_of: impl Fn(u32) -> FlowId,
+    ) -> ChokeDecision {
+        let mut d = ChokeDecision {
+            verdict: Verdict::Enqueue,
+            victims: [0; MAX_CHOKE_SAMPLES as usize],
+            n_victims: 0,
+        };
         let avg = self.red.update_average(now, q);
         if avg < self.min_th {
             self.red.count = -1;
@@ -127,7 +143,6 @@ impl Choke {
         d.verdict = self.red.decide(avg, pkt, rng);
         d
     }
-
 }
 
 #[cfg(test)]
@@ -137,20 +152,44 @@ mod tests {
     use crate::world::RouteId;
 
     fn pkt(flow: u32) -> Packet {
-        Packet { ts: SimTime(0), seq: 0, flow: FlowId(flow), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags: 1 }
+        Packet {
+            ts: SimTime(0),
+            seq: 0,
+            flow: FlowId(flow),
+            route: RouteId(0),
+            size_bytes: 1500,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 1,
+        }
     }
     fn cfg(samples: u32) -> ChokeConfig {
-        ChokeConfig { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, w_q: 1.0, samples }
+        ChokeConfig {
+            min_th_pkts: 5.0,
+            max_th_pkts: 15.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            samples,
+        }
     }
     fn view(n: u32) -> QueueView {
-        QueueView { pkts: n, bytes: n as u64 * 1500, empty_since: None, rate_bps: 1e9 }
+        QueueView {
+            pkts: n,
+            bytes: n as u64 * 1500,
+            empty_since: None,
+            rate_bps: 1e9,
+        }
     }
 
     #[test]
     fn below_min_th_everything_is_enqueued() {
         let mut c = Choke::new(&cfg(1), 1500);
         let mut r = Rng::stream(1, "c");
-        assert_eq!(c.decide(SimTime(0), &pkt(0), &view(3), &mut r, |_| FlowId(0)).verdict, Verdict::Enqueue);
+        assert_eq!(
+            c.decide(SimTime(0), &pkt(0), &view(3), &mut r, |_| FlowId(0))
+                .verdict,
+            Verdict::Enqueue
+        );
     }
 
     #[test]
@@ -175,7 +214,13 @@ mod tests {
             let flow = if share == 0.3 { 1 } else { 2 };
             let mut hits = 0;
             for _ in 0..n {
-                let d = c.decide(SimTime(0), &pkt(flow), &view(10), &mut r, |j| if j < 3 { FlowId(1) } else { FlowId(2) });
+                let d = c.decide(SimTime(0), &pkt(flow), &view(10), &mut r, |j| {
+                    if j < 3 {
+                        FlowId(1)
+                    } else {
+                        FlowId(2)
+                    }
+                });
                 hits += (d.n_victims > 0) as u32;
             }
             let f = hits as f64 / n as f64;

@@ -19,19 +19,21 @@
 //! table: a byte countdown that restarts at `SampleTable[qntzFb / 8]` times a jitter drawn
 //! uniformly from `[1 - j, 1 + j]` ([STD] QCN pseudocode; jitter [CHOICE]).
 
+use super::QueueView;
 use crate::error::ScenarioError;
 use crate::packet::Packet;
 use crate::rate::{check_nonneg, check_pos, check_unit, Feedback, FeedbackKind, QCN_FB_MAX};
 use crate::rng::Rng;
 use crate::units::SimTime;
-use super::QueueView;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The 802.1Qau sampling intervals for a 150 KB base, bytes, indexed by `qntzFb / 8`
 /// (≈ 1, 2, 3, 4, 5, 6, 7, 8.1 % of 1500-B frames). [STD] QCN pseudocode as reproduced in
 /// public implementations (ALGORITHMS.md §4.1); scaled by `sample_base_bytes / 150 000`.
-pub const QCN_SAMPLE_TABLE_BYTES: [u32; 8] = [150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500];
+pub const QCN_SAMPLE_TABLE_BYTES: [u32; 8] = [
+    150_000, 75_000, 50_000, 37_500, 30_000, 25_000, 21_500, 18_500,
+];
 
 /// The base interval the table above is written for, bytes ([STD] MIB `cpMinSampleBase`).
 pub const QCN_SAMPLE_TABLE_BASE_BYTES: u32 = 150_000;
@@ -101,13 +103,21 @@ impl QcnCpConfig {
     /// Range checks; `path` is the dotted scenario path of this config (e.g. `"links[0].qcn_cp"`).
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         if self.q_eq_bytes == 0 {
-            return Err(ScenarioError::new(format!("{path}.q_eq_bytes"), 0, "must be >= 1"));
+            return Err(ScenarioError::new(
+                format!("{path}.q_eq_bytes"),
+                0,
+                "must be >= 1",
+            ));
         }
         check_nonneg(path, "w", self.w)?;
         check_unit(path, "sampling_p", self.sampling_p, true)?;
         check_pos(path, "sample_base_bytes", self.sample_base_bytes as f64)?;
         if !(self.sampling_jitter.is_finite() && (0.0..1.0).contains(&self.sampling_jitter)) {
-            return Err(ScenarioError::new(format!("{path}.sampling_jitter"), self.sampling_jitter, "must be in [0, 1)"));
+            return Err(ScenarioError::new(
+                format!("{path}.sampling_jitter"),
+                self.sampling_jitter,
+                "must be in [0, 1)",
+            ));
         }
         Ok(())
     }
@@ -183,7 +193,8 @@ impl QcnCp {
     /// Table mode: the interval before the next sample after a sample quantized to `fb_q`.
     fn next_interval_bytes(&self, fb_q: u8, rng: &mut Rng) -> i64 {
         let row = (fb_q / QCN_SAMPLE_TABLE_ROW_FB) as usize;
-        let base = QCN_SAMPLE_TABLE_BYTES[row.min(QCN_SAMPLE_TABLE_BYTES.len() - 1)] as f64 * self.table_scale;
+        let base = QCN_SAMPLE_TABLE_BYTES[row.min(QCN_SAMPLE_TABLE_BYTES.len() - 1)] as f64
+            * self.table_scale;
         let factor = 1.0 - self.jitter + 2.0 * self.jitter * rng.uniform();
         ((base * factor).round() as i64).max(1)
     }
@@ -191,7 +202,13 @@ impl QcnCp {
     /// Called for every data frame of a rate-controlled flow arriving at the port; `q` is the
     /// queue before the arrival. Returns the CNM to send to `pkt.flow`'s source, if any.
     #[inline]
-    pub fn on_arrival(&mut self, _now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Option<Feedback> {
+    pub fn on_arrival(
+        &mut self,
+        _now: SimTime,
+        pkt: &Packet,
+        q: &QueueView,
+        rng: &mut Rng,
+    ) -> Option<Feedback> {
         let sample = if self.table {
             self.countdown_bytes -= pkt.size_bytes as i64;
             self.countdown_bytes <= 0
@@ -209,11 +226,15 @@ impl QcnCp {
         self.last_fb_q = fb_q;
         if self.table {
             // carry the overshoot so the mean interval is the table's (≈ 1..8.1 % of frames)
-            self.countdown_bytes = (self.countdown_bytes + self.next_interval_bytes(fb_q, rng)).max(1);
+            self.countdown_bytes =
+                (self.countdown_bytes + self.next_interval_bytes(fb_q, rng)).max(1);
         }
         if fb < 0.0 {
             self.cnms += 1;
-            Some(Feedback { cpid: self.cpid, kind: FeedbackKind::Qcn { fb_q } })
+            Some(Feedback {
+                cpid: self.cpid,
+                kind: FeedbackKind::Qcn { fb_q },
+            })
         } else {
             None
         }
@@ -227,16 +248,36 @@ mod tests {
     use crate::world::{FlowId, RouteId};
 
     fn pkt(flow: u32, size: u32) -> Packet {
-        Packet { ts: SimTime(0), seq: 0, flow: FlowId(flow), route: RouteId(0), size_bytes: size, hop: 0, kind: PacketKind::Data, flags: 0 }
+        Packet {
+            ts: SimTime(0),
+            seq: 0,
+            flow: FlowId(flow),
+            route: RouteId(0),
+            size_bytes: size,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        }
     }
 
     fn qv(bytes: u64) -> QueueView {
-        QueueView { pkts: (bytes / 1500) as u32, bytes, empty_since: None, rate_bps: 10e9 }
+        QueueView {
+            pkts: (bytes / 1500) as u32,
+            bytes,
+            empty_since: None,
+            rate_bps: 10e9,
+        }
     }
 
     /// A CP that samples every frame.
     fn always() -> QcnCp {
-        QcnCp::new(&QcnCpConfig { sampling_p: 1.0, ..Default::default() }, 4)
+        QcnCp::new(
+            &QcnCpConfig {
+                sampling_p: 1.0,
+                ..Default::default()
+            },
+            4,
+        )
     }
 
     #[test]
@@ -246,18 +287,22 @@ mod tests {
         let mut rng = Rng::stream(1, "t");
         // (queue bytes, Fb, qntzFb or None)
         let trace: [(u64, f64, Option<u8>); 7] = [
-            (0, 26_000.0, None),            // empty: Qoff = -26 000, Qdelta = 0
-            (20_000, -34_000.0, Some(16)),  // Qoff -6 000, Qdelta +20 000: floor(34 000 63/130 000) = 16
-            (30_000, -24_000.0, Some(11)),  // Qoff 4 000, Qdelta 10 000: floor(11.63)
-            (30_000, -4_000.0, Some(1)),    // steady above Qeq: floor(1.94)
-            (26_000, 8_000.0, None),        // at Qeq, draining: Fb > 0, no CNM
-            (26_500, -1_500.0, Some(0)),    // small Fb < 0 quantizes to 0 (still a CNM)
+            (0, 26_000.0, None),             // empty: Qoff = -26 000, Qdelta = 0
+            (20_000, -34_000.0, Some(16)), // Qoff -6 000, Qdelta +20 000: floor(34 000 63/130 000) = 16
+            (30_000, -24_000.0, Some(11)), // Qoff 4 000, Qdelta 10 000: floor(11.63)
+            (30_000, -4_000.0, Some(1)),   // steady above Qeq: floor(1.94)
+            (26_000, 8_000.0, None),       // at Qeq, draining: Fb > 0, no CNM
+            (26_500, -1_500.0, Some(0)),   // small Fb < 0 quantizes to 0 (still a CNM)
             (150_000, -371_000.0, Some(63)), // saturates at 63
         ];
         for (i, (q, fb, want)) in trace.iter().enumerate() {
             let out = cp.on_arrival(SimTime(0), &pkt(9, 1500), &qv(*q), &mut rng);
             assert_eq!(cp.last_fb, *fb, "step {i}");
-            assert_eq!(out.map(|f| f.kind), want.map(|fb_q| FeedbackKind::Qcn { fb_q }), "step {i}");
+            assert_eq!(
+                out.map(|f| f.kind),
+                want.map(|fb_q| FeedbackKind::Qcn { fb_q }),
+                "step {i}"
+            );
             if let Some(f) = out {
                 assert_eq!(f.cpid, 4);
             }
@@ -293,7 +338,11 @@ mod tests {
     fn sampling_table_follows_the_802_1qau_intervals() {
         // jitter 0: exact intervals. Fb >= 0 -> row 0 -> every 100 frames of 1500 B (150 KB);
         // saturated Fb (qntzFb 63, row 7) -> 18 500 B -> every 13th frame (12.33 frames)
-        let cfg = QcnCpConfig { sampling_table: true, sampling_jitter: 0.0, ..Default::default() };
+        let cfg = QcnCpConfig {
+            sampling_table: true,
+            sampling_jitter: 0.0,
+            ..Default::default()
+        };
         let mut cp = QcnCp::new(&cfg, 0);
         let mut rng = Rng::stream(1, "t");
         let mut gaps = Vec::new();
@@ -328,7 +377,10 @@ mod tests {
 
     #[test]
     fn sampling_table_jitter_stays_within_its_band_and_averages_to_the_base() {
-        let cfg = QcnCpConfig { sampling_table: true, ..Default::default() };
+        let cfg = QcnCpConfig {
+            sampling_table: true,
+            ..Default::default()
+        };
         let cp = QcnCp::new(&cfg, 0);
         let mut rng = Rng::stream(3, "t");
         let mut sum = 0.0;
@@ -345,7 +397,17 @@ mod tests {
         let run = |seed| {
             let mut cp = QcnCp::new(&QcnCpConfig::default(), 0);
             let mut rng = Rng::stream(seed, "port/3");
-            (0..5_000).filter_map(|i| cp.on_arrival(SimTime(0), &pkt(i % 7, 1500), &qv(40_000 + i as u64), &mut rng).map(|_| i)).collect::<Vec<_>>()
+            (0..5_000)
+                .filter_map(|i| {
+                    cp.on_arrival(
+                        SimTime(0),
+                        &pkt(i % 7, 1500),
+                        &qv(40_000 + i as u64),
+                        &mut rng,
+                    )
+                    .map(|_| i)
+                })
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
@@ -354,11 +416,24 @@ mod tests {
     #[test]
     fn config_defaults_and_validation() {
         let c = QcnCpConfig::default();
-        assert_eq!((c.q_eq_bytes, c.w, c.sampling_p, c.sampling_table), (26_000, 2.0, 0.01, false));
+        assert_eq!(
+            (c.q_eq_bytes, c.w, c.sampling_p, c.sampling_table),
+            (26_000, 2.0, 0.01, false)
+        );
         assert!(c.validate("cp").is_ok());
-        let e = QcnCpConfig { sampling_p: 0.0, ..Default::default() }.validate("cp").map_err(|e| e.to_string());
+        let e = QcnCpConfig {
+            sampling_p: 0.0,
+            ..Default::default()
+        }
+        .validate("cp")
+        .map_err(|e| e.to_string());
         assert_eq!(e, Err("cp.sampling_p = 0: must be in (0, 1]".to_string()));
-        assert!(QcnCpConfig { sampling_jitter: 1.0, ..Default::default() }.validate("cp").is_err());
+        assert!(QcnCpConfig {
+            sampling_jitter: 1.0,
+            ..Default::default()
+        }
+        .validate("cp")
+        .is_err());
         assert!(serde_json::from_str::<QcnCpConfig>(r#"{"qeq": 1}"#).is_err());
     }
 }

@@ -108,7 +108,11 @@ impl Red {
                 self.avg *= (1.0 - w).powf(m);
             }
         }
-        let inst = if self.cfg.byte_mode { q.bytes as f64 / self.mean_pkt_bytes } else { q.pkts as f64 };
+        let inst = if self.cfg.byte_mode {
+            q.bytes as f64 / self.mean_pkt_bytes
+        } else {
+            q.pkts as f64
+        };
         self.avg = (1.0 - w) * self.avg + w * inst;
         self.avg
     }
@@ -203,13 +207,37 @@ mod tests {
     use crate::world::{FlowId, RouteId};
 
     fn pkt() -> Packet {
-        Packet { ts: SimTime(0), seq: 0, flow: FlowId(0), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags: 1 }
+        Packet {
+            ts: SimTime(0),
+            seq: 0,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1500,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 1,
+        }
     }
     fn view(n: u32) -> QueueView {
-        QueueView { pkts: n, bytes: n as u64 * 1500, empty_since: None, rate_bps: 1e9 }
+        QueueView {
+            pkts: n,
+            bytes: n as u64 * 1500,
+            empty_since: None,
+            rate_bps: 1e9,
+        }
     }
     fn cfg() -> RedConfig {
-        RedConfig { min_th_pkts: 5.0, max_th_pkts: 15.0, max_p: 0.1, w_q: 0.002, gentle: false, action: RedAction::Mark, byte_mode: false, ns2_wait: false, ns2_drop_ecn_above_p: None }
+        RedConfig {
+            min_th_pkts: 5.0,
+            max_th_pkts: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: false,
+            action: RedAction::Mark,
+            byte_mode: false,
+            ns2_wait: false,
+            ns2_drop_ecn_above_p: None,
+        }
     }
 
     #[test]
@@ -230,7 +258,11 @@ mod tests {
                 count += 1;
                 let p_b = 0.1 * (avg - 5.0) / 10.0;
                 assert!((red.last_p_b - p_b).abs() < 1e-12);
-                let p_a = if count as f64 * p_b >= 1.0 { 1.0 } else { p_b / (1.0 - count as f64 * p_b) };
+                let p_a = if count as f64 * p_b >= 1.0 {
+                    1.0
+                } else {
+                    p_b / (1.0 - count as f64 * p_b)
+                };
                 assert!((red.last_p_a - p_a).abs() < 1e-12);
                 if v != Verdict::Enqueue {
                     count = 0;
@@ -248,7 +280,12 @@ mod tests {
         let mut red = Red::new(&cfg(), 1500);
         red.avg = 10.0;
         // idle 1.2 ms at 1 Gb/s with 1500-B packets = 100 packet times
-        let q = QueueView { pkts: 0, bytes: 0, empty_since: Some(SimTime(0)), rate_bps: 1e9 };
+        let q = QueueView {
+            pkts: 0,
+            bytes: 0,
+            empty_since: Some(SimTime(0)),
+            rate_bps: 1e9,
+        };
         let a = red.update_average(SimTime::from_secs_f64(1.2e-3), &q);
         let want = 10.0 * (0.998f64).powf(100.0) * 0.998;
         assert!((a - want).abs() < 1e-9, "{a} vs {want}");
@@ -266,6 +303,9 @@ mod tests {
         let mut red2 = Red::new(&c2, 1500);
         red2.avg = 100.0;
         let mut rng = Rng::stream(1, "x");
-        assert_eq!(red2.on_enqueue(SimTime(0), &pkt(), &view(100), &mut rng), Verdict::Drop);
+        assert_eq!(
+            red2.on_enqueue(SimTime(0), &pkt(), &view(100), &mut rng),
+            Verdict::Drop
+        );
     }
 }

@@ -35,19 +35,33 @@ pub struct Threshold {
 
 impl Threshold {
     pub fn new(cfg: &ThresholdConfig, _packet_bytes: u32) -> Self {
-        Threshold { k_pkts: cfg.k_pkts, k_bytes: cfg.k_bytes, at_or_above: cfg.mark_at_or_above }
+        Threshold {
+            k_pkts: cfg.k_pkts,
+            k_bytes: cfg.k_bytes,
+            at_or_above: cfg.mark_at_or_above,
+        }
     }
 }
 
 impl QueuePolicy for Threshold {
     #[inline]
-    fn on_enqueue(&mut self, _now: SimTime, _pkt: &Packet, q: &QueueView, _rng: &mut Rng) -> Verdict {
+    fn on_enqueue(
+        &mut self,
+        _now: SimTime,
+        _pkt: &Packet,
+        q: &QueueView,
+        _rng: &mut Rng,
+    ) -> Verdict {
         let (level, k) = match (self.k_pkts, self.k_bytes) {
             (Some(k), _) => (q.pkts as f64, k),
             (None, Some(k)) => (q.bytes as f64, k),
             (None, None) => return Verdict::Enqueue,
         };
-        let over = if self.at_or_above { level >= k } else { level > k };
+        let over = if self.at_or_above {
+            level >= k
+        } else {
+            level > k
+        };
         if over {
             Verdict::Mark
         } else {

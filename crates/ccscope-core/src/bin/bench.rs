@@ -9,7 +9,12 @@ use std::time::Instant;
 fn peak_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -26,8 +31,16 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let until = args.iter().position(|a| a == "--until").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<f64>().ok());
-    let fmt = if args[1].ends_with(".json") { Format::Json } else { Format::Toml };
+    let until = args
+        .iter()
+        .position(|a| a == "--until")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse::<f64>().ok());
+    let fmt = if args[1].ends_with(".json") {
+        Format::Json
+    } else {
+        Format::Toml
+    };
     let sc = match parse(&text, fmt) {
         Ok(s) => s,
         Err(e) => {
@@ -55,7 +68,11 @@ fn main() {
     let wall = t0.elapsed().as_secs_f64();
     let ports = out.table("ports").expect("ports table");
     let mut data_pkts_bottleneck = 0u64;
-    if let (Some(ccscope_core::output::Column::U64(tx)), Some(ccscope_core::output::Column::U8(rec))) = (ports.column("tx_pkts"), ports.column("recorded")) {
+    if let (
+        Some(ccscope_core::output::Column::U64(tx)),
+        Some(ccscope_core::output::Column::U8(rec)),
+    ) = (ports.column("tx_pkts"), ports.column("recorded"))
+    {
         for (t, r) in tx.iter().zip(rec) {
             if *r == 1 {
                 data_pkts_bottleneck += t;

@@ -51,7 +51,12 @@ fn default_true() -> bool {
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: default_g(), alpha_init: default_alpha_init(), min_cwnd_pkts: default_min_cwnd(), ecn_echo_blocks_growth: true }
+        DctcpConfig {
+            g: default_g(),
+            alpha_init: default_alpha_init(),
+            min_cwnd_pkts: default_min_cwnd(),
+            ecn_echo_blocks_growth: true,
+        }
     }
 }
 
@@ -79,7 +84,13 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(cfg: &DctcpConfig, rule: DctcpRule, mss_bytes: u32, iw_pkts: u32, dupack_threshold: u32) -> Self {
+    pub fn new(
+        cfg: &DctcpConfig,
+        rule: DctcpRule,
+        mss_bytes: u32,
+        iw_pkts: u32,
+        dupack_threshold: u32,
+    ) -> Self {
         Dctcp {
             w: RenoWindow::new(mss_bytes, iw_pkts, cfg.min_cwnd_pkts),
             alpha: cfg.alpha_init,
@@ -154,7 +165,9 @@ impl CongestionControl for Dctcp {
     }
     fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
         match kind {
-            Congestion::FastRetransmit => self.w.enter_fast_recovery(flight_bytes, self.dupack_threshold),
+            Congestion::FastRetransmit => self
+                .w
+                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
             Congestion::Timeout => self.w.on_timeout(flight_bytes),
             Congestion::EcnEcho => {
                 let w = &mut self.w;
@@ -187,7 +200,16 @@ mod tests {
     use super::*;
 
     fn ack(una: u64, nxt: u64, ece: bool) -> AckSample {
-        AckSample { now: SimTime(0), newly_acked_bytes: 1500, ece, rtt: None, snd_una: una, snd_nxt: nxt, in_recovery: false, flight_bytes: 0 }
+        AckSample {
+            now: SimTime(0),
+            newly_acked_bytes: 1500,
+            ece,
+            rtt: None,
+            snd_una: una,
+            snd_nxt: nxt,
+            in_recovery: false,
+            flight_bytes: 0,
+        }
     }
 
     #[test]
@@ -208,7 +230,10 @@ mod tests {
 
     #[test]
     fn one_window_update_follows_the_ewma_exactly() {
-        let cfg = DctcpConfig { alpha_init: 0.5, ..Default::default() };
+        let cfg = DctcpConfig {
+            alpha_init: 0.5,
+            ..Default::default()
+        };
         let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
         d.window_end = 4;
         for (i, e) in [true, false, false, false, true].iter().enumerate() {
@@ -221,7 +246,10 @@ mod tests {
 
     #[test]
     fn ecn_cut_is_one_minus_alpha_over_two_with_two_packet_floor() {
-        let cfg = DctcpConfig { alpha_init: 0.4, ..Default::default() };
+        let cfg = DctcpConfig {
+            alpha_init: 0.4,
+            ..Default::default()
+        };
         let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
         d.w.cwnd = 100.0 * 1500.0;
         d.on_congestion(SimTime(0), Congestion::EcnEcho, 0);
@@ -236,7 +264,10 @@ mod tests {
     #[test]
     fn ecn_echo_blocks_growth_only_when_the_option_is_on() {
         for (blocks, grows) in [(true, false), (false, true)] {
-            let cfg = DctcpConfig { ecn_echo_blocks_growth: blocks, ..Default::default() };
+            let cfg = DctcpConfig {
+                ecn_echo_blocks_growth: blocks,
+                ..Default::default()
+            };
             let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 10, 3);
             d.w.ssthresh = 0.0;
             let before = d.w.cwnd;
@@ -247,7 +278,10 @@ mod tests {
 
     #[test]
     fn per_ack_rule_follows_eq_36() {
-        let cfg = DctcpConfig { alpha_init: 0.5, ..Default::default() };
+        let cfg = DctcpConfig {
+            alpha_init: 0.5,
+            ..Default::default()
+        };
         let mut d = Dctcp::new(&cfg, DctcpRule::PerAck, 1500, 10, 3);
         d.w.ssthresh = 0.0;
         d.w.cwnd = 20.0 * 1500.0;
@@ -275,11 +309,23 @@ mod byte_counting_tests {
 
     #[test]
     fn window_two_grows_to_three_without_the_ns2_rule_under_byte_counting() {
-        let cfg = DctcpConfig { ecn_echo_blocks_growth: false, ..Default::default() };
+        let cfg = DctcpConfig {
+            ecn_echo_blocks_growth: false,
+            ..Default::default()
+        };
         let mut d = Dctcp::new(&cfg, DctcpRule::WindowCut, 1500, 2, 3);
         d.w.increase = CaIncrease::ByteCounting;
         d.w.ssthresh = 3000.0;
-        let s = |una| AckSample { now: SimTime(0), newly_acked_bytes: 1500, ece: true, rtt: None, snd_una: una, snd_nxt: una + 2, in_recovery: false, flight_bytes: 3000 };
+        let s = |una| AckSample {
+            now: SimTime(0),
+            newly_acked_bytes: 1500,
+            ece: true,
+            rtt: None,
+            snd_una: una,
+            snd_nxt: una + 2,
+            in_recovery: false,
+            flight_bytes: 3000,
+        };
         d.on_ack(&s(1));
         d.on_congestion(SimTime(0), Congestion::EcnEcho, 3000);
         d.on_ack(&s(2));

@@ -122,7 +122,9 @@ impl CongestionControl for Dx {
     }
     fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
         match kind {
-            Congestion::FastRetransmit => self.w.enter_fast_recovery(flight_bytes, self.dupack_threshold),
+            Congestion::FastRetransmit => self
+                .w
+                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
             Congestion::Timeout => self.w.on_timeout(flight_bytes),
             Congestion::EcnEcho => {}
         }
@@ -152,7 +154,10 @@ mod tests {
 
     #[test]
     fn uncongested_rtt_adds_one_segment_and_congested_follows_eqs_1_2() {
-        let cfg = DxConfig { q_eps_s: 0.0, base_rtt_s: Some(100e-6) };
+        let cfg = DxConfig {
+            q_eps_s: 0.0,
+            base_rtt_s: Some(100e-6),
+        };
         let mut d = Dx::new(&cfg, 1500, 10, 3);
         d.w.ssthresh = 0.0;
         d.update(0.0);

@@ -19,7 +19,11 @@ pub struct NewReno {
 
 impl NewReno {
     pub fn new(mss_bytes: u32, iw_pkts: u32, ecn: bool, dupack_threshold: u32) -> Self {
-        NewReno { w: RenoWindow::new(mss_bytes, iw_pkts, NEW_RENO_MIN_CWND_PKTS), ecn, dupack_threshold }
+        NewReno {
+            w: RenoWindow::new(mss_bytes, iw_pkts, NEW_RENO_MIN_CWND_PKTS),
+            ecn,
+            dupack_threshold,
+        }
     }
 }
 
@@ -38,7 +42,9 @@ impl CongestionControl for NewReno {
     }
     fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
         match kind {
-            Congestion::FastRetransmit => self.w.enter_fast_recovery(flight_bytes, self.dupack_threshold),
+            Congestion::FastRetransmit => self
+                .w
+                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
             Congestion::Timeout => self.w.on_timeout(flight_bytes),
             Congestion::EcnEcho => {
                 self.w.halve_ssthresh(flight_bytes);

@@ -21,7 +21,17 @@ pub struct RenoWindow {
 }
 
 /// How congestion avoidance grows the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CaIncrease {
     /// cwnd += MSS * acked / cwnd on every ACK: a smooth, fractional window (ns-2, the papers'
@@ -36,7 +46,14 @@ pub enum CaIncrease {
 impl RenoWindow {
     pub fn new(mss_bytes: u32, iw_pkts: u32, min_cwnd_pkts: f64) -> Self {
         let mss = mss_bytes as f64;
-        RenoWindow { cwnd: iw_pkts as f64 * mss, ssthresh: f64::INFINITY, mss, min_cwnd: min_cwnd_pkts * mss, increase: CaIncrease::PerAck, ca_acked: 0.0 }
+        RenoWindow {
+            cwnd: iw_pkts as f64 * mss,
+            ssthresh: f64::INFINITY,
+            mss,
+            min_cwnd: min_cwnd_pkts * mss,
+            increase: CaIncrease::PerAck,
+            ca_acked: 0.0,
+        }
     }
 
     #[inline]
@@ -103,7 +120,10 @@ impl RenoWindow {
 
     /// Full ACK: cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 §3.2 step 6, option 1).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
-        self.cwnd = self.ssthresh.min(flight_bytes as f64 + self.mss).max(self.mss);
+        self.cwnd = self
+            .ssthresh
+            .min(flight_bytes as f64 + self.mss)
+            .max(self.mss);
     }
 
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).

@@ -11,9 +11,9 @@
 use crate::packet::Packet;
 use crate::units::{SimDuration, SimTime};
 use crate::world::{FlowId, PortId};
-use std::collections::VecDeque;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 /// Everything that can happen.
 #[derive(Clone, Copy, Debug)]
@@ -160,7 +160,11 @@ impl EventQueue {
         let pipe = &mut self.pipes[port.idx()];
         debug_assert!(pipe.back().is_none_or(|b| b.0 <= time), "pipe order");
         if pipe.is_empty() {
-            self.heap.push(Entry { time, seq, slot: Slot::Pipe(port) });
+            self.heap.push(Entry {
+                time,
+                seq,
+                slot: Slot::Pipe(port),
+            });
         }
         pipe.push_back((time, seq, pkt));
         self.in_pipes += 1;
@@ -173,7 +177,12 @@ impl EventQueue {
 
     /// Remove the packet at `idx` of `port`'s pipe and move the later ones earlier by
     /// `shift` (a queued packet dropped by CHOKe). Returns the packet.
-    pub fn remove_from_pipe(&mut self, port: PortId, idx: usize, shift: SimDuration) -> Option<Packet> {
+    pub fn remove_from_pipe(
+        &mut self,
+        port: PortId,
+        idx: usize,
+        shift: SimDuration,
+    ) -> Option<Packet> {
         let pipe = &mut self.pipes[port.idx()];
         let (_, _, pkt) = pipe.remove(idx)?;
         for e in pipe.range_mut(idx..) {
@@ -183,7 +192,11 @@ impl EventQueue {
         if idx == 0 {
             // the head changed: its old heap entry goes stale (skipped by seq), index the new one
             if let Some(&(t, seq, _)) = pipe.front() {
-                self.heap.push(Entry { time: t, seq, slot: Slot::Pipe(port) });
+                self.heap.push(Entry {
+                    time: t,
+                    seq,
+                    slot: Slot::Pipe(port),
+                });
             }
         }
         Some(pkt)
@@ -212,7 +225,11 @@ impl EventQueue {
     #[inline(always)]
     fn next_entry(&self) -> Option<(Entry, bool)> {
         match (self.heap.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(if b.key() < a.key() { (*b, true) } else { (*a, false) }),
+            (Some(a), Some(b)) => Some(if b.key() < a.key() {
+                (*b, true)
+            } else {
+                (*a, false)
+            }),
             (Some(a), None) => Some((*a, false)),
             (None, Some(b)) => Some((*b, true)),
             (None, None) => None,
@@ -286,7 +303,12 @@ impl EventQueue {
     }
     /// Pending events (each packet in a pipe counts as one).
     pub fn len(&self) -> usize {
-        self.heap.iter().filter(|e| !matches!(e.slot, Slot::Pipe(_))).count() + self.timers.len() + self.in_pipes as usize
+        self.heap
+            .iter()
+            .filter(|e| !matches!(e.slot, Slot::Pipe(_)))
+            .count()
+            + self.timers.len()
+            + self.in_pipes as usize
     }
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty() && self.timers.is_empty()
@@ -324,7 +346,16 @@ mod tests {
     fn pipes_merge_with_timers_in_global_time_seq_order() {
         use crate::packet::{Packet, PacketKind};
         use crate::world::RouteId;
-        let pkt = |seq| Packet { ts: SimTime(0), seq, flow: FlowId(0), route: RouteId(0), size_bytes: 1, hop: 0, kind: PacketKind::Data, flags: 0 };
+        let pkt = |seq| Packet {
+            ts: SimTime(0),
+            seq,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        };
         let mut q = EventQueue::new(2, 8);
         q.schedule_arrival(PortId(0), SimTime(5), pkt(1));
         q.schedule_arrival(PortId(1), SimTime(5), pkt(2));

@@ -56,7 +56,10 @@ pub enum DropReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admit {
     /// Accepted; the packet reaches the far end of the link at `arrive_at`.
-    Accepted { arrive_at: SimTime, marked: bool },
+    Accepted {
+        arrive_at: SimTime,
+        marked: bool,
+    },
     Dropped(DropReason),
 }
 
@@ -81,7 +84,14 @@ pub struct Port {
 
 impl Port {
     /// `limit_pkts`/`limit_bytes`: None = unlimited.
-    pub fn new(rate: BitsPerSec, delay: SimDuration, limit_pkts: Option<u32>, limit_bytes: Option<u64>, aqm: Aqm, rng: Rng) -> Self {
+    pub fn new(
+        rate: BitsPerSec,
+        delay: SimDuration,
+        limit_pkts: Option<u32>,
+        limit_bytes: Option<u64>,
+        aqm: Aqm,
+        rng: Rng,
+    ) -> Self {
         Port {
             ser: Serializer::new(rate),
             delay,
@@ -150,7 +160,11 @@ impl Port {
         QueueView {
             pkts: self.q_pkts,
             bytes: self.q_bytes,
-            empty_since: if self.q_pkts == 0 { Some(self.last_start) } else { None },
+            empty_since: if self.q_pkts == 0 {
+                Some(self.last_start)
+            } else {
+                None
+            },
             rate_bps: self.ser.rate().as_f64(),
         }
     }
@@ -167,7 +181,12 @@ impl Port {
 
     /// CHOKe's decision for an arrival (the port must be advanced to `now`); `flow_of(j)` is
     /// the flow of the j-th waiting packet, oldest first. None if this port is not CHOKe.
-    pub fn choke_decide(&mut self, now: SimTime, pkt: &Packet, flow_of: impl Fn(u32) -> crate::world::FlowId) -> Option<crate::aqm::choke::ChokeDecision> {
+    pub fn choke_decide(
+        &mut self,
+        now: SimTime,
+        pkt: &Packet,
+        flow_of: impl Fn(u32) -> crate::world::FlowId,
+    ) -> Option<crate::aqm::choke::ChokeDecision> {
         let view = self.view();
         match &mut self.aqm {
             Aqm::Choke(c) => Some(c.decide(now, pkt, &view, &mut self.rng, flow_of)),
@@ -188,7 +207,9 @@ impl Port {
     /// Remove the j-th waiting packet (oldest first) from the queue; later packets move up by
     /// its serialization time. Returns that time. Counts as an AQM drop.
     pub fn remove_waiting(&mut self, j: usize) -> SimDuration {
-        let Some(w) = self.waiting.remove(j) else { return SimDuration::ZERO };
+        let Some(w) = self.waiting.remove(j) else {
+            return SimDuration::ZERO;
+        };
         for later in self.waiting.range_mut(j..) {
             later.start = SimTime(later.start.0 - w.dur.0);
         }
@@ -229,7 +250,8 @@ impl Port {
                 return Admit::Dropped(DropReason::Aqm);
             }
         }
-        if self.q_pkts >= self.limit_pkts || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes {
+        if self.q_pkts >= self.limit_pkts || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
+        {
             self.stats.drops_overflow += 1;
             return Admit::Dropped(DropReason::Overflow);
         }
@@ -237,13 +259,21 @@ impl Port {
             pkt.flags |= flags::CE;
             self.stats.marks += 1;
         }
-        let start = if self.busy_until > now { self.busy_until } else { now };
+        let start = if self.busy_until > now {
+            self.busy_until
+        } else {
+            now
+        };
         let dur = self.ser.tx_time(pkt.size_bytes);
         let finish = start + dur;
         self.busy_until = finish;
         self.last_start = start;
         if start > now {
-            self.waiting.push_back(Waiting { start, bytes: pkt.size_bytes, dur });
+            self.waiting.push_back(Waiting {
+                start,
+                bytes: pkt.size_bytes,
+                dur,
+            });
             self.q_pkts += 1;
             self.q_bytes += pkt.size_bytes as u64;
             if self.q_pkts > self.stats.max_q_pkts {
@@ -254,7 +284,10 @@ impl Port {
             self.stats.tx_pkts += 1;
             self.stats.tx_bytes += pkt.size_bytes as u64;
         }
-        Admit::Accepted { arrive_at: finish + self.delay, marked }
+        Admit::Accepted {
+            arrive_at: finish + self.delay,
+            marked,
+        }
     }
 }
 
@@ -265,19 +298,47 @@ mod tests {
     use crate::world::{FlowId, RouteId};
 
     fn pkt(flags: u8) -> Packet {
-        Packet { ts: SimTime(0), seq: 0, flow: FlowId(0), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags }
+        Packet {
+            ts: SimTime(0),
+            seq: 0,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1500,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags,
+        }
     }
 
     #[test]
     fn back_to_back_packets_leave_at_line_rate_and_the_queue_drains_on_time() {
-        let mut p = Port::new(BitsPerSec(10_000_000_000), SimDuration(5_000_000), Some(3), None, Aqm::DropTail, Rng::stream(1, "p"));
+        let mut p = Port::new(
+            BitsPerSec(10_000_000_000),
+            SimDuration(5_000_000),
+            Some(3),
+            None,
+            Aqm::DropTail,
+            Rng::stream(1, "p"),
+        );
         let mut arr = vec![];
         for _ in 0..5 {
             arr.push(p.offer(SimTime(0), &mut pkt(0)));
         }
         // first goes on the wire, three wait, the fifth overflows
-        assert_eq!(arr[0], Admit::Accepted { arrive_at: SimTime(1_200_000 + 5_000_000), marked: false });
-        assert_eq!(arr[3], Admit::Accepted { arrive_at: SimTime(4 * 1_200_000 + 5_000_000), marked: false });
+        assert_eq!(
+            arr[0],
+            Admit::Accepted {
+                arrive_at: SimTime(1_200_000 + 5_000_000),
+                marked: false
+            }
+        );
+        assert_eq!(
+            arr[3],
+            Admit::Accepted {
+                arrive_at: SimTime(4 * 1_200_000 + 5_000_000),
+                marked: false
+            }
+        );
         assert_eq!(arr[4], Admit::Dropped(DropReason::Overflow));
         assert_eq!(p.queue().0, 3);
         p.advance(SimTime(1_200_000));
@@ -292,12 +353,28 @@ mod tests {
     #[test]
     fn threshold_marks_ect_and_drops_non_ect_above_k() {
         use crate::aqm::{Threshold, ThresholdConfig};
-        let cfg = ThresholdConfig { k_pkts: Some(1.0), k_bytes: None, mark_at_or_above: false };
-        let mut p = Port::new(BitsPerSec(1_000_000_000), SimDuration(0), None, None, Aqm::Threshold(Threshold::new(&cfg, 1500)), Rng::stream(1, "p"));
-        let r: Vec<Admit> = (0..4).map(|_| p.offer(SimTime(0), &mut pkt(flags::ECT))).collect();
+        let cfg = ThresholdConfig {
+            k_pkts: Some(1.0),
+            k_bytes: None,
+            mark_at_or_above: false,
+        };
+        let mut p = Port::new(
+            BitsPerSec(1_000_000_000),
+            SimDuration(0),
+            None,
+            None,
+            Aqm::Threshold(Threshold::new(&cfg, 1500)),
+            Rng::stream(1, "p"),
+        );
+        let r: Vec<Admit> = (0..4)
+            .map(|_| p.offer(SimTime(0), &mut pkt(flags::ECT)))
+            .collect();
         // queue seen: 0 (on wire), 0, 1, 2 -> only the last exceeds K = 1
         assert!(matches!(r[2], Admit::Accepted { marked: false, .. }));
         assert!(matches!(r[3], Admit::Accepted { marked: true, .. }));
-        assert_eq!(p.offer(SimTime(0), &mut pkt(0)), Admit::Dropped(DropReason::Aqm));
+        assert_eq!(
+            p.offer(SimTime(0), &mut pkt(0)),
+            Admit::Dropped(DropReason::Aqm)
+        );
     }
 }

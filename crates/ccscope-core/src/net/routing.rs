@@ -13,7 +13,13 @@ pub struct PortEnds {
 }
 
 /// Shortest path from `src` to `dst` as a list of ports, or None if unreachable.
-pub fn shortest_path(n_nodes: usize, ports: &[PortEnds], is_host: &[bool], src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+pub fn shortest_path(
+    n_nodes: usize,
+    ports: &[PortEnds],
+    is_host: &[bool],
+    src: NodeId,
+    dst: NodeId,
+) -> Option<Vec<PortId>> {
     let mut out_ports: Vec<Vec<PortId>> = vec![Vec::new(); n_nodes];
     for (i, p) in ports.iter().enumerate() {
         out_ports[p.from.idx()].push(PortId(i as u32));
@@ -82,7 +88,15 @@ pub fn distances_to(n_nodes: usize, ports: &[PortEnds], is_host: &[bool], dst: N
 /// An equal-cost path chosen per flow (ECMP): at each node, among the ports that lie on a
 /// shortest path to `dst`, take the one a hash of (`key`, node) selects. The same key always
 /// gives the same path, so a flow's packets never reorder across paths.
-pub fn ecmp_path(ports: &[PortEnds], out_ports: &[Vec<PortId>], is_host: &[bool], dist: &[u32], src: NodeId, dst: NodeId, key: u64) -> Option<Vec<PortId>> {
+pub fn ecmp_path(
+    ports: &[PortEnds],
+    out_ports: &[Vec<PortId>],
+    is_host: &[bool],
+    dist: &[u32],
+    src: NodeId,
+    dst: NodeId,
+    key: u64,
+) -> Option<Vec<PortId>> {
     if src == dst || dist[src.idx()] == u32::MAX {
         return None;
     }
@@ -94,7 +108,11 @@ pub fn ecmp_path(ports: &[PortEnds], out_ports: &[Vec<PortId>], is_host: &[bool]
         let mut k = 0;
         for &p in &out_ports[n.idx()] {
             let to = ports[p.idx()].to;
-            if dist[to.idx()] != u32::MAX && dist[to.idx()] + 1 == d && (to == dst || !is_host[to.idx()]) && k < cands.len() {
+            if dist[to.idx()] != u32::MAX
+                && dist[to.idx()] + 1 == d
+                && (to == dst || !is_host[to.idx()])
+                && k < cands.len()
+            {
                 cands[k] = p;
                 k += 1;
             }
@@ -129,14 +147,31 @@ pub struct Ecmp {
 impl Ecmp {
     pub fn new(ports: Vec<PortEnds>, is_host: Vec<bool>, seed: u64) -> Self {
         let out = out_ports(is_host.len(), &ports);
-        Ecmp { ports, out, is_host, dist: std::collections::HashMap::new(), seed }
+        Ecmp {
+            ports,
+            out,
+            is_host,
+            dist: std::collections::HashMap::new(),
+            seed,
+        }
     }
     /// The path of flow `flow` from `src` to `dst` (the reverse direction uses the same key).
     pub fn path(&mut self, src: NodeId, dst: NodeId, flow: u64) -> Option<Vec<PortId>> {
         let n = self.is_host.len();
         let (ports, is_host) = (&self.ports, &self.is_host);
-        let dist = self.dist.entry(dst).or_insert_with(|| distances_to(n, ports, is_host, dst));
-        ecmp_path(&self.ports, &self.out, &self.is_host, dist, src, dst, mix(self.seed ^ mix(flow.wrapping_add(1))))
+        let dist = self
+            .dist
+            .entry(dst)
+            .or_insert_with(|| distances_to(n, ports, is_host, dst));
+        ecmp_path(
+            &self.ports,
+            &self.out,
+            &self.is_host,
+            dist,
+            src,
+            dst,
+            mix(self.seed ^ mix(flow.wrapping_add(1))),
+        )
     }
 }
 
@@ -155,11 +190,20 @@ mod tests {
     #[test]
     fn dumbbell_route_goes_through_the_switch_not_through_hosts() {
         // 0 = s0, 1 = s1, 2 = sw, 3 = r ; ports: s0->sw, sw->s0, s1->sw, sw->s1, sw->r, r->sw
-        let p = |a, b| PortEnds { from: NodeId(a), to: NodeId(b) };
+        let p = |a, b| PortEnds {
+            from: NodeId(a),
+            to: NodeId(b),
+        };
         let ports = [p(0, 2), p(2, 0), p(1, 2), p(2, 1), p(2, 3), p(3, 2)];
         let is_host = [true, true, false, true];
-        assert_eq!(shortest_path(4, &ports, &is_host, NodeId(0), NodeId(3)).unwrap(), vec![PortId(0), PortId(4)]);
-        assert_eq!(shortest_path(4, &ports, &is_host, NodeId(3), NodeId(1)).unwrap(), vec![PortId(5), PortId(3)]);
+        assert_eq!(
+            shortest_path(4, &ports, &is_host, NodeId(0), NodeId(3)).unwrap(),
+            vec![PortId(0), PortId(4)]
+        );
+        assert_eq!(
+            shortest_path(4, &ports, &is_host, NodeId(3), NodeId(1)).unwrap(),
+            vec![PortId(5), PortId(3)]
+        );
         assert!(shortest_path(4, &ports, &is_host, NodeId(0), NodeId(0)).is_none());
     }
 
@@ -167,7 +211,10 @@ mod tests {
     fn ecmp_spreads_flows_over_both_spines_and_keeps_each_flow_on_one_path() {
         // h0 - L0 = {S0, S1} = L1 - h1
         let names = ["h0", "L0", "S0", "S1", "L1", "h1"];
-        let p = |a, b| PortEnds { from: NodeId(a), to: NodeId(b) };
+        let p = |a, b| PortEnds {
+            from: NodeId(a),
+            to: NodeId(b),
+        };
         let mut ports = vec![];
         for (a, b) in [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5)] {
             ports.push(p(a, b));
@@ -179,7 +226,10 @@ mod tests {
         let mut via = [0u32; 2];
         for key in 0..1000u64 {
             let a = ecmp_path(&ports, &out, &is_host, &dist, NodeId(0), NodeId(5), key).unwrap();
-            assert_eq!(a, ecmp_path(&ports, &out, &is_host, &dist, NodeId(0), NodeId(5), key).unwrap());
+            assert_eq!(
+                a,
+                ecmp_path(&ports, &out, &is_host, &dist, NodeId(0), NodeId(5), key).unwrap()
+            );
             assert_eq!(a.len(), 4);
             let spine = ports[a[1].idx()].to.0;
             via[(spine - 2) as usize] += 1;

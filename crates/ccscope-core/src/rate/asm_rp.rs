@@ -53,9 +53,19 @@ pub struct AsmGains {
 
 impl AsmGains {
     /// Approach set A of P002 §5.1: a+ 1/8, a- 1/64, b+ 1/16, b- 1/2.
-    pub const APPROACH: AsmGains = AsmGains { a_plus: 1.0 / 8.0, a_minus: 1.0 / 64.0, b_plus: 1.0 / 16.0, b_minus: 1.0 / 2.0 };
+    pub const APPROACH: AsmGains = AsmGains {
+        a_plus: 1.0 / 8.0,
+        a_minus: 1.0 / 64.0,
+        b_plus: 1.0 / 16.0,
+        b_minus: 1.0 / 2.0,
+    };
     /// Sliding set S of P002 §5.1: a+ 1/16, a- 1/128, b+ 1/32, b- 1/4.
-    pub const SLIDING: AsmGains = AsmGains { a_plus: 1.0 / 16.0, a_minus: 1.0 / 128.0, b_plus: 1.0 / 32.0, b_minus: 1.0 / 4.0 };
+    pub const SLIDING: AsmGains = AsmGains {
+        a_plus: 1.0 / 16.0,
+        a_minus: 1.0 / 128.0,
+        b_plus: 1.0 / 32.0,
+        b_minus: 1.0 / 4.0,
+    };
 
     /// `w a- - b-`, the gain part of the sliding condition for the parabola set, in these
     /// units (ALGORITHMS.md §5.2: `M = 1 + (w/(pC)) (w a - b)`; ineq. 15 needs M(a-, b-) < 0).
@@ -303,7 +313,11 @@ impl AsmRp {
             adaptive: cfg.adaptive_gains,
             min_rate_bps,
             line_rate_bps,
-            rate_bps: cfg.initial_rate_bps.unwrap_or(line_rate_bps).max(min_rate_bps).min(line_rate_bps),
+            rate_bps: cfg
+                .initial_rate_bps
+                .unwrap_or(line_rate_bps)
+                .max(min_rate_bps)
+                .min(line_rate_bps),
             stored_cpid: None,
             last_branch: None,
             last_gain_set: None,
@@ -315,7 +329,11 @@ impl AsmRp {
     /// Eq 11's rate change for (Qf, dQ), bits/s, with the branch and set it used.
     pub fn rate_change_bps(&self, qf: f64, dq: f64) -> (f64, GainBranch, AsmGainSet) {
         let fb = asm_fb(qf, dq, self.w);
-        let set = if self.adaptive { AsmGainSet::select(qf, dq, fb, self.b0, self.b_f) } else { AsmGainSet::Approach };
+        let set = if self.adaptive {
+            AsmGainSet::select(qf, dq, fb, self.b0, self.b_f)
+        } else {
+            AsmGainSet::Approach
+        };
         let g = &self.gains_bps[match set {
             AsmGainSet::Approach => 0,
             AsmGainSet::Sliding => 1,
@@ -345,7 +363,9 @@ impl RateControl for AsmRp {
             return;
         }
         // max/min rather than clamp: never panics, whatever the (validated) bounds
-        self.rate_bps = (self.rate_bps + delta).max(self.min_rate_bps).min(self.line_rate_bps);
+        self.rate_bps = (self.rate_bps + delta)
+            .max(self.min_rate_bps)
+            .min(self.line_rate_bps);
     }
 
     #[inline]
@@ -382,11 +402,18 @@ mod tests {
     const UNIT: f64 = LINE / ASM_GAIN_FULL_SCALE_UNITS;
 
     fn fb(cpid: u32, qf: i8, dq: i8) -> Feedback {
-        Feedback { cpid, kind: FeedbackKind::Asm { qf, dq } }
+        Feedback {
+            cpid,
+            kind: FeedbackKind::Asm { qf, dq },
+        }
     }
 
     fn half_rate_rp(adaptive: bool) -> AsmRp {
-        let cfg = AsmRpConfig { initial_rate_bps: Some(LINE / 2.0), adaptive_gains: adaptive, ..Default::default() };
+        let cfg = AsmRpConfig {
+            initial_rate_bps: Some(LINE / 2.0),
+            adaptive_gains: adaptive,
+            ..Default::default()
+        };
         AsmRp::new(&cfg, LINE)
     }
 
@@ -411,22 +438,37 @@ mod tests {
         let a = AsmGains::APPROACH;
         // (Qf, dQ) -> region, with Fb = -Qf - 32 dQ
         let cases: [(f64, f64, AsmRegion, GainBranch); 6] = [
-            (-10.0, -1.0, AsmRegion::I, GainBranch::Spiral),    // Fb = 42
-            (-40.0, 1.0, AsmRegion::II, GainBranch::Spiral),    // Fb = 8
-            (10.0, 1.0, AsmRegion::III, GainBranch::Spiral),    // Fb = -42
-            (40.0, -1.0, AsmRegion::IV, GainBranch::Spiral),    // Fb = -8
-            (-10.0, 1.0, AsmRegion::V, GainBranch::Parabola),   // Fb = -22
-            (10.0, -1.0, AsmRegion::VI, GainBranch::Parabola),  // Fb = 22
+            (-10.0, -1.0, AsmRegion::I, GainBranch::Spiral), // Fb = 42
+            (-40.0, 1.0, AsmRegion::II, GainBranch::Spiral), // Fb = 8
+            (10.0, 1.0, AsmRegion::III, GainBranch::Spiral), // Fb = -42
+            (40.0, -1.0, AsmRegion::IV, GainBranch::Spiral), // Fb = -8
+            (-10.0, 1.0, AsmRegion::V, GainBranch::Parabola), // Fb = -22
+            (10.0, -1.0, AsmRegion::VI, GainBranch::Parabola), // Fb = 22
         ];
         for (qf, dq, region, branch) in cases {
-            assert_eq!(AsmRegion::classify(qf, dq, 32.0), Some(region), "({qf}, {dq})");
+            assert_eq!(
+                AsmRegion::classify(qf, dq, 32.0),
+                Some(region),
+                "({qf}, {dq})"
+            );
             let fb = asm_fb(qf, dq, 32.0);
             let opposite = qf.signum() != fb.signum();
-            assert_eq!(opposite, branch == GainBranch::Spiral, "{region:?}: Qf and Fb signs");
+            assert_eq!(
+                opposite,
+                branch == GainBranch::Spiral,
+                "{region:?}: Qf and Fb signs"
+            );
             let (d, got, _) = rp.rate_change_bps(qf, dq);
             assert_eq!(got, branch, "{region:?}");
-            let (al, be) = if branch == GainBranch::Spiral { (a.a_plus, a.b_plus) } else { (a.a_minus, a.b_minus) };
-            assert!((d - (-al * qf - be * dq) * UNIT).abs() < 1e-6, "{region:?}: {d}");
+            let (al, be) = if branch == GainBranch::Spiral {
+                (a.a_plus, a.b_plus)
+            } else {
+                (a.a_minus, a.b_minus)
+            };
+            assert!(
+                (d - (-al * qf - be * dq) * UNIT).abs() < 1e-6,
+                "{region:?}: {d}"
+            );
         }
         // direction: I speeds up, III slows down; V slows down (b- dQ dominates), VI speeds up
         assert!(rp.rate_change_bps(-10.0, -1.0).0 > 0.0);
@@ -465,7 +507,11 @@ mod tests {
     #[test]
     fn one_full_scale_unit_change_is_the_gains_fraction_of_c() {
         // |Qf| = 128 units would move the rate by exactly a+ C; dQ alone by b C
-        let cfg = AsmRpConfig { gain_ref_bps: Some(1e9), adaptive_gains: false, ..Default::default() };
+        let cfg = AsmRpConfig {
+            gain_ref_bps: Some(1e9),
+            adaptive_gains: false,
+            ..Default::default()
+        };
         let rp = AsmRp::new(&cfg, 10e9);
         let (d, _, _) = rp.rate_change_bps(128.0, 0.0);
         assert_eq!(d, -1e9 / 8.0);
@@ -486,8 +532,14 @@ mod tests {
         let (_, _, s) = rp.rate_change_bps(100.0, 10.0);
         assert_eq!(s, AsmGainSet::Approach);
         // B0 and B_F boundaries are strict
-        assert_eq!(AsmGainSet::select(10.0, 6.0, 0.0, 16.0, 64.0), AsmGainSet::Sliding);
-        assert_eq!(AsmGainSet::select(64.0, 0.0, -64.0, 16.0, 64.0), AsmGainSet::Approach);
+        assert_eq!(
+            AsmGainSet::select(10.0, 6.0, 0.0, 16.0, 64.0),
+            AsmGainSet::Sliding
+        );
+        assert_eq!(
+            AsmGainSet::select(64.0, 0.0, -64.0, 16.0, 64.0),
+            AsmGainSet::Approach
+        );
         // adaptive off: always A
         let rp = half_rate_rp(false);
         assert_eq!(rp.rate_change_bps(40.0, -1.0).2, AsmGainSet::Approach);
@@ -520,7 +572,10 @@ mod tests {
 
     #[test]
     fn no_timer_no_byte_counter_and_initial_rate_is_clamped() {
-        let cfg = AsmRpConfig { initial_rate_bps: Some(1e12), ..Default::default() };
+        let cfg = AsmRpConfig {
+            initial_rate_bps: Some(1e12),
+            ..Default::default()
+        };
         let mut rp = AsmRp::new(&cfg, LINE);
         assert_eq!(rp.rate_bps(), LINE);
         rp.on_bytes_sent(SimTime(0), 1500);
@@ -540,7 +595,16 @@ mod tests {
         assert_eq!(p.approach.parabola_gain_term(p.w), -0.5);
         assert!(serde_json::from_str::<AsmRpConfig>(r#"{"approach": {"a_plus": 1}}"#).is_err());
         assert!(serde_json::from_str::<AsmRpConfig>(r#"{"ww": 1}"#).is_err());
-        let bad = AsmRpConfig { sliding: AsmGains { b_minus: -1.0, ..AsmGains::SLIDING }, ..Default::default() };
-        assert_eq!(bad.validate("asm_rp").map_err(|e| e.path), Err("asm_rp.sliding.b_minus".to_string()));
+        let bad = AsmRpConfig {
+            sliding: AsmGains {
+                b_minus: -1.0,
+                ..AsmGains::SLIDING
+            },
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.validate("asm_rp").map_err(|e| e.path),
+            Err("asm_rp.sliding.b_minus".to_string())
+        );
     }
 }

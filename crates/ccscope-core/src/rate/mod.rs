@@ -175,7 +175,11 @@ impl RateControl for Rate {
 /// `v` finite and > 0.
 pub(crate) fn check_pos(path: &str, field: &str, v: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() || v <= 0.0 {
-        return Err(ScenarioError::new(format!("{path}.{field}"), v, "must be a finite number > 0"));
+        return Err(ScenarioError::new(
+            format!("{path}.{field}"),
+            v,
+            "must be a finite number > 0",
+        ));
     }
     Ok(())
 }
@@ -183,17 +187,30 @@ pub(crate) fn check_pos(path: &str, field: &str, v: f64) -> Result<(), ScenarioE
 /// `v` finite and >= 0.
 pub(crate) fn check_nonneg(path: &str, field: &str, v: f64) -> Result<(), ScenarioError> {
     if !v.is_finite() || v < 0.0 {
-        return Err(ScenarioError::new(format!("{path}.{field}"), v, "must be a finite number >= 0"));
+        return Err(ScenarioError::new(
+            format!("{path}.{field}"),
+            v,
+            "must be a finite number >= 0",
+        ));
     }
     Ok(())
 }
 
 /// `v` in (0, 1] (`lo_open`) or [0, 1].
-pub(crate) fn check_unit(path: &str, field: &str, v: f64, lo_open: bool) -> Result<(), ScenarioError> {
+pub(crate) fn check_unit(
+    path: &str,
+    field: &str,
+    v: f64,
+    lo_open: bool,
+) -> Result<(), ScenarioError> {
     let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
     if !ok {
         let range = if lo_open { "in (0, 1]" } else { "in [0, 1]" };
-        return Err(ScenarioError::new(format!("{path}.{field}"), v, format!("must be {range}")));
+        return Err(ScenarioError::new(
+            format!("{path}.{field}"),
+            v,
+            format!("must be {range}"),
+        ));
     }
     Ok(())
 }
@@ -205,7 +222,10 @@ mod tests {
     #[test]
     fn feedback_is_small_and_copy() {
         assert!(std::mem::size_of::<Feedback>() <= 8);
-        let f = Feedback { cpid: 3, kind: FeedbackKind::Qcn { fb_q: 5 } };
+        let f = Feedback {
+            cpid: 3,
+            kind: FeedbackKind::Qcn { fb_q: 5 },
+        };
         let g = f; // Copy
         assert_eq!(f, g);
     }
@@ -217,8 +237,20 @@ mod tests {
         let mut a = Rate::Asm(AsmRp::new(&AsmRpConfig::default(), line));
         assert_eq!(q.rate_bps(), line);
         assert_eq!(a.rate_bps(), line);
-        q.on_feedback(SimTime(0), &Feedback { cpid: 1, kind: FeedbackKind::Qcn { fb_q: 63 } });
-        a.on_feedback(SimTime(0), &Feedback { cpid: 1, kind: FeedbackKind::Asm { qf: 10, dq: 0 } });
+        q.on_feedback(
+            SimTime(0),
+            &Feedback {
+                cpid: 1,
+                kind: FeedbackKind::Qcn { fb_q: 63 },
+            },
+        );
+        a.on_feedback(
+            SimTime(0),
+            &Feedback {
+                cpid: 1,
+                kind: FeedbackKind::Asm { qf: 10, dq: 0 },
+            },
+        );
         assert!(q.rate_bps() < line && a.rate_bps() < line);
         assert!(q.poll_timeout().is_some());
         assert!(a.poll_timeout().is_none());
@@ -234,10 +266,22 @@ mod tests {
     fn a_reaction_point_ignores_the_other_algorithms_feedback() {
         let line = 10e9;
         let mut q = QcnRp::new(&QcnRpConfig::default(), line);
-        q.on_feedback(SimTime(0), &Feedback { cpid: 1, kind: FeedbackKind::Asm { qf: 100, dq: 100 } });
+        q.on_feedback(
+            SimTime(0),
+            &Feedback {
+                cpid: 1,
+                kind: FeedbackKind::Asm { qf: 100, dq: 100 },
+            },
+        );
         assert_eq!(q.rate_bps(), line);
         let mut a = AsmRp::new(&AsmRpConfig::default(), line);
-        a.on_feedback(SimTime(0), &Feedback { cpid: 1, kind: FeedbackKind::Qcn { fb_q: 63 } });
+        a.on_feedback(
+            SimTime(0),
+            &Feedback {
+                cpid: 1,
+                kind: FeedbackKind::Qcn { fb_q: 63 },
+            },
+        );
         assert_eq!(a.rate_bps(), line);
     }
 
@@ -254,7 +298,7 @@ impl Feedback {
     /// Pack into a packet's 64-bit `seq` field: cpid (32 bits) | tag (8) | a (8) | b (8).
     pub fn encode(&self) -> u64 {
         let (tag, a, b) = match self.kind {
-            FeedbackKind::Qcn { fb_q } => (1u64, fb_q as u8, 0u8),
+            FeedbackKind::Qcn { fb_q } => (1u64, fb_q, 0u8),
             FeedbackKind::Asm { qf, dq } => (2u64, qf as u8, dq as u8),
         };
         ((self.cpid as u64) << 32) | (tag << 16) | ((a as u64) << 8) | b as u64
@@ -266,7 +310,10 @@ impl Feedback {
         let b = (v & 0xff) as u8;
         let kind = match (v >> 16) & 0xff {
             1 => FeedbackKind::Qcn { fb_q: a },
-            2 => FeedbackKind::Asm { qf: a as i8, dq: b as i8 },
+            2 => FeedbackKind::Asm {
+                qf: a as i8,
+                dq: b as i8,
+            },
             _ => return None,
         };
         Some(Feedback { cpid, kind })
@@ -278,7 +325,16 @@ mod encode_tests {
     use super::*;
     #[test]
     fn feedback_round_trips_through_a_packet_field() {
-        for fb in [Feedback { cpid: 7, kind: FeedbackKind::Qcn { fb_q: 63 } }, Feedback { cpid: u32::MAX, kind: FeedbackKind::Asm { qf: -127, dq: 5 } }] {
+        for fb in [
+            Feedback {
+                cpid: 7,
+                kind: FeedbackKind::Qcn { fb_q: 63 },
+            },
+            Feedback {
+                cpid: u32::MAX,
+                kind: FeedbackKind::Asm { qf: -127, dq: 5 },
+            },
+        ] {
             assert_eq!(Feedback::decode(fb.encode()), Some(fb));
         }
     }

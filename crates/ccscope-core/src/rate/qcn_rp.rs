@@ -117,14 +117,26 @@ impl QcnRpConfig {
         check_unit(path, "gd", self.gd, true)?;
         check_unit(path, "min_dec_fac", self.min_dec_fac, true)?;
         if self.byte_counter_bytes == 0 {
-            return Err(ScenarioError::new(format!("{path}.byte_counter_bytes"), 0, "must be >= 1"));
+            return Err(ScenarioError::new(
+                format!("{path}.byte_counter_bytes"),
+                0,
+                "must be >= 1",
+            ));
         }
         check_pos(path, "timer_period_s", self.timer_period_s)?;
         if SimDuration::from_secs_f64(self.timer_period_s / 2.0) == SimDuration::ZERO {
-            return Err(ScenarioError::new(format!("{path}.timer_period_s"), self.timer_period_s, "must be at least 2 ps"));
+            return Err(ScenarioError::new(
+                format!("{path}.timer_period_s"),
+                self.timer_period_s,
+                "must be at least 2 ps",
+            ));
         }
         if self.fast_recovery_threshold == 0 {
-            return Err(ScenarioError::new(format!("{path}.fast_recovery_threshold"), 0, "must be >= 1"));
+            return Err(ScenarioError::new(
+                format!("{path}.fast_recovery_threshold"),
+                0,
+                "must be >= 1",
+            ));
         }
         check_nonneg(path, "r_ai_bps", self.r_ai_bps)?;
         check_nonneg(path, "r_hai_bps", self.r_hai_bps)?;
@@ -257,7 +269,11 @@ impl QcnRp {
             QcnPhase::FastRecovery => {}
             QcnPhase::ActiveIncrease => self.target_rate_bps += self.r_ai_bps,
             QcnPhase::HyperActiveIncrease => {
-                let k = if self.hai_scales { self.bc_stage.min(self.timer_stage) - self.f_th } else { 1 };
+                let k = if self.hai_scales {
+                    self.bc_stage.min(self.timer_stage) - self.f_th
+                } else {
+                    1
+                };
                 self.target_rate_bps += self.r_hai_bps * k as f64;
             }
         }
@@ -340,7 +356,10 @@ mod tests {
     const MS: u64 = 1_000_000_000; // picoseconds
 
     fn cnm(fb_q: u8) -> Feedback {
-        Feedback { cpid: 7, kind: FeedbackKind::Qcn { fb_q } }
+        Feedback {
+            cpid: 7,
+            kind: FeedbackKind::Qcn { fb_q },
+        }
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -388,7 +407,10 @@ mod tests {
         let mut rp = QcnRp::new(&QcnRpConfig::default(), LINE);
         rp.on_feedback(SimTime(0), &cnm(63));
         assert!(close(rp.rate_bps(), LINE * (1.0 - 63.0 / 128.0)));
-        let cfg = QcnRpConfig { gd: 1.0 / 32.0, ..Default::default() };
+        let cfg = QcnRpConfig {
+            gd: 1.0 / 32.0,
+            ..Default::default()
+        };
         let mut rp = QcnRp::new(&cfg, LINE);
         rp.on_feedback(SimTime(0), &cnm(63));
         assert_eq!(rp.rate_bps(), LINE * 0.5);
@@ -420,7 +442,11 @@ mod tests {
             r = 0.5 * (r + target);
             assert_eq!(rp.bc_stage, i);
             assert_eq!(rp.target_rate_bps, target, "FR keeps R");
-            assert!(close(rp.rate_bps(), r), "cycle {i}: {} vs {r}", rp.rate_bps());
+            assert!(
+                close(rp.rate_bps(), r),
+                "cycle {i}: {} vs {r}",
+                rp.rate_bps()
+            );
         }
         // after 5 cycles the gap to R is 1/32 of the cut
         assert!(close(target - rp.rate_bps(), 0.25 * LINE / 32.0));
@@ -465,7 +491,11 @@ mod tests {
         let mut t = SimTime(0);
         for stage in 1..=7u32 {
             let d = rp.poll_timeout().expect("timer armed while limited");
-            let want = if stage - 1 > 5 { 7 * MS + MS / 2 } else { 15 * MS };
+            let want = if stage - 1 > 5 {
+                7 * MS + MS / 2
+            } else {
+                15 * MS
+            };
             assert_eq!(d.0 - t.0, want, "period before stage {stage}");
             // an early wake-up does nothing (lazy deadline)
             rp.on_timer(SimTime(d.0 - 1));
@@ -516,7 +546,10 @@ mod tests {
 
     #[test]
     fn hai_step_scales_with_stage_only_when_the_option_is_on() {
-        let cfg = QcnRpConfig { hai_scales_with_stage: true, ..Default::default() };
+        let cfg = QcnRpConfig {
+            hai_scales_with_stage: true,
+            ..Default::default()
+        };
         let mut rp = QcnRp::new(&cfg, LINE);
         rp.on_feedback(SimTime(0), &cnm(63));
         rp.on_feedback(SimTime(0), &cnm(63));
@@ -546,7 +579,11 @@ mod tests {
 
     #[test]
     fn rate_and_target_never_exceed_line_rate() {
-        let cfg = QcnRpConfig { r_ai_bps: 5e9, r_hai_bps: 5e9, ..Default::default() };
+        let cfg = QcnRpConfig {
+            r_ai_bps: 5e9,
+            r_hai_bps: 5e9,
+            ..Default::default()
+        };
         let mut rp = QcnRp::new(&cfg, LINE);
         rp.on_feedback(SimTime(0), &cnm(63));
         rp.bc_stage = 6;
@@ -558,9 +595,19 @@ mod tests {
     #[test]
     fn defaults_validate_and_bad_values_are_named() {
         assert!(QcnRpConfig::default().validate("qcn_rp").is_ok());
-        let e = QcnRpConfig { fast_recovery_threshold: 0, ..Default::default() }.validate("qcn_rp").unwrap_err();
+        let e = QcnRpConfig {
+            fast_recovery_threshold: 0,
+            ..Default::default()
+        }
+        .validate("qcn_rp")
+        .unwrap_err();
         assert_eq!(e.path, "qcn_rp.fast_recovery_threshold");
-        let e = QcnRpConfig { min_rate_bps: -1.0, ..Default::default() }.validate("qcn_rp").unwrap_err();
+        let e = QcnRpConfig {
+            min_rate_bps: -1.0,
+            ..Default::default()
+        }
+        .validate("qcn_rp")
+        .unwrap_err();
         assert_eq!(e.path, "qcn_rp.min_rate_bps");
     }
 

@@ -125,7 +125,15 @@ impl Recorder {
     }
 
     #[inline]
-    pub fn port_event(&mut self, time_ps: u64, port: PortId, flow: FlowId, seq: u64, kind: PortEventKind, is_ack: bool) {
+    pub fn port_event(
+        &mut self,
+        time_ps: u64,
+        port: PortId,
+        flow: FlowId,
+        seq: u64,
+        kind: PortEventKind,
+        is_ack: bool,
+    ) {
         if self.want_drops {
             let e = &mut self.events;
             e.time_ps.push(time_ps);

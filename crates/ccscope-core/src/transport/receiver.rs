@@ -147,7 +147,12 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
-        AckInfo { ackno: self.rcv_nxt, ece, ts_echo: ts, echo_retx: retx }
+        AckInfo {
+            ackno: self.rcv_nxt,
+            ece,
+            ts_echo: ts,
+            echo_retx: retx,
+        }
     }
 
     /// Process a data segment; returns up to two ACKs to send now (the first is the DCTCP
@@ -234,10 +239,26 @@ mod tests {
     use crate::world::{FlowId, RouteId};
 
     fn data(seq: u64, f: u8) -> Packet {
-        Packet { ts: SimTime(seq), seq, flow: FlowId(0), route: RouteId(0), size_bytes: 1500, hop: 0, kind: PacketKind::Data, flags: f }
+        Packet {
+            ts: SimTime(seq),
+            seq,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1500,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: f,
+        }
     }
     fn cfg(dctcp: bool, delack: bool) -> TcpReceiverConfig {
-        TcpReceiverConfig { mss_bytes: 1500, size_bytes: None, dctcp_echo: dctcp, delayed_ack: delack, delack_count: 2, delack_timeout: SimDuration::from_micros(100) }
+        TcpReceiverConfig {
+            mss_bytes: 1500,
+            size_bytes: None,
+            dctcp_echo: dctcp,
+            delayed_ack: delack,
+            delack_count: 2,
+            delack_timeout: SimDuration::from_micros(100),
+        }
     }
 
     #[test]
@@ -264,11 +285,17 @@ mod tests {
     #[test]
     fn dctcp_echo_with_delayed_acks_counts_marked_bytes_exactly() {
         let mut r = TcpReceiver::new(cfg(true, true));
-        let marks = [false, false, true, false, true, true, true, false, false, false, true];
+        let marks = [
+            false, false, true, false, true, true, true, false, false, false, true,
+        ];
         let mut acked_marked = 0u64;
         let mut last_ack = 0u64;
         for (i, &m) in marks.iter().enumerate() {
-            for a in r.on_data(SimTime(0), &data(i as u64, if m { flags::CE } else { 0 })).into_iter().flatten() {
+            for a in r
+                .on_data(SimTime(0), &data(i as u64, if m { flags::CE } else { 0 }))
+                .into_iter()
+                .flatten()
+            {
                 if a.ece {
                     acked_marked += a.ackno - last_ack;
                 }

@@ -161,7 +161,7 @@ impl TcpSender {
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
-        self.has_rtt.then(|| SimDuration(self.srtt_ps as u64))
+        self.has_rtt.then_some(SimDuration(self.srtt_ps as u64))
     }
 
     /// In NewReno fast recovery.
@@ -189,7 +189,9 @@ impl TcpSender {
         let seq = if let Some(s) = self.pending_retx.take() {
             s
         } else {
-            if self.snd_nxt >= self.total_segs || self.snd_nxt >= self.snd_una + self.window_segments() {
+            if self.snd_nxt >= self.total_segs
+                || self.snd_nxt >= self.snd_una + self.window_segments()
+            {
                 return None;
             }
             let s = self.snd_nxt;
@@ -220,7 +222,11 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto);
         }
-        Some(Segment { seq, bytes: self.seg_bytes(seq), flags: f })
+        Some(Segment {
+            seq,
+            bytes: self.seg_bytes(seq),
+            flags: f,
+        })
     }
 
     fn update_rtt(&mut self, r: SimDuration) {
@@ -234,12 +240,21 @@ impl TcpSender {
             self.srtt_ps = 0.875 * self.srtt_ps + 0.125 * r;
         }
         let rto = self.srtt_ps + (self.cfg.granularity.0 as f64).max(4.0 * self.rttvar_ps);
-        let rto = SimDuration(rto as u64).max(self.cfg.min_rto).min(self.cfg.max_rto);
+        let rto = SimDuration(rto as u64)
+            .max(self.cfg.min_rto)
+            .min(self.cfg.max_rto);
         self.rto = rto;
     }
 
     /// Process an ACK: cumulative `ackno` (next expected segment), ECN-Echo, echoed timestamp.
-    pub fn on_ack(&mut self, now: SimTime, ackno: u64, ece: bool, ts_echo: SimTime, echo_retx: bool) {
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        ackno: u64,
+        ece: bool,
+        ts_echo: SimTime,
+        echo_retx: bool,
+    ) {
         if ece {
             self.stats.ece_acks += 1;
         }
@@ -253,7 +268,11 @@ impl TcpSender {
             if ackno == self.total_segs {
                 newly -= (self.cfg.mss_bytes - self.last_seg_bytes) as u64;
             }
-            let rtt = if echo_retx { None } else { Some(now.saturating_sub(ts_echo)) };
+            let rtt = if echo_retx {
+                None
+            } else {
+                Some(now.saturating_sub(ts_echo))
+            };
             if let Some(r) = rtt {
                 self.update_rtt(r);
             }
@@ -261,7 +280,16 @@ impl TcpSender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
             }
-            let mut sample = AckSample { now, newly_acked_bytes: newly, ece, rtt, snd_una: self.snd_una, snd_nxt: self.snd_nxt, in_recovery: self.in_recovery, flight_bytes: flight };
+            let mut sample = AckSample {
+                now,
+                newly_acked_bytes: newly,
+                ece,
+                rtt,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                in_recovery: self.in_recovery,
+                flight_bytes: flight,
+            };
             if self.in_recovery {
                 if self.cfg.reno_recovery || self.recover.is_some_and(|r| ackno > r) {
                     // full ACK: leave fast recovery (RFC 6582 step 6)
@@ -286,24 +314,40 @@ impl TcpSender {
             }
             self.maybe_ecn_reduce(ece, self.flight_bytes());
             if !self.in_recovery || !self.partial_seen {
-                self.rto_deadline = if self.snd_una < self.snd_nxt { Some(now + self.rto) } else { None };
+                self.rto_deadline = if self.snd_una < self.snd_nxt {
+                    Some(now + self.rto)
+                } else {
+                    None
+                };
             }
             if self.is_done() {
                 self.rto_deadline = None;
             }
         } else if ackno == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
-            let sample = AckSample { now, newly_acked_bytes: 0, ece, rtt: None, snd_una: self.snd_una, snd_nxt: self.snd_nxt, in_recovery: self.in_recovery, flight_bytes: flight };
+            let sample = AckSample {
+                now,
+                newly_acked_bytes: 0,
+                ece,
+                rtt: None,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                in_recovery: self.in_recovery,
+                flight_bytes: flight,
+            };
             if self.in_recovery {
                 self.cc.on_dup_ack(&sample);
             } else {
                 self.cc.on_dup_ack(&sample);
-                if self.dupacks == self.cfg.dupack_threshold && (self.cfg.reno_recovery || self.recover.is_none_or(|r| ackno > r)) {
+                if self.dupacks == self.cfg.dupack_threshold
+                    && (self.cfg.reno_recovery || self.recover.is_none_or(|r| ackno > r))
+                {
                     self.in_recovery = true;
                     self.partial_seen = false;
                     self.recover = Some(self.snd_nxt - 1);
                     self.ecn_recover = Some(self.snd_nxt);
-                    self.cc.on_congestion(now, Congestion::FastRetransmit, flight);
+                    self.cc
+                        .on_congestion(now, Congestion::FastRetransmit, flight);
                     self.pending_retx = Some(self.snd_una);
                     self.stats.fast_retransmits += 1;
                 } else {
@@ -319,7 +363,8 @@ impl TcpSender {
             return;
         }
         if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
-            self.cc.on_congestion(SimTime::ZERO, Congestion::EcnEcho, flight);
+            self.cc
+                .on_congestion(SimTime::ZERO, Congestion::EcnEcho, flight);
             self.ecn_recover = Some(self.snd_nxt);
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;

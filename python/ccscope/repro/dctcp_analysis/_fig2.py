@@ -80,7 +80,7 @@ def plot_side_by_side(run, title: str):
     axes[1, 0].plot(1e3 * f.time_s, f.window_pkts, lw=2, color="k", label="fluid W(t)")
     axes[1, 0].set_ylabel("cwnd (pkts)")
     axes[1, 0].legend(fontsize=7, loc="upper right")
-    for i, (fl, d) in enumerate(al.groupby("flow")):
+    for i, (_fl, d) in enumerate(al.groupby("flow")):
         if i < 4:
             axes[2, 0].plot(1e3 * d.time_s, d.alpha, lw=0.6)
     axes[2, 0].plot(1e3 * f.time_s, f.alpha, lw=2, color="k", label="fluid alpha(t)")

@@ -27,7 +27,7 @@ def run(quick: bool) -> Run:
     # eq 9: d/dt (dW, dQ) = [[a1, a2],[b1, b2]] (dW, dQ(t - tau)) -- a1 on W, a2 on the delayed Q, and
     # dQ/dt depends on W and Q through R = R0 + Q
     h = 1e-6
-    c = C / 8
+    _ = C / 8
     fw = (_field(e.w0_bytes * (1 + h), e.q0_s, e.q0_s) - _field(e.w0_bytes * (1 - h), e.q0_s, e.q0_s)) / (2 * h * e.w0_bytes)
     fq = (_field(e.w0_bytes, e.q0_s, e.q0_s * (1 + h)) - _field(e.w0_bytes, e.q0_s, e.q0_s * (1 - h))) / (2 * h * e.q0_s)
     g = loop(e)

@@ -92,7 +92,7 @@ def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bp
 def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0.020, server_delay_s: float = 0.650,
              bottleneck_bps: float = 1.5e6, fast_bps: float = 100e6, buffer_pkts: int = 50, aqm: Optional[AqmConfig] = None,
              start_spread_s: float = 300.0, rwnd_pkts: int = 20, seed: int = 1, packet_bytes: int = 1000,
-             min_rto_s: float = 0.2, cc: str = "reno", name: str = "periodic") -> dict:
+             min_rto_s: float = 0.2, initial_rto_s: float = 1.0, cc: str = "reno", name: str = "periodic") -> dict:
     """The periodic-behaviour paper's topology (P001 Fig 3, E20): server S -> M1 -> M2 ==
     bottleneck (1.5 Mb/s) == M3 -> clients D_i, one TCP download per client (`cc`, default
     "reno": P001 used ns-2's Reno, whose recovery ends at the first new ACK).
@@ -119,9 +119,11 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
         flows.append({"src": "S", "dst": f"D{i}", "cc": cc, "start_s": float(starts[i])})
     sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
           "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
-          # initial RTO 3 s (ns-2's default): RFC 6298's 1 s is below the 1.34-2.3 s base RTTs
-          # here and would make every connection time out spuriously before its first sample
-          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": 3.0},
+          # initial RTO: RFC 6298's 1 s (below the 1.34-2.3 s base RTTs, so each connection's
+          # first segment times out once). ns-2's 3 s avoids that but lets 50 slow starts fill
+          # a 750-packet buffer faster than the RTT estimator follows: ~900 spurious timeouts
+          # and go-back-N duplicates in 600 s. P001 does not say which it used (E27).
+          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": initial_rto_s},
           "record": {"ports": ["M2->M3", "M1->M2"], "queue_interval_s": 0.01, "flow_interval_s": 0.1}}
     if aqm is not None:
         sc["aqm"] = _clean(aqm)

@@ -54,6 +54,31 @@ start_jitter_s = 1e-3
 traces = ["link"]
 queue_interval_s = 1e-3
 """
+POISSON = """
+name = "bench poisson"
+seed = 1
+[topology]
+kind = "dumbbell"
+senders = 8
+bottleneck_bps = 10e9
+rtt_s = 100e-6
+[aqm]
+kind = "threshold"
+k_pkts = 65
+[tcp]
+min_rto_s = 0.001
+[record]
+traces = ["link"]
+queue_interval_s = 1e-3
+[[workload]]
+kind = "poisson"
+src = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"]
+dst = ["r0"]
+load = 0.5
+reference_bps = 10e9
+size = { kind = "uniform", min_bytes = 10000, max_bytes = 50000 }
+cc = ["dctcp"]
+"""
 #: (name, scenario text, target wall s (issue Foundation), htsim s, ns-3 s)
 RUNS = [
     ("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2), 0.27, 0.27, 16.6),
@@ -112,6 +137,20 @@ def main() -> None:
     rows.append(f"| leaf-spine 128 hosts, 10/40 Gb/s, DCTCP, web-search Poisson 50 % load, ECMP (0.1 s) | {r['wall_s']:.3f} | — | — | — | "
                 f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
     print(rows[-1], flush=True)
+    # issue "Every algorithm": the other families, per event against the DCTCP dumbbell
+    from ccscope.scenario.builders import periodic
+    extra = [
+        ("QCN 10 flows 10 Gb/s (0.2 s)", (ROOT / "scenarios" / "qcn_dumbbell.toml").read_text(), 0.2, ".toml"),
+        ("QCN 10 flows 100 Gb/s (0.02 s)", (ROOT / "scenarios" / "qcn_dumbbell.toml").read_text().replace("10e9", "100e9"), 0.02, ".toml"),
+        ("DX 50 flows many-to-one 10 Gb/s (0.3 s)", (ROOT / "scenarios" / "dx_many_to_one.toml").read_text(), 0.3, ".toml"),
+        ("periodic topology, 50 Reno flows, 100 s", to_engine_json(periodic(50)), 100.0, ".json"),
+        ("Poisson 10-50 KB at 50 % of 10 Gb/s, >= 10,000 flows (0.5 s)", POISSON, 0.5, ".toml"),
+    ]
+    for name, text, until, suffix in extra:
+        r = run_one(text, 1, until_s=until, suffix=suffix)
+        rows.append(f"| {name} | {r['wall_s']:.3f} | — | — | — | {r['events'] / 1e6:.2f} M | — | "
+                    f"{r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
+        print(rows[-1], flush=True)
     section = "\n".join([
         f"## Run of {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — commit {commit}",
         "",

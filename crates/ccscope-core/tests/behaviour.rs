@@ -603,3 +603,46 @@ dst = "r0"
         "CHOKe {choke} vs DropTail {drop_tail}"
     );
 }
+
+fn dx_run(n: u32) -> RunOutput {
+    run(&format!(
+        r#"
+seed = 1
+until_s = 0.3
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+rtt_s = 80e-6
+buffer_bytes = 256000
+[tcp]
+min_rto_s = 0.01
+[flows]
+count = {n}
+cc = "dx"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd"]
+"#
+    ))
+}
+
+/// DX (P004 Theorem 2): at 10 Gb/s and R0 = 80 us the special stable state needs
+/// N >= C R0 / seg = 66.7. N = 100 sits there: windows at one segment, link full, queue
+/// about N - C R0/seg packets; N = 50 does not (windows above one segment).
+#[test]
+fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
+    let cr0 = 10e9 * 80e-6 / (1500.0 * 8.0);
+    let o = dx_run(100);
+    let t = f64s(&o, "cwnd", "time_s");
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.15).map(|(w, _)| *w).collect();
+    let at_one = w.iter().filter(|&&x| x < 1.01).count() as f64 / w.len() as f64;
+    assert!(at_one > 0.9, "N = 100: {at_one} of window samples at one segment");
+    let q = mean(&queue_after(&o, 0.15));
+    // + a few packets: RTT includes two serializations per direction beyond R0
+    assert!((q - (100.0 - cr0)).abs() < 8.0, "N = 100: queue {q} vs N - C R0/seg = {}", 100.0 - cr0);
+    assert!(utilization_after(&o, 0.15, 10e9) > 0.99);
+    let o = dx_run(50);
+    let t = f64s(&o, "cwnd", "time_s");
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.15).map(|(w, _)| *w).collect();
+    assert!(mean(&w) > 1.5, "N = 50 is not in the special state: mean window {}", mean(&w));
+}

@@ -1,0 +1,118 @@
+"""Shared A0 setup of the ASM paper (FIGURES.md `asm/*`): dumbbell scenarios for ASM and the QCN
+baseline, and the statistics the checks use (queue, utilization, empty fraction, Q/R-plane winding).
+
+Parameters (every [NG] of FIGURES.md A0): 1500-B packets, p = 0.01, Bernoulli sampling, w = 32,
+B0 = 16, B_F = 64, the §5.1 gain fractions (engine defaults), quantum 1 pkt (E36), MinRate 5 Mb/s;
+QCN: w = 2, Gd = 1/128, byte counter 150 KB, timer 15 ms, R_AI 5 Mb/s, fixed 1 % sampling, Qeq = q0.
+Topology: sources - S1 - S2 - sink, 3 links per direction, so RTT = 6 x the per-link delay.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import ccscope as cc
+
+PKT = 1500
+P = 0.01
+W_ASM = 32.0
+B0, B_F = 16.0, 64.0
+
+
+def tau_s(rate_bps: float) -> float:
+    """Sliding time constant w/(p lambda) (eq 16) [DER]: 38 ms at 1 Gb/s."""
+    return W_ASM / (P * rate_bps / (8 * PKT))
+
+
+def scenario(algo: str, *, n: int = 3, rate_bps: float = 1e9, q0_pkts: float = 64, until_s: float = 0.3,
+             link_delay_s: float = 2e-6, buffer_pkts: int = 87, initial_rate_bps: float | None = None,
+             flows: list[dict] | None = None, approach: dict | None = None, seed: int = 1,
+             sample_s: float | None = None) -> dict:
+    aqm = ({"kind": "asm", "q0_pkts": q0_pkts, "sampling_p": P} if algo == "asm"
+           else {"kind": "qcn", "q_eq_bytes": int(q0_pkts * PKT), "sampling_p": P})
+    s = {"seed": seed, "until_s": until_s,
+         "topology": {"kind": "dumbbell", "bottleneck_bps": rate_bps, "rtt_s": 6 * link_delay_s,
+                      "buffer_pkts": buffer_pkts},
+         "aqm": aqm, "record": {"traces": ["queue", "link", "rate", "drops"]}}
+    if sample_s:
+        s["record"]["sample_interval_s"] = sample_s
+    s["flows"] = flows if flows is not None else {"count": n, "cc": algo}
+    if algo == "asm":
+        rp = {}
+        if initial_rate_bps:
+            rp["initial_rate_bps"] = initial_rate_bps
+        if approach:
+            rp["approach"] = approach
+        if rp:
+            s["asm_rp"] = rp
+    return s
+
+
+def run(s: dict):
+    return cc.simulate(s)
+
+
+def series(res, port: str | None = None) -> pd.DataFrame:
+    """Bottleneck queue (pkts) and egress rate (bps) on the trace grid, plus the aggregate source rate."""
+    q = res.traces["queue"]
+    lk = res.traces["link"]
+    if port is None:
+        port = q.port.iloc[0]
+    q = q[q.port == port].reset_index(drop=True)
+    lk = lk[lk.port == port].reset_index(drop=True)
+    t = q.time_s.to_numpy()
+    dt = np.diff(t, prepend=np.nan)
+    tx = lk.tx_bytes.to_numpy().astype(float)
+    thr = np.diff(tx, prepend=np.nan) * 8 / dt
+    return pd.DataFrame({"time_s": t, "queue_pkts": q.queue_pkts.to_numpy(), "tx_bytes": tx, "thr_bps": thr})
+
+
+def aggregate_rate(res, times: np.ndarray, flows=None) -> np.ndarray:
+    """Sum of the sources' rate-limiter rates (step functions) at `times` (bps)."""
+    r = res.traces["rate"]
+    if flows is not None:
+        r = r[r.flow.isin(list(flows))]
+    total = np.zeros(len(times))
+    for _, g in r.groupby("flow"):
+        idx = np.searchsorted(g.time_s.to_numpy(), times, side="right") - 1
+        v = g.rate_bps.to_numpy()
+        total += np.where(idx >= 0, v[np.clip(idx, 0, None)], 0.0)
+    return total
+
+
+def window_stats(s: pd.DataFrame, t0: float, t1: float | None, rate_bps: float) -> dict:
+    m = (s.time_s > t0) & (s.time_s <= (s.time_s.max() if t1 is None else t1))
+    w = s[m]
+    if len(w) < 2:
+        return {"q_mean": float("nan"), "q_sd": float("nan"), "empty_frac": float("nan"), "util": float("nan")}
+    sent = (w.tx_bytes.iloc[-1] - w.tx_bytes.iloc[0]) * 8
+    span = w.time_s.iloc[-1] - w.time_s.iloc[0]
+    return {"q_mean": float(w.queue_pkts.mean()), "q_sd": float(w.queue_pkts.std()),
+            "q_min": float(w.queue_pkts.min()), "q_max": float(w.queue_pkts.max()),
+            "empty_frac": float((w.queue_pkts == 0).mean()), "util": float(sent / (span * rate_bps))}
+
+
+def drops(res, t0: float = 0.0) -> int:
+    d = res.traces.get("drops")
+    if d is None or len(d) == 0:
+        return 0
+    return int(((d.time_s >= t0) & ~d.is_ack.astype(bool)).sum())
+
+
+def binned_util(s: pd.DataFrame, bin_s: float, rate_bps: float) -> pd.DataFrame:
+    b = np.floor(s.time_s.to_numpy() / bin_s + 1e-9).astype(int)
+    df = pd.DataFrame({"b": b, "tx": s.tx_bytes.to_numpy()}).groupby("b").tx.max()
+    u = np.diff(df.to_numpy(), prepend=0.0) * 8 / (bin_s * rate_bps)
+    return pd.DataFrame({"time_s": (df.index.to_numpy() + 1) * bin_s, "util": u})
+
+
+def winding(x: np.ndarray, y: np.ndarray) -> float:
+    """Accumulated angle (rad) of the path (x, y) around the origin."""
+    ang = np.unwrap(np.arctan2(y, x))
+    return float(abs(ang[-1] - ang[0])) if len(ang) > 1 else 0.0
+
+
+def total_winding(x: np.ndarray, y: np.ndarray) -> float:
+    """Total |angle| swept (sum of |d theta|), robust to back-and-forth."""
+    ang = np.unwrap(np.arctan2(y, x))
+    return float(np.sum(np.abs(np.diff(ang)))) if len(ang) > 1 else 0.0

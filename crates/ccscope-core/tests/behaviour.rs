@@ -646,3 +646,48 @@ fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
     let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.15).map(|(w, _)| *w).collect();
     assert!(mean(&w) > 1.5, "N = 50 is not in the special state: mean window {}", mean(&w));
 }
+
+fn coexistence_ratio(aqm: &str, until: f64) -> f64 {
+    let o = run(&format!(
+        r#"
+seed = 1
+until_s = {until}
+[topology]
+kind = "dumbbell"
+senders = 2
+bottleneck_bps = 1e9
+access_bps = 10e9
+rtt_s = 250e-6
+buffer_pkts = 250
+[aqm]
+{aqm}
+[tcp]
+ecn = true
+[[flow]]
+src = "s0"
+dst = "r0"
+cc = "new_reno"
+start_s = 0.0005
+[[flow]]
+src = "s1"
+dst = "r0"
+cc = "dctcp"
+[record]
+traces = ["link"]
+"#
+    ));
+    let d = u64s(&o, "flows", "received_bytes");
+    d[1] as f64 / d[0] as f64
+}
+
+/// P003 §IV: under DropTail both protocols react only to loss and share equally; under DCTCP
+/// threshold marking DCTCP takes several times TCP's share (Fig 3(c): T_r ~ 6 at K = 20).
+#[test]
+fn dctcp_and_newreno_share_equally_under_droptail_but_not_under_threshold_marking() {
+    let drop_tail = coexistence_ratio("kind = \"drop_tail\"", 10.0);
+    assert!((0.8..=1.25).contains(&drop_tail), "DropTail T_r = {drop_tail}");
+    let k20 = coexistence_ratio("kind = \"threshold\"\nk_pkts = 20", 2.0);
+    assert!((4.8..=7.9).contains(&k20), "threshold K = 20: T_r = {k20}");
+    let k150 = coexistence_ratio("kind = \"threshold\"\nk_pkts = 150", 2.0);
+    assert!(k150 > k20, "T_r rises with K: {k20} -> {k150}");
+}

@@ -35,7 +35,7 @@ def scenario(algo: str, *, n: int = 3, rate_bps: float = 1e9, q0_pkts: float = 6
                       "buffer_pkts": buffer_pkts},
          "aqm": aqm, "record": {"traces": ["queue", "link", "rate", "drops"]}}
     if sample_s:
-        s["record"]["sample_interval_s"] = sample_s
+        s["record"]["queue_interval_s"] = sample_s
     s["flows"] = flows if flows is not None else {"count": n, "cc": algo}
     if algo == "asm":
         rp = {}

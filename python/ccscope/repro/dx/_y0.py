@@ -1,0 +1,77 @@
+"""Common setup Y0 of the DX paper (FIGURES.md): N DX senders -> one switch -> one receiver, every link at C
+(10 Gb/s unless stated), switch buffer 256 KB, 1500-B segments.
+
+[NG] choices, recorded in every result's params:
+- the propagation RTT is R0 minus the serialization of one data packet and one ACK on the two hops, so that
+  the measured base RTT (including serialization) equals R0;
+- the sender knows R0 (`dx.base_rtt_s = R0`, FIGURES.md "R0 known to the sender"); with the engine's default
+  (R0 = minimum RTT seen) flows that start into a standing queue never see the true R0, overestimate it and
+  keep adding a segment, so the special state (W = 1 seg) is never reached;
+- all N flows start at t = 0 with jitter U(0, 100 us); 0.3 s per run, measured over 0.1-0.3 s (quick: shorter
+  runs, measured after the first 20 %);
+- min RTO 10 ms (no loss occurs in these runs: 256 KB holds every special-state queue up to N ~ 240).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+import ccscope as cc
+from ccscope.analysis import metrics
+
+SEG, ACK, BUFFER_BYTES, JITTER_S = 1500, 40, 256000, 1e-4
+PARAMS = {"buffer_bytes": BUFFER_BYTES, "seg_bytes": SEG, "start_jitter_s": JITTER_S, "base_rtt": "known to sender [NG]",
+          "rtt": "propagation = R0 - serialization of one data packet and one ACK over 2 hops [NG]",
+          "measure": "0.1-0.3 s of 0.3 s (quick: after 20 % warm-up) [NG]", "min_rto_s": 0.01}
+
+
+def scenario(n: int, r0_s: float, c_bps: float = 10e9, seed: int = 1, queue_interval_s: float = 1e-5):
+    ser = 2 * (SEG + ACK) * 8 / c_bps
+    return cc.scenario.dumbbell(senders=n, cc="dx", bottleneck_bps=c_bps, access_bps=c_bps, rtt_s=r0_s - ser,
+                                buffer_bytes=BUFFER_BYTES, start_jitter_s=JITTER_S, seed=seed,
+                                tcp=cc.scenario.TcpConfig(min_rto_s=0.01), dx=cc.scenario.DxConfig(base_rtt_s=r0_s),
+                                record=cc.scenario.RecordConfig(queue_interval_s=queue_interval_s))
+
+
+@lru_cache(maxsize=64)
+def _run(n: int, r0_us: float, c_gbps: float, until_s: float, seed: int, fine_queue: bool):
+    s = scenario(n, r0_us * 1e-6, c_gbps * 1e9, seed, 1e-6 if fine_queue else 1e-5)
+    res = cc.simulate(s, until_s=until_s, record=["queue", "cwnd", "link"])
+    t0 = 0.1 if until_s >= 0.3 else res.summary["warmup_s"]
+    q = res.traces["queue"]
+    q = q[q.time_s >= t0]
+    cw = res.traces["cwnd"]
+    cw = cw[cw.time_s >= t0]
+    util = float(metrics.utilization(res, start_s=t0))
+    st = {"n": n, "r0_us": r0_us, "c_gbps": c_gbps, "until_s": until_s, "seed": seed, "from_s": t0,
+          "utilization": util, "queue_mean_pkts": float(q.queue_pkts.mean()), "queue_min_pkts": float(q.queue_pkts.min()),
+          "queue_p01_pkts": float(np.percentile(q.queue_pkts, 1)), "queue_median_pkts": float(q.queue_pkts.median()),
+          "queue_zero_frac": float((q.queue_pkts == 0).mean()), "cwnd_mean_pkts": float(cw.cwnd_pkts.mean()),
+          "p_decrease": float(res.flows.dx_decrease_fraction.mean()), "timeouts": int(res.flows.timeouts.sum()),
+          "drops": int(res.summary["drops"])}
+    st["queue_delay_us"] = st["queue_mean_pkts"] * SEG * 8 / (c_gbps * 1e9) * 1e6
+    return st, q[["time_s", "queue_pkts"]].reset_index(drop=True)
+
+
+def run_y0(n: int, r0_us: float, *, c_gbps: float = 10, until_s: float = 0.3, seed: int = 1,
+           fine_queue: bool = False) -> tuple[dict, pd.DataFrame]:
+    """Stats dict and the post-warm-up queue series of one Y0 run (cached per process)."""
+    st, q = _run(int(n), float(r0_us), float(c_gbps), float(until_s), int(seed), bool(fine_queue))
+    return dict(st), q
+
+
+def table(points, *, until_s: float, **kw) -> pd.DataFrame:
+    """One row of stats per (n, r0_us[, c_gbps]) point."""
+    rows = []
+    for pt in points:
+        n, r0 = pt[0], pt[1]
+        c = pt[2] if len(pt) > 2 else 10
+        rows.append(run_y0(n, r0, c_gbps=c, until_s=until_s, **kw)[0])
+    return pd.DataFrame(rows)
+
+
+def special_threshold(r0_us: float, c_gbps: float = 10) -> float:
+    """C R0 / seg: N at or above which DX sits in the special state (Theorem 2)."""
+    return c_gbps * 1e9 * r0_us * 1e-6 / (SEG * 8)

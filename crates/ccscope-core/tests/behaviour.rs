@@ -691,3 +691,24 @@ fn dctcp_and_newreno_share_equally_under_droptail_but_not_under_threshold_markin
     let k150 = coexistence_ratio("kind = \"threshold\"\nk_pkts = 150", 2.0);
     assert!(k150 > k20, "T_r rises with K: {k20} -> {k150}");
 }
+
+/// Incast: with a 64-packet buffer, 1 MB split over 4 senders completes near the transfer
+/// time; over 48 senders the synchronized first windows overflow the buffer, flows time out
+/// and the query completion time grows several-fold.
+#[test]
+fn incast_completion_time_grows_with_senders_once_the_buffer_overflows() {
+    let qct = |n: usize| {
+        let servers: Vec<String> = (0..n).map(|i| format!("\"s{i}\"")).collect();
+        let o = run(&format!(
+            "seed = 1\nuntil_s = 1.0\n[topology]\nkind = \"dumbbell\"\nsenders = {n}\nbottleneck_bps = 1e9\nrtt_s = 100e-6\nbuffer_pkts = 64\n[tcp]\nmin_rto_s = 0.01\n[record]\ntraces = [\"link\"]\n[[workload]]\nkind = \"incast\"\nclient = \"r0\"\nservers = [{}]\ntotal_bytes = 1000000\nrounds = 5\n",
+            servers.join(", ")
+        ));
+        let c = f64s(&o, "rounds", "completion_s");
+        assert_eq!(c.len(), 5);
+        (mean(c), u64s(&o, "flows", "timeouts").iter().sum::<u64>())
+    };
+    let (few, to_few) = qct(4);
+    let (many, to_many) = qct(48);
+    assert!(few < 0.012 && to_few == 0, "4 senders: {few} s, {to_few} timeouts");
+    assert!(many > 2.0 * few && to_many > 0, "48 senders: {many} s, {to_many} timeouts");
+}

@@ -210,3 +210,17 @@ def test_fluid_sweep_is_one_batch_cached_by_its_parameters(tmp_path):
     pd.testing.assert_frame_equal(df, pd.read_parquet(tmp_path / "f" / "summary.parquet"))
     expected = "jax" if __import__("importlib").util.find_spec("jax") else "numpy"
     assert sw.default_fluid_backend() == expected
+
+
+def test_zip_and_random_designs():
+    from ccscope.sweep import expand_design
+    from ccscope.errors import ScenarioError
+    g = {"a": [1, 2, 3], "b": [10, 20, 30]}
+    assert expand_design(g, "zip") == [{"a": 1, "b": 10}, {"a": 2, "b": 20}, {"a": 3, "b": 30}]
+    r = expand_design(g, "random", samples=4, seed=7)
+    assert len(r) == 4 and r == expand_design(g, "random", samples=4, seed=7)
+    assert all(p in expand_design(g, "grid") for p in r) and len({tuple(p.values()) for p in r}) == 4
+    with pytest.raises(ScenarioError, match="same length"):
+        expand_design({"a": [1], "b": [1, 2]}, "zip")
+    with pytest.raises(ScenarioError, match="samples"):
+        expand_design(g, "random")

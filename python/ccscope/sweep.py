@@ -124,6 +124,35 @@ def expand_grid(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
 
 
+DESIGNS = ("grid", "zip", "random")
+
+
+def expand_design(grid: Mapping[str, Sequence[Any]], design: str = "grid", *, samples: int | None = None,
+                  seed: int = 0) -> list[dict[str, Any]]:
+    """Points of a design over `grid` (dotted path -> values):
+    - "grid": the Cartesian product (first key slowest);
+    - "zip": the i-th values of every key together (all lists the same length);
+    - "random": `samples` points drawn without replacement from the Cartesian product, with a
+      generator seeded by `seed` (the same call always gives the same points)."""
+    if design not in DESIGNS:
+        raise ScenarioError(f"design = {design!r}: must be one of {', '.join(DESIGNS)}")
+    if design == "zip":
+        lengths = {k: len(v) for k, v in grid.items()}
+        if len(set(lengths.values())) > 1:
+            raise ScenarioError(f"design = 'zip': every value list must have the same length, got {lengths}")
+        keys = list(grid)
+        return [{k: grid[k][i] for k in keys} for i in range(next(iter(lengths.values()), 0))]
+    full = expand_grid(grid)
+    if design == "grid":
+        return full
+    if samples is None or isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise ScenarioError(f"samples = {samples!r}: the random design needs an integer >= 1")
+    import random
+    rng = random.Random(seed)
+    idx = sorted(rng.sample(range(len(full)), min(samples, len(full))))
+    return [full[i] for i in idx]
+
+
 def derive_seed(base_seed: int, replicate: int) -> int:
     """The seed of replicate `replicate` (0 keeps `base_seed`; others are sha256-derived, < 2**32)."""
     if replicate == 0:
@@ -164,10 +193,10 @@ class SweepPoint:
 
 
 def make_points(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *,
-                seeds: int | Sequence[int] = 1) -> list[SweepPoint]:
-    """Grid x seeds -> points (grid order, then replicate). Overrides are applied to a copy of `base`."""
+                seeds: int | Sequence[int] = 1, design: str = "grid", samples: int | None = None) -> list[SweepPoint]:
+    """Design x seeds -> points (design order, then replicate). Overrides are applied to a copy of `base`."""
     base_data = copy.deepcopy(dict(as_dict(base)))
-    combos = expand_grid(grid) if grid else [{}]
+    combos = expand_design(grid, design, samples=samples, seed=int(base_data.get("seed", 1) or 0)) if grid else [{}]
     if isinstance(seeds, bool):
         raise ScenarioError(f"seeds = {seeds!r}: an integer count >= 1 or a list of seeds")
     if isinstance(seeds, int):
@@ -383,10 +412,12 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
           until_s: float | None = None, record: Sequence[str] | None = None,
           seeds: int | Sequence[int] = 1, jobs: int | None = None, scheduler: str | None = None,
           dask_local: int | None = None, client: Any = None, cache: bool = True,
-          progress: ProgressFn | None = None) -> SweepResult:
+          progress: ProgressFn | None = None, design: str = "grid", samples: int | None = None) -> SweepResult:
     """Run `base` at every point of `grid` x `seeds`; write per-point results and `out/summary.parquet`.
 
     grid:     dotted scenario path -> list of values, e.g. {"flows.count": [2, 10], "aqm.k_pkts": [20, 65]}
+    design:   "grid" (Cartesian product), "zip" (i-th values together) or "random" (`samples` points
+              drawn from the product with the scenario's seed)
     seeds:    replicates per grid point (int; replicate 0 is the scenario's own seed) or a list of seeds
     jobs:     parallel local runs (threads; default: the CPUs available)
     scheduler / dask_local / client: run on Dask: a scheduler address ("tcp://host:8786"), N workers
@@ -408,7 +439,7 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
     if until_s is not None and not (isinstance(until_s, (int, float)) and math.isfinite(until_s) and until_s > 0):
         raise ScenarioError(f"until_s = {until_s!r}: must be a finite number of seconds > 0")
 
-    points = make_points(base, grid, seeds=seeds)
+    points = make_points(base, grid, seeds=seeds, design=design, samples=samples)
     for p in points:
         _resolve_key(p, until_s, rec)
     param_names = list(grid)

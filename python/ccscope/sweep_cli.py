@@ -31,6 +31,9 @@ def register(app: typer.Typer) -> None:
                                                                            "processes (127.0.0.1)."),
         scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster, e.g. tcp://host:8786 "
                                                                          "(OUT must be on a filesystem the workers share)."),
+        design: str = typer.Option("grid", "--design", help="grid (Cartesian product), zip (i-th values together) "
+                                   "or random (--samples points drawn from the grid)."),
+        samples: int | None = typer.Option(None, "--samples", help="Points of a random design."),
         seeds: int | None = typer.Option(None, "--seeds", help="Replicates per grid point (derived seeds; default 1)."),
         set_: list[str] = typer.Option([], "--set", help="Override a base field: PATH=VALUE (repeatable)."),
         record: str | None = typer.Option(None, "--record", help="Traces to keep per point, comma-separated "
@@ -95,7 +98,7 @@ def register(app: typer.Typer) -> None:
         rec = [r.strip() for r in record.split(",") if r.strip()] if record else spec.record
         n_seeds = seeds if seeds is not None else spec.seeds
         kwargs = {"out": out, "until_s": until_s, "record": rec, "seeds": n_seeds, "jobs": jobs, "scheduler": scheduler,
-                  "dask_local": dask_local, "cache": not no_cache}
+                  "dask_local": dask_local, "cache": not no_cache, "design": design, "samples": samples}
         try:
             if quiet:
                 res = sw.sweep(spec.base, spec.grid, **kwargs)

@@ -247,7 +247,7 @@ class DctcpConfig:
 
 @dataclass
 class DxConfig:
-    q_eps_s: float = 0.0
+    q_eps_s: float = 1e-9
     base_rtt_s: Optional[float] = None
 
 

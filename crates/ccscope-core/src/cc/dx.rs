@@ -19,15 +19,30 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// DX parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DxConfig {
-    /// Queueing delay at or below which an RTT counts as uncongested, seconds (>= 0). Default 0 (P004 eq 1).
-    #[serde(default)]
+    /// Queueing delay at or below which an RTT counts as uncongested, seconds (>= 0). Default 1 ns:
+    /// P004 eq 1 tests Q = 0, but serialization times carry sub-picosecond remainders, so an
+    /// empty-queue RTT can exceed R0 by a picosecond; 1 ns is far below one packet time.
+    #[serde(default = "default_q_eps")]
     pub q_eps_s: f64,
     /// Base RTT R0, seconds (> 0). Default: the minimum RTT the flow measures ([CHOICE], ALGORITHMS.md §6.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_rtt_s: Option<f64>,
+}
+
+fn default_q_eps() -> f64 {
+    DX_Q_EPS_S
+}
+
+/// Default tolerance of the "Q = 0" test, seconds (see `DxConfig::q_eps_s`).
+pub const DX_Q_EPS_S: f64 = 1e-9;
+
+impl Default for DxConfig {
+    fn default() -> Self {
+        DxConfig { q_eps_s: DX_Q_EPS_S, base_rtt_s: None }
+    }
 }
 
 /// Minimum DX window, segments (P004 eq 2: W >= 1).

@@ -22,16 +22,19 @@ import ccscope as cc
 from ccscope.analysis import metrics
 
 SEG, ACK, BUFFER_BYTES, JITTER_S = 1500, 40, 256000, 1e-4
+# 10 ns: absorbs the nanosecond rounding of link delays (an exact-zero test on Q = RTT - R0 otherwise reads
+# +1 ns as congestion forever and freezes W); one queued packet is 1.2 us at 10 Gb/s, 120x larger.
+Q_EPS_S = 1e-8
 PARAMS = {"buffer_bytes": BUFFER_BYTES, "seg_bytes": SEG, "start_jitter_s": JITTER_S, "base_rtt": "known to sender [NG]",
           "rtt": "propagation = R0 - serialization of one data packet and one ACK over 2 hops [NG]",
-          "measure": "0.1-0.3 s of 0.3 s (quick: after 20 % warm-up) [NG]", "min_rto_s": 0.01}
+          "measure": "0.1-0.3 s of 0.3 s (quick: after 20 % warm-up) [NG]", "min_rto_s": 0.01, "q_eps_s": Q_EPS_S}
 
 
 def scenario(n: int, r0_s: float, c_bps: float = 10e9, seed: int = 1, queue_interval_s: float = 1e-5):
     ser = 2 * (SEG + ACK) * 8 / c_bps
     return cc.scenario.dumbbell(senders=n, cc="dx", bottleneck_bps=c_bps, access_bps=c_bps, rtt_s=r0_s - ser,
                                 buffer_bytes=BUFFER_BYTES, start_jitter_s=JITTER_S, seed=seed,
-                                tcp=cc.scenario.TcpConfig(min_rto_s=0.01), dx=cc.scenario.DxConfig(base_rtt_s=r0_s),
+                                tcp=cc.scenario.TcpConfig(min_rto_s=0.01), dx=cc.scenario.DxConfig(base_rtt_s=r0_s, q_eps_s=Q_EPS_S),
                                 record=cc.scenario.RecordConfig(queue_interval_s=queue_interval_s))
 
 

@@ -26,6 +26,7 @@ def _figures_ids() -> list[str]:
 
 ENTRIES = registry.entries()
 REPRODUCED = [e.id for e in ENTRIES if e.load().STATUS == "reproduced"]
+NOT_YET = [e.id for e in ENTRIES if e.load().STATUS == "not yet"]
 
 
 def test_list_matches_figures_md_ids():
@@ -46,9 +47,12 @@ def test_glob_selects_a_paper():
 
 
 def test_not_yet_entry_reports_its_missing_mechanism(tmp_path):
-    rec = run_entry("dx/table1", quick=True, out_root=tmp_path)
+    if not NOT_YET:
+        pytest.skip("every entry has a mechanism now")
+    eid = NOT_YET[0]
+    rec = run_entry(eid, quick=True, out_root=tmp_path)
     assert rec["verdict"] == "not yet" and rec["message"].startswith("needs ")
-    assert json.loads((tmp_path / "dx/table1/quick/result.json").read_text())["verdict"] == "not yet"
+    assert json.loads((tmp_path / eid / "quick" / "result.json").read_text())["verdict"] == "not yet"
 
 
 @pytest.mark.parametrize("entry_id", REPRODUCED)

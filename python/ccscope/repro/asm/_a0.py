@@ -116,3 +116,45 @@ def total_winding(x: np.ndarray, y: np.ndarray) -> float:
     """Total |angle| swept (sum of |d theta|), robust to back-and-forth."""
     ang = np.unwrap(np.arctan2(y, x))
     return float(np.sum(np.abs(np.diff(ang)))) if len(ang) > 1 else 0.0
+
+
+# --- the fig5a scenario (3 sources, 1 Gb/s, q0 = 64, 2 us/link, 128 KB buffer, start at 500 Mb/s) -----------
+FIG5_PARAMS = {"n": 3, "rate_bps": 1e9, "q0_pkts": 64, "link_delay_s": 2e-6, "buffer_pkts": 87,
+               "initial_rate_bps": 5e8, "sampling": "Bernoulli p = 0.01", "noise": "none (see notes)"}
+_CACHE: dict = {}
+
+
+def fig5_run(algo: str, quick: bool):
+    """The fig5a scenario for `algo` (ASM, or QCN for fig2), cached per process; returns (res, qr frame)."""
+    key = (algo, quick)
+    if key not in _CACHE:
+        until = 0.3 if quick else 0.5
+        s = scenario(algo, n=3, rate_bps=1e9, q0_pkts=64, until_s=until, link_delay_s=2e-6, buffer_pkts=87,
+                     initial_rate_bps=5e8 if algo == "asm" else None)
+        if algo == "qcn":
+            # QCN RP has no initial-rate knob here: sources start at line rate (3 Gb/s offered) [NG]
+            pass
+        res = run(s)
+        from ccscope.analysis.metrics import qr_trajectory
+        qr = qr_trajectory(res)
+        qr["qf"] = qr.queue_pkts - 64
+        _CACHE[key] = (res, qr, until)
+    return _CACHE[key]
+
+
+def fb_plane(qr: pd.DataFrame, rate_bps: float, w: float = W_ASM) -> np.ndarray:
+    """Fb = -(x1 + (w/(pC)) x2) in the Q/R plane (eq 27), packets."""
+    c_pps = rate_bps / (8 * PKT)
+    return -(qr.qf.to_numpy() + w / (P * c_pps) * qr.rate_excess_bps.to_numpy() / (8 * PKT))
+
+
+def plot_qr(ax, qr: pd.DataFrame, rate_bps: float, q0: float, label: str):
+    from ccscope.repro._base import ref_line
+    ax.plot(qr.queue_pkts, qr.rate_bps / 1e9, lw=0.6, label=label)
+    qs = np.linspace(0, 2 * q0, 20)
+    c_pps = rate_bps / (8 * PKT)
+    ax.plot(qs, (c_pps - P * c_pps / W_ASM * (qs - q0)) * 8 * PKT / 1e9, "k--", lw=0.8, label="Λ (w = 32)")
+    ref_line(ax, q0, "q0", vertical=True)
+    ref_line(ax, rate_bps / 1e9, "C")
+    ax.set_xlabel("queue q (pkts)")
+    ax.set_ylabel("aggregate rate A (Gb/s)")

@@ -1,4 +1,4 @@
-"""asm/fig1: not reproduced yet -- QCN/ASM rate-based senders and congestion points in the engine.
+"""asm/fig1: not reproduced yet -- needs a per-feedback trace (count, destination, CPID) from the engine.
 
 FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
 `ccscope repro list` (status "not yet") until the mechanism lands.
@@ -13,7 +13,7 @@ KIND = 'sim (schematic)'
 STATUS = "not yet"
 COST = 'full: unit/structural'
 CLAIM = '802.1Qau loop: CP samples with probability p, sends feedback, RP rate limiter reacts'
-NEEDS = 'QCN/ASM rate-based senders and congestion points in the engine'
+NEEDS = 'a feedback trace from the congestion point (time, sampled packet, destination flow, CPID per feedback); the rate-based senders exist but SimResult records no per-feedback events'
 
 
 def run(quick: bool) -> Run:

@@ -1,28 +1,72 @@
-"""asm/fig8: not reproduced yet -- QCN/ASM rate-based senders and congestion points in the engine.
+"""asm/fig8: insensitivity to the approach gains: 81 combinations of (a_A+, a_A-, b_A+, b_A-) × {½, 1, 2}.
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+[NG: the fig5a scenario (3 sources at 500 Mb/s, 1 Gb/s, q0 = 64, 87-pkt buffer), 0.5 s per run, mean queue over
+0.1-0.5 s]. Quick: the 16 corner combinations (×½ and ×2), 0.2 s each, mean over 0.1-0.2 s.
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import itertools
+
+import pandas as pd
+
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro.asm import _a0
 
 ID = 'asm/fig8'
 TITLE = '81 combinations of (a_A±, b_A±) at ×½, ×1, ×2: mean queue barely moves'
 KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: 81 × 0.5 s × 1 Gb/s ≈ 3.4 M pkts'
-CLAIM = '81 combinations of (a_A±, b_A±) at ×½, ×1, ×2: mean queue barely moves'
-NEEDS = 'QCN/ASM rate-based senders and congestion points in the engine'
+STATUS = "partly"
+COST = 'full: 81 × 0.5 s × 1 Gb/s ≈ 3.4 M pkts (~5 s); quick 16 × 0.2 s'
+CLAIM = 'The average queue hardly changes over a wide range of the approach-set parameters.'
+BASE = {"a_plus": 1 / 8, "a_minus": 1 / 64, "b_plus": 1 / 16, "b_minus": 1 / 2}
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    factors = (0.5, 2.0) if quick else (0.5, 1.0, 2.0)
+    until = 0.2 if quick else 0.5
+    rows = []
+    for i, f in enumerate(itertools.product(factors, repeat=4), start=1):
+        gains = {k: BASE[k] * x for k, x in zip(BASE, f)}
+        res = _a0.run(_a0.scenario("asm", n=3, q0_pkts=64, until_s=until, initial_rate_bps=5e8, approach=gains))
+        st = _a0.window_stats(_a0.series(res), 0.1, None, 1e9)
+        rows.append({"index": i, **{f"x_{k}": x for k, x in zip(BASE, f)}, "q_mean": st["q_mean"], "q_sd": st["q_sd"],
+                     "util": st["util"]})
+    df = pd.DataFrame(rows)
+    return Run(params={**_a0.FIG5_PARAMS, "factors": list(factors), "until_s": until, "mean_from_s": 0.1},
+               frames={"combos": df}, values={"q_mean_min": float(df.q_mean.min()), "q_mean_max": float(df.q_mean.max()),
+                                               "n": len(df), "util_min": float(df.util.min()),
+                                               "n_within": int(((df.q_mean - 64).abs() <= 8).sum()),
+                                               "outside": df[(df.q_mean - 64).abs() > 8][["index", "x_a_plus", "x_a_minus",
+                                                   "x_b_plus", "x_b_minus", "q_mean"]].to_dict("records")}, seeds=[1], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c, v = Checks(), run.values
+    # q0 ± 8 and spread ≤ 12: in sliding mode eq 16 fixes the queue whatever the coefficients; only the
+    # chattering band (a few quantization units) depends on them (FIGURES.md)
+    c.within("lowest mean queue (pkts)", v["q_mean_min"], 56, 72, "q0 ± 8")
+    c.within("highest mean queue (pkts)", v["q_mean_max"], 56, 72, "q0 ± 8")
+    c.add("spread max − min (pkts)", v["q_mean_max"] - v["q_mean_min"], v["q_mean_max"] - v["q_mean_min"] <= 12, "≤ 12",
+          "chattering band")
+    c.add("combinations within q0 ± 8", v["n_within"], v["n_within"] == v["n"], f"{v['n']} of {v['n']}", "FIGURES.md")
+    return verdict(c, v, tolerance="every mean within q0 ± 8; spread ≤ 12 pkts",
+                   notes=(f"{v['n_within']} of {v['n']} combinations keep the mean queue within q0 ± 8 with full "
+                          "utilization; the outliers (mean up to ≈ 81 pkts) all have b_A- doubled (mostly with a_A+ "
+                          "halved): b_A- = C/128 per pkt of dQ makes each parabola-region feedback a large rate step and "
+                          "the approach set is reused near q0 whenever |Qf| + |dQ| < B0, so the queue settles above "
+                          "q0 in the 0.1-0.5 s window. The paper's insensitivity holds for most of the grid but not "
+                          "for every corner; its quantization unit and the exact B0 rule are not stated (E36)."))
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    fig, axes = figure(1, 1, width=7.5, height=3.5)
+    df = run.frames["combos"]
+    ax = axes[0, 0]
+    ax.plot(df["index"], df.q_mean, "o-", ms=3, label="simulation")
+    ref_line(ax, 64, "q0 = 64 pkts")
+    ax.set_ylim(0, 87)
+    ax.set_xlabel("parameter combination index"); ax.set_ylabel("average queue (pkts)")
+    ax.set_title(f"{len(df)} combinations of (a_A±, b_A±) (Fig. 8)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,28 +1,73 @@
-"""asm/fig9: not reproduced yet -- QCN/ASM rate-based senders and congestion points in the engine.
+"""asm/fig9: ASM at link speeds 1, 10, 40, 100 Gb/s.
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+A0 dumbbell [NG: N = 10, q0 = 64 pkts, 2 µs per link, buffer 512 pkts, sources start at line rate,
+each run lasts 10 τ_s (τ_s = w/(pλ): 38 ms at 1 Gb/s ... 0.38 ms at 100 Gb/s)]; statistics after 3 τ_s.
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+import pandas as pd
+
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro.asm import _a0
 
 ID = 'asm/fig9'
 TITLE = '1 → 100 Gb/s: same queue oscillation amplitude, no throughput loss'
 KIND = 'sim'
-STATUS = "not yet"
-COST = 'full: 4 speeds ≈ 1.3 M pkts'
-CLAIM = '1 → 100 Gb/s: same queue oscillation amplitude, no throughput loss'
-NEEDS = 'QCN/ASM rate-based senders and congestion points in the engine'
+STATUS = "partly"
+COST = 'full: 4 speeds ≈ 1.3 M pkts (~0.2 s); quick {1, 100} Gb/s × 5 τ_s'
+CLAIM = 'The queue oscillation amplitude stays about the same as the link speed grows from 1 to 100 Gb/s, with no throughput loss.'
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    speeds = (1e9, 100e9) if quick else (1e9, 10e9, 40e9, 100e9)
+    span = 5 if quick else 10
+    vals, frames = {}, []
+    for rate in speeds:
+        ts = _a0.tau_s(rate)
+        res = _a0.run(_a0.scenario("asm", n=10, rate_bps=rate, q0_pkts=64, until_s=span * ts, buffer_pkts=512,
+                                   sample_s=ts / 400))
+        s = _a0.series(res)
+        st = _a0.window_stats(s, 3 * ts, None, rate)
+        st["drops_after_3tau"] = _a0.drops(res, 3 * ts)
+        st["q_sd_after_5tau"] = _a0.window_stats(s, 5 * ts, None, rate)["q_sd"]
+        vals[f"{rate / 1e9:g}"] = st
+        frames.append(s.assign(rate_gbps=rate / 1e9, t_over_tau=s.time_s / ts))
+    return Run(params={"n": 10, "q0_pkts": 64, "link_delay_s": 2e-6, "buffer_pkts": 512, "speeds_gbps": [x / 1e9 for x in speeds],
+                       "duration_tau": span, "stats_from_tau": 3},
+               frames={"series": pd.concat(frames, ignore_index=True)}, values=vals, seeds=[1], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c, v = Checks(), run.values
+    ref = v["1"]["q_sd"]
+    for k, st in v.items():
+        if k != "1":
+            # ×[0.67, 1.5]: "about the same" amplitude (FIGURES.md)
+            c.within(f"queue s.d. ratio {k} Gb/s / 1 Gb/s", st["q_sd"] / ref, 0.67, 1.5, "FIGURES.md")
+            # diagnostic only: the same ratio once the start-up transient is over (after 5 τ_s)
+            c.within(f"[diagnostic] s.d. ratio after 5 τ_s, {k} / 1 Gb/s", st["q_sd_after_5tau"] / v["1"]["q_sd_after_5tau"],
+                     0.67, 1.5, "same band, later window", advisory=True)
+        c.add(f"utilization at {k} Gb/s", st["util"], st["util"] >= 0.99, "≥ 99%", "FIGURES.md")
+        c.add(f"queue empty fraction at {k} Gb/s", st["empty_frac"], st["empty_frac"] == 0, "0", "no empty interval")
+    return verdict(c, v, tolerance="s.d. ratio ×[0.67, 1.5]; utilization ≥ 99%",
+                   notes=("Utilization stays at 100% and the queue never empties after 3 τ_s at any speed (the 'no throughput "
+                          "loss' half reproduces). The oscillation amplitude is not speed-independent within ×[0.67, 1.5]: "
+                          "after 3 τ_s the 1 Gb/s run still carries the tail of its start-up transient (10 sources at line "
+                          "rate overflow the 512-pkt buffer), and even after 5 τ_s (advisory rows) the faster links "
+                          "chatter *less* (s.d. ×0.37-0.67 of 1 Gb/s), not more. The paper's point -- the amplitude does "
+                          "not grow with speed -- holds; the 'about the same' band does not. The per-link delay (2 µs) is "
+                          "not scaled with speed, so the loop delay in units of τ_s grows 100× from 1 to 100 Gb/s."))
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    fig, axes = figure(2, 1, width=7, height=5, sharex=True)
+    for r, g in run.frames["series"].groupby("rate_gbps"):
+        axes[0, 0].plot(g.t_over_tau, g.queue_pkts, lw=0.6, label=f"{r:g} Gb/s")
+        axes[1, 0].plot(g.t_over_tau, g.thr_bps / (r * 1e9), lw=0.4, label=f"{r:g} Gb/s")
+    ref_line(axes[0, 0], 64, "q0 = 64")
+    axes[0, 0].set_ylabel("queue (pkts)"); axes[0, 0].legend(fontsize=7)
+    axes[1, 0].set_ylabel("throughput / C"); axes[1, 0].set_xlabel("time / τ_s (τ_s = w/(pλ))")
+    axes[1, 0].set_ylim(0, 1.2)
+    axes[0, 0].set_title("ASM at 1-100 Gb/s (Fig. 9), time in sliding time constants", fontsize=9)
+    fig.tight_layout()
+    return fig

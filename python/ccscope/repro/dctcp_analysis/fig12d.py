@@ -1,28 +1,31 @@
-"""dctcp-analysis/fig12d: not reproduced yet -- a mid-run alpha reset of flow 1 and cwnd = 1 for the late flow (engine API), plus the module; the hybrid-model prediction is in ccscope.fluid.dctcp_hybrid.
-
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
-"""
+"""dctcp-analysis/fig12d: convergence of two flows (see `_fig12` for the setup, [NG] choices and engine limits)."""
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+from ccscope.repro._base import Checks, Run, verdict
+from ccscope.repro.dctcp_analysis import _fig12 as f
 
 ID = 'dctcp-analysis/fig12d'
-TITLE = 'g=1/Wmax: 185 ms; α convergence limits the rate'
 KIND = 'both'
-STATUS = "not yet"
-COST = 'full: 1.25 M pkts × 5 seeds'
-CLAIM = 'g=1/Wmax: 185 ms; α convergence limits the rate'
-NEEDS = 'a mid-run alpha reset of flow 1 and cwnd = 1 for the late flow (engine API), plus the module; the hybrid-model prediction is in ccscope.fluid.dctcp_hybrid'
+PANEL = 'd'
+TITLE = 'g=1/Wmax: 185 ms; α convergence limits the rate'
+STATUS = "reproduced"
+COST = 'full: 2 × 5 seeds × 1.5 s × 10 Gb/s (~3 s); quick flow 2 at 50 ms, 0.35 s'
+CLAIM = 'With g = 1/Wmax = 0.005 convergence takes ≈ 185 ms; α and W converge at about the same time, so α is the bottleneck.'
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    return f.run_panel(PANEL, quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c, v, b = Checks(), run.values["this"], run.values["b"]
+    c.within("mean convergence time (s)", v["t_w_mean_s"], 0.138, 0.225, "[0.8, 1.3] × 173 ms")
+    c.within("t_d / t_b", v["t_w_mean_s"] / b["t_w_mean_s"], 2.5, 4.0, "paper 3.36, [DER] 3.16")
+    c.within("α-speed / W-speed (t_W / t_α)", v["alpha_over_w_speed"], 0.8, 1.5, "[DER] 1.1")
+    return verdict(c, {k: v[k] for k in ("t_w_mean_s", "t_alpha_mean_s", "alpha_over_w_speed")}
+                   | {"t_over_tb": v["t_w_mean_s"] / b["t_w_mean_s"]},
+                   tolerance="FIGURES.md bands", notes=f.LIMITS_NOTE)
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    return f.plot_panel(run, "DCTCP g = 1/Wmax = 0.005 (Fig. 12d)")

@@ -3,7 +3,6 @@
 Setup Y0 (`_y0`); fluid eqs 3-4 with the W >= seg clamp, p = 0.95, tau = R0 (`cc.fluid.dx`)."""
 from __future__ import annotations
 
-import pandas as pd
 
 import ccscope as cc
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict

@@ -1,11 +1,9 @@
 """dx/fig4b: average cwnd vs R0 (N = 50): 1 seg for R0 <= 60 us (setup Y0, see `_y0`)."""
 from __future__ import annotations
 
-import numpy as np
 
-from ccscope.repro._base import Checks, Run, spearman, verdict
+from ccscope.repro._base import Checks, Run, verdict
 from ccscope.repro.dx import _y0
-from ccscope.repro.dx._sim import CAUSE_STABLE
 from ccscope.repro.dx._util import sweep_plot
 
 ID = "dx/fig4b"

@@ -5,8 +5,6 @@ import numpy as np
 
 from ccscope.repro._base import Checks, Run, figure, verdict
 from ccscope.repro.dx import _y0
-from ccscope.repro.dx._sim import CAUSE_STABLE
-from ccscope.repro.dx._util import sweep_plot
 
 ID = "dx/fig6"
 TITLE = "CDF of the queue for several R0 (N = 50)"

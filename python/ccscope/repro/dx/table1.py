@@ -4,7 +4,6 @@ Estimator [NG]: the engine's per-flow `dx_decrease_fraction`, averaged over flow
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ccscope.fluid.dx import min_stable_flows
 from ccscope.repro._base import Checks, Run, figure, verdict

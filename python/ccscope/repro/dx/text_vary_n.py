@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro._base import Checks, Run, verdict
 from ccscope.repro.dx import _y0
 from ccscope.repro.dx._sim import CAUSE_STABLE
 from ccscope.repro.dx._util import sweep_plot

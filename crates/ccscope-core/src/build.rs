@@ -185,12 +185,21 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     let routes: std::cell::RefCell<Vec<(u32, u16)>> = std::cell::RefCell::new(Vec::new());
     let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> =
         std::cell::RefCell::new(HashMap::new());
+    let push_route = |p: Vec<PortId>| -> RouteId {
+        let mut routes = routes.borrow_mut();
+        let mut route_ports = route_ports.borrow_mut();
+        let id = RouteId(routes.len() as u32);
+        routes.push((
+            route_ports.len() as u32,
+            p.len().min(u16::MAX as usize) as u16,
+        ));
+        route_ports.extend(p);
+        id
+    };
     let route = |src: NodeId, dst: NodeId, path: &str| -> Result<RouteId, ScenarioError> {
         if let Some(r) = route_of_cell.borrow().get(&(src, dst)) {
             return Ok(*r);
         }
-        let mut routes = routes.borrow_mut();
-        let mut route_ports = route_ports.borrow_mut();
         let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst).ok_or_else(|| {
             ScenarioError::new(
                 path,
@@ -204,9 +213,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         if p.len() > u16::MAX as usize {
             return Err(ScenarioError::new(path, p.len(), "route too long"));
         }
-        let id = RouteId(routes.len() as u32);
-        routes.push((route_ports.len() as u32, p.len() as u16));
-        route_ports.extend(p);
+        let id = push_route(p);
         route_of_cell.borrow_mut().insert((src, dst), id);
         Ok(id)
     };
@@ -237,17 +244,6 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     let mut ecmp = g
         .ecmp
         .then(|| crate::net::routing::Ecmp::new(ends.clone(), is_host.clone(), sc.seed));
-    let push_route = |p: Vec<PortId>| -> RouteId {
-        let mut routes = routes.borrow_mut();
-        let mut route_ports = route_ports.borrow_mut();
-        let id = RouteId(routes.len() as u32);
-        routes.push((
-            route_ports.len() as u32,
-            p.len().min(u16::MAX as usize) as u16,
-        ));
-        route_ports.extend(p);
-        id
-    };
     for (i, f) in sc.flow.iter().enumerate() {
         let src = node_ids[f.src.as_str()];
         let dst = node_ids[f.dst.as_str()];

@@ -1578,17 +1578,7 @@ fn validate_aqm(
         AqmConfig::Qcn(c) => c.validate(path),
         AqmConfig::Asm(c) => c.validate(path),
         AqmConfig::Choke(c) => {
-            let red = AqmConfig::Red(RedConfig {
-                min_th_pkts: c.min_th_pkts,
-                max_th_pkts: c.max_th_pkts,
-                max_p: c.max_p,
-                w_q: c.w_q,
-                gentle: false,
-                action: crate::aqm::RedAction::Mark,
-                byte_mode: false,
-                ns2_wait: false,
-                ns2_drop_ecn_above_p: None,
-            });
+            let red = AqmConfig::Red(c.red_config());
             validate_aqm(path, &red, buf_pkts, buf_bytes, packet_bytes, buf_path)?;
             if !(1..=crate::aqm::choke::MAX_CHOKE_SAMPLES).contains(&c.samples) {
                 return Err(ScenarioError::new(

@@ -277,10 +277,7 @@ impl Simulation {
                     n = r.total_segs;
                 }
                 fl.receiver.set_total_segments(n, now);
-                if !fl.completed && fl.receiver.done_at.is_some() {
-                    fl.completed = true;
-                    self.on_flow_complete(f);
-                }
+                self.check_complete(f);
                 self.pump(f);
             }
             Event::Workload(w) => self.on_workload(w),
@@ -474,6 +471,16 @@ impl Simulation {
         }
     }
 
+    /// Mark the flow complete (once) when its receiver has everything, and tell its workload.
+    #[inline]
+    fn check_complete(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f.idx()];
+        if !fl.completed && fl.receiver.done_at.is_some() {
+            fl.completed = true;
+            self.on_flow_complete(f);
+        }
+    }
+
     fn on_flow_complete(&mut self, f: FlowId) {
         let Some((w, r)) = self.flows[f.idx()].workload else {
             return;
@@ -645,11 +652,7 @@ impl Simulation {
                     }
                     self.arm_delack(f);
                 }
-                let fl = &mut self.flows[f.idx()];
-                if !fl.completed && fl.receiver.done_at.is_some() {
-                    fl.completed = true;
-                    self.on_flow_complete(f);
-                }
+                self.check_complete(f);
             }
             PacketKind::Feedback => {
                 use crate::rate::RateControl;

@@ -634,17 +634,38 @@ fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
     let cr0 = 10e9 * 80e-6 / (1500.0 * 8.0);
     let o = dx_run(100);
     let t = f64s(&o, "cwnd", "time_s");
-    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.15).map(|(w, _)| *w).collect();
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts")
+        .iter()
+        .zip(t)
+        .filter(|(_, t)| **t > 0.15)
+        .map(|(w, _)| *w)
+        .collect();
     let at_one = w.iter().filter(|&&x| x < 1.01).count() as f64 / w.len() as f64;
-    assert!(at_one > 0.9, "N = 100: {at_one} of window samples at one segment");
+    assert!(
+        at_one > 0.9,
+        "N = 100: {at_one} of window samples at one segment"
+    );
     let q = mean(&queue_after(&o, 0.15));
     // + a few packets: RTT includes two serializations per direction beyond R0
-    assert!((q - (100.0 - cr0)).abs() < 8.0, "N = 100: queue {q} vs N - C R0/seg = {}", 100.0 - cr0);
+    assert!(
+        (q - (100.0 - cr0)).abs() < 8.0,
+        "N = 100: queue {q} vs N - C R0/seg = {}",
+        100.0 - cr0
+    );
     assert!(utilization_after(&o, 0.15, 10e9) > 0.99);
     let o = dx_run(50);
     let t = f64s(&o, "cwnd", "time_s");
-    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts").iter().zip(t).filter(|(_, t)| **t > 0.15).map(|(w, _)| *w).collect();
-    assert!(mean(&w) > 1.5, "N = 50 is not in the special state: mean window {}", mean(&w));
+    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts")
+        .iter()
+        .zip(t)
+        .filter(|(_, t)| **t > 0.15)
+        .map(|(w, _)| *w)
+        .collect();
+    assert!(
+        mean(&w) > 1.5,
+        "N = 50 is not in the special state: mean window {}",
+        mean(&w)
+    );
 }
 
 fn coexistence_ratio(aqm: &str, until: f64) -> f64 {
@@ -685,7 +706,10 @@ traces = ["link"]
 #[test]
 fn dctcp_and_newreno_share_equally_under_droptail_but_not_under_threshold_marking() {
     let drop_tail = coexistence_ratio("kind = \"drop_tail\"", 10.0);
-    assert!((0.8..=1.25).contains(&drop_tail), "DropTail T_r = {drop_tail}");
+    assert!(
+        (0.8..=1.25).contains(&drop_tail),
+        "DropTail T_r = {drop_tail}"
+    );
     let k20 = coexistence_ratio("kind = \"threshold\"\nk_pkts = 20", 2.0);
     assert!((4.8..=7.9).contains(&k20), "threshold K = 20: T_r = {k20}");
     let k150 = coexistence_ratio("kind = \"threshold\"\nk_pkts = 150", 2.0);
@@ -709,6 +733,12 @@ fn incast_completion_time_grows_with_senders_once_the_buffer_overflows() {
     };
     let (few, to_few) = qct(4);
     let (many, to_many) = qct(48);
-    assert!(few < 0.012 && to_few == 0, "4 senders: {few} s, {to_few} timeouts");
-    assert!(many > 2.0 * few && to_many > 0, "48 senders: {many} s, {to_many} timeouts");
+    assert!(
+        few < 0.012 && to_few == 0,
+        "4 senders: {few} s, {to_few} timeouts"
+    );
+    assert!(
+        many > 2.0 * few && to_many > 0,
+        "48 senders: {many} s, {to_many} timeouts"
+    );
 }

@@ -71,21 +71,28 @@ pub struct Choke {
     pub hits: u64,
 }
 
-impl Choke {
-    pub fn new(cfg: &ChokeConfig, packet_bytes: u32) -> Self {
-        let red = RedConfig {
-            min_th_pkts: cfg.min_th_pkts,
-            max_th_pkts: cfg.max_th_pkts,
-            max_p: cfg.max_p,
-            w_q: cfg.w_q,
+impl ChokeConfig {
+    /// The RED part of CHOKe (not gentle, marking, packet mode): its average, thresholds and
+    /// fallback probability.
+    pub fn red_config(&self) -> RedConfig {
+        RedConfig {
+            min_th_pkts: self.min_th_pkts,
+            max_th_pkts: self.max_th_pkts,
+            max_p: self.max_p,
+            w_q: self.w_q,
             gentle: false,
             action: super::red::RedAction::Mark,
             byte_mode: false,
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
-        };
+        }
+    }
+}
+
+impl Choke {
+    pub fn new(cfg: &ChokeConfig, packet_bytes: u32) -> Self {
         Choke {
-            red: Red::new(&red, packet_bytes),
+            red: Red::new(&cfg.red_config(), packet_bytes),
             samples: cfg.samples.clamp(1, MAX_CHOKE_SAMPLES),
             min_th: cfg.min_th_pkts,
             hits: 0,

@@ -41,7 +41,10 @@ pub const DX_Q_EPS_S: f64 = 1e-9;
 
 impl Default for DxConfig {
     fn default() -> Self {
-        DxConfig { q_eps_s: DX_Q_EPS_S, base_rtt_s: None }
+        DxConfig {
+            q_eps_s: DX_Q_EPS_S,
+            base_rtt_s: None,
+        }
     }
 }
 

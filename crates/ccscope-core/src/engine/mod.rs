@@ -263,8 +263,16 @@ impl EventQueue {
             self.heap.pop();
         }
         let ev = match top.slot {
-            Slot::Pipe(_) => unreachable!("handled above"),
             Slot::Loose(i) => Event::Arrive(self.loose[i as usize].take().expect("loose packet")),
+            other => Self::timer_event(other),
+        };
+        Some((top.time, ev))
+    }
+
+    /// The event of a slot that carries no packet.
+    #[inline(always)]
+    fn timer_event(slot: Slot) -> Event {
+        match slot {
             Slot::FlowStart(f) => Event::FlowStart(f),
             Slot::RtoTimer(f) => Event::RtoTimer(f),
             Slot::DelAckTimer(f) => Event::DelAckTimer(f),
@@ -274,8 +282,10 @@ impl EventQueue {
             Slot::Workload(w) => Event::Workload(w),
             Slot::RateSend(f) => Event::RateSend(f),
             Slot::RateTimer(f) => Event::RateTimer(f),
-        };
-        Some((top.time, ev))
+            Slot::Pipe(_) | Slot::Loose(_) => {
+                unreachable!("packet slots are resolved by the caller")
+            }
+        }
     }
     /// Time of the next event, if any.
     #[inline]
@@ -289,15 +299,7 @@ impl EventQueue {
         let ev = match e.slot {
             Slot::Pipe(port) => Event::Arrive(self.pipes[port.idx()].front().expect("head").2),
             Slot::Loose(i) => Event::Arrive(self.loose[i as usize].expect("loose packet")),
-            Slot::FlowStart(f) => Event::FlowStart(f),
-            Slot::RtoTimer(f) => Event::RtoTimer(f),
-            Slot::DelAckTimer(f) => Event::DelAckTimer(f),
-            Slot::SampleQueues => Event::SampleQueues,
-            Slot::SampleFlows => Event::SampleFlows,
-            Slot::FlowStop(f) => Event::FlowStop(f),
-            Slot::Workload(w) => Event::Workload(w),
-            Slot::RateSend(f) => Event::RateSend(f),
-            Slot::RateTimer(f) => Event::RateTimer(f),
+            other => Self::timer_event(other),
         };
         Some((e.time, ev))
     }

@@ -1010,23 +1010,7 @@ impl Scenario {
             }
             if let Some(h) = &hosts {
                 for (k, v) in [("src", &f.src), ("dst", &f.dst)] {
-                    match h.get(v.as_str()) {
-                        Some(NodeKind::Host) => {}
-                        Some(NodeKind::Switch) => {
-                            return Err(ScenarioError::new(
-                                format!("{p}.{k}"),
-                                format!("{v:?}"),
-                                "must name a host, not a switch",
-                            ))
-                        }
-                        None => {
-                            return Err(ScenarioError::new(
-                                format!("{p}.{k}"),
-                                format!("{v:?}"),
-                                "must name a host of topology.nodes",
-                            ))
-                        }
-                    }
+                    check_host(Some(h), format!("{p}.{k}"), v)?;
                 }
                 if f.src == f.dst {
                     return Err(ScenarioError::new(
@@ -1045,24 +1029,7 @@ impl Scenario {
         hosts: Option<&HashMap<&str, NodeKind>>,
     ) -> Result<(), ScenarioError> {
         use crate::workload::WorkloadSpec;
-        let check_host = |path: String, name: &str| -> Result<(), ScenarioError> {
-            match hosts {
-                Some(h) => match h.get(name) {
-                    Some(NodeKind::Host) => Ok(()),
-                    Some(NodeKind::Switch) => Err(ScenarioError::new(
-                        path,
-                        format!("{name:?}"),
-                        "must name a host, not a switch",
-                    )),
-                    None => Err(ScenarioError::new(
-                        path,
-                        format!("{name:?}"),
-                        "must name a host of topology.nodes",
-                    )),
-                },
-                None => Ok(()), // templates: checked after expansion
-            }
-        };
+        let check_host = |path: String, name: &str| check_host(hosts, path, name);
         for (i, w) in self.workload.iter().enumerate() {
             let p = format!("workload[{i}]");
             match w {
@@ -1503,6 +1470,27 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
         nodes,
         links,
         ecmp: true,
+    }
+}
+
+/// `name` must be a host of the graph (`hosts`); templates (None) are checked after expansion.
+fn check_host(
+    hosts: Option<&HashMap<&str, NodeKind>>,
+    path: String,
+    name: &str,
+) -> Result<(), ScenarioError> {
+    match hosts.map(|h| h.get(name)) {
+        None | Some(Some(NodeKind::Host)) => Ok(()),
+        Some(Some(NodeKind::Switch)) => Err(ScenarioError::new(
+            path,
+            format!("{name:?}"),
+            "must name a host, not a switch",
+        )),
+        Some(None) => Err(ScenarioError::new(
+            path,
+            format!("{name:?}"),
+            "must name a host of topology.nodes",
+        )),
     }
 }
 

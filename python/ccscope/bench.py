@@ -117,6 +117,47 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def bench_many(reps: int) -> str:
+    """simulate_many of 8 DCTCP N=2 runs (1.1 s each, link counters) against one at a time."""
+    import statistics
+    import time
+
+    from ccscope.many import default_jobs, simulate_many
+    from ccscope.sim import simulate
+    import tomllib
+    items = [tomllib.loads(DCTCP.format(n=2).replace("seed = 1", f"seed = {k + 1}")) for k in range(8)]
+    jobs = min(2, default_jobs())
+
+    def timed(f):
+        out = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            f()
+            out.append(time.perf_counter() - t0)
+        return statistics.median(out)
+    seq = timed(lambda: [simulate(sc, until_s=UNTIL_S) for sc in items])
+    thr = timed(lambda: simulate_many(items, until_s=UNTIL_S, jobs=jobs))
+    prc = timed(lambda: simulate_many(items, until_s=UNTIL_S, jobs=jobs, executor="process"))
+    return (f"- **`simulate_many`** (8 × {UNTIL_S} s DCTCP N=2, `jobs = {jobs}`, median of {reps}): one at a time "
+            f"{seq:.3f} s; Rust threads {thr:.3f} s (**{seq / thr:.2f}×**); processes {prc:.3f} s ({seq / prc:.2f}×).")
+
+
+def bench_fluid() -> str:
+    """The 100 x 100 fluid stability map (issue "Fluid models") with numpy and with JAX on the CPU."""
+    from ccscope.fluid.bench import stability_map
+    parts = []
+    for backend in ("numpy", "jax"):
+        try:
+            r = stability_map(100, backend=backend)
+        except ImportError as e:  # JAX is an optional extra
+            parts.append(f"{backend}: not installed ({e})")
+            continue
+        first = f", first call with compile {r['first_call_s']:.2f} s" if backend == "jax" else ""
+        parts.append(f"{backend} {r['wall_s']:.2f} s ({r['point_steps_per_s'] / 1e6:.1f} M point-steps/s{first})")
+    return ("- **Fluid stability map** 100 × 100 (normalized DCTCP queue amplitude over w̄ × g, 16 000 steps per "
+            "point, target < 10 s on 2 CPU cores): " + "; ".join(parts) + ".")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
@@ -151,6 +192,9 @@ def main() -> None:
         rows.append(f"| {name} | {r['wall_s']:.3f} | — | — | — | {r['events'] / 1e6:.2f} M | — | "
                     f"{r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
         print(rows[-1], flush=True)
+    notes = [bench_many(a.reps), bench_fluid()]
+    for line in notes:
+        print(line, flush=True)
     section = "\n".join([
         f"## Run of {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — commit {commit}",
         "",
@@ -159,6 +203,8 @@ def main() -> None:
         "| run | wall s | target s | htsim s | ns-3 s | events | events / bottleneck pkt | events/s | bottleneck pkts/s | peak RSS |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
+        "",
+        *notes,
         "",
     ])
     out = Path(a.out)

@@ -1,12 +1,12 @@
 """Batches on one machine: `simulate_many()` runs many scenarios in parallel and returns their
 results in input order, each identical to what `simulate()` gives for the same scenario.
 
-Place in the pipeline: between the scenario layer and the engine, beside `sim.simulate`
-(which it calls per item). The engine releases the GIL in `Simulation.run_until`, so a pool
-of threads runs the engine parts truly in parallel; turning the engine's columns into
-DataFrames (`finish()`) holds the GIL and is the serial remainder. `executor="process"`
-runs each item in its own process instead (no shared GIL at all, but each result is pickled
-back); see BENCHMARKS.md for the measured speed-ups of both.
+Place in the pipeline: between the scenario layer and the engine, beside `sim.simulate`.
+The default executor hands the whole batch to the engine (`_native.run_many`): a pool of
+Rust threads (rayon) parses, builds and runs every item with the GIL released, and only the
+conversion of each item's columns into DataFrames runs in Python, in input order (the
+serial remainder). `executor="process"` runs each item through `simulate` in its own process
+instead (each result is pickled back); see BENCHMARKS.md for the measured speed-ups of both.
 
 Determinism: every item carries its own seed and the engine has no global state, so the
 schedule of the pool cannot change any trace (wall-time fields in `summary`/`meta` differ,
@@ -15,16 +15,17 @@ as they do between two sequential runs).
 from __future__ import annotations
 
 import os
-from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from collections.abc import Iterable, Sequence
 
-from ccscope.result import SimResult
+from ccscope import _native
+from ccscope.result import SimResult, build_result
 from ccscope.scenario.io import ScenarioLike
-from ccscope.sim import simulate
+from ccscope.sim import _check_until, _prepare, simulate
 
 __all__ = ["ItemError", "default_jobs", "simulate_many"]
 
-#: Executors `simulate_many` can use, chosen by name.
+#: Executors `simulate_many` can use, chosen by name: "thread" = the engine's Rust threads.
 EXECUTORS = ("thread", "process")
 
 
@@ -73,6 +74,33 @@ def _run_one(scenario: ScenarioLike, until_s: float | None, record: Sequence[str
     return simulate(scenario, until_s=until_s, record=record, seed=seed)
 
 
+def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds: list,
+                jobs: int, errors: str) -> list[SimResult | ItemError]:
+    """The batch on the engine's Rust threads; Python only prepares JSON and builds DataFrames."""
+    from ccscope import __version__
+    out: list[SimResult | ItemError | None] = [None] * len(items)
+    batch: list[tuple[str, float | None]] = []
+    where: list[int] = []
+    for i, sc in enumerate(items):
+        try:
+            batch.append((_prepare(sc, rec, seeds[i]), _check_until(until_s)))
+        except Exception as e:
+            if errors == "raise":
+                raise _with_index(i, e) from e
+            out[i] = ItemError(i, e)
+            continue
+        where.append(i)
+    ran = _native.run_many(batch, jobs, errors == "raise")
+    for i, (raw, err) in zip(where, ran):
+        if raw is not None:
+            out[i] = build_result(raw, wall_s=raw.pop("wall_s"), version=__version__)
+        elif err is not None:
+            if errors == "raise":
+                raise _with_index(i, err) from err
+            out[i] = ItemError(i, err)
+    return out  # type: ignore[return-value]
+
+
 def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = None,
                   record: Sequence[str] | None = None, seeds: Sequence[int | None] | None = None,
                   jobs: int | None = None, executor: str = "thread",
@@ -82,10 +110,10 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
     until_s, record: as for `simulate`, applied to every item.
     seeds:   optional per-item seed overrides (same length as `scenarios`; None keeps an item's own).
     jobs:    parallel runs (default: the CPUs available; 1 runs them one by one in this thread).
-    executor: "thread" (default; the engine runs with the GIL released) or "process".
-    errors:  "raise" (default): the first failing item, in input order, raises its own error type
+    executor: "thread" (default; Rust threads in the engine, GIL released) or "process".
+    errors:  "raise" (default): the first failure found, in input order, raises its own error type
              (ScenarioError, SimulationError, ...) with the message prefixed by `scenarios[i]: `,
-             and items not yet started are cancelled. "return": every item runs, and a failing
+             and items not yet started when an item fails are skipped. "return": every item runs, and a failing
              item's slot holds an `ItemError` (index, error) instead of a SimResult.
     """
     items = list(scenarios)
@@ -106,6 +134,8 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
     rec = [record] if isinstance(record, str) else (None if record is None else list(record))
     jobs = min(jobs, max(1, len(items)))
 
+    if executor == "thread":
+        return _run_native(items, until_s, rec, seeds, jobs, errors)
     out: list[SimResult | ItemError | None] = [None] * len(items)
     if jobs == 1:
         for i, sc in enumerate(items):
@@ -117,9 +147,7 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
                 out[i] = ItemError(i, e)
         return out  # type: ignore[return-value]
 
-    pool: Executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ccscope-sim") if executor == "thread" \
-        else ProcessPoolExecutor(max_workers=jobs)
-    with pool:
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i]) for i, sc in enumerate(items)]
         if errors == "raise":
             wait(futures, return_when=FIRST_EXCEPTION)

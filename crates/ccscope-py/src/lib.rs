@@ -33,17 +33,19 @@ fn format_of(name: &str) -> PyResult<Format> {
 fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(e) => {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(SimulationError::new_err(format!(
-                "internal error in {what}: {msg}"
-            )))
-        }
+        Err(e) => Err(SimulationError::new_err(format!(
+            "internal error in {what}: {}",
+            panic_message(&*e)
+        ))),
     }
+}
+
+/// The message of a caught panic.
+fn panic_message(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 fn parse(text: &str, format: &str) -> PyResult<Scenario> {
@@ -108,15 +110,7 @@ impl Simulation {
     fn new(scenario_json: &str, until_s: Option<f64>) -> PyResult<Self> {
         guarded("build", || {
             let sc = parse(scenario_json, "json")?;
-            if let Some(u) = until_s {
-                if !u.is_finite() || u <= 0.0 || u > scenario::MAX_TIME_S {
-                    return Err(ScenarioError::new_err(format!(
-                        "until_s = {}: must be a finite number of seconds in (0, {}]",
-                        scenario::fmt_f(u),
-                        scenario::MAX_TIME_S
-                    )));
-                }
-            }
+            check_until(until_s).map_err(ScenarioError::new_err)?;
             let sim = ccscope_core::Simulation::new(&sc, until_s)
                 .map_err(|e| ScenarioError::new_err(e.to_string()))?;
             Ok(Simulation { inner: Some(sim) })
@@ -190,6 +184,121 @@ impl Simulation {
     }
 }
 
+/// Why one item of a batch failed: a scenario error or an internal one, with its message.
+enum ItemFailure {
+    Scenario(String),
+    Simulation(String),
+    Skipped,
+}
+
+fn check_until(until_s: Option<f64>) -> Result<(), String> {
+    match until_s {
+        Some(u) if !u.is_finite() || u <= 0.0 || u > scenario::MAX_TIME_S => Err(format!(
+            "until_s = {}: must be a finite number of seconds in (0, {}]",
+            scenario::fmt_f(u),
+            scenario::MAX_TIME_S
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One batch item from JSON to its tables, with no Python object touched (runs off the GIL).
+fn run_item(json: &str, until_s: Option<f64>) -> Result<(RunOutput, f64), ItemFailure> {
+    let t0 = std::time::Instant::now();
+    let run = || -> Result<RunOutput, ItemFailure> {
+        check_until(until_s).map_err(ItemFailure::Scenario)?;
+        let sc = scenario::parse(json, Format::Json)
+            .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
+        let mut sim = ccscope_core::Simulation::new(&sc, until_s)
+            .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
+        let end = sim.end();
+        sim.run_until(end);
+        sim.finish()
+            .map_err(|e| ItemFailure::Simulation(e.to_string()))
+    };
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(r) => r.map(|out| (out, t0.elapsed().as_secs_f64())),
+        Err(e) => Err(ItemFailure::Simulation(format!(
+            "internal error in run: {}",
+            panic_message(&*e)
+        ))),
+    }
+}
+
+/// Run a batch of scenarios (JSON, until_s) on `jobs` Rust threads with the GIL released.
+///
+/// Returns one entry per item, in input order: (tables dict, wall seconds) on success, or
+/// (None, error) where error is a ScenarioError/SimulationError instance, or (None, None) for an
+/// item skipped because an earlier-started item failed while `stop_on_error` was set.
+#[pyfunction]
+#[pyo3(signature = (items, jobs, stop_on_error = false))]
+fn run_many<'py>(
+    py: Python<'py>,
+    items: Vec<(String, Option<f64>)>,
+    jobs: usize,
+    stop_on_error: bool,
+) -> PyResult<Vec<(Option<Bound<'py, PyDict>>, Option<Bound<'py, PyAny>>)>> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if jobs == 0 {
+        return Err(PyValueError::new_err("jobs = 0: must be an integer >= 1"));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("ccscope-sim-{i}"))
+        .build()
+        .map_err(|e| SimulationError::new_err(format!("cannot start {jobs} threads: {e}")))?;
+    let failed = AtomicBool::new(false);
+    let results: Vec<Result<(RunOutput, f64), ItemFailure>> = py.detach(|| {
+        pool.install(|| {
+            items
+                .par_iter()
+                .with_max_len(1)
+                .map(|(json, until)| {
+                    if stop_on_error && failed.load(Ordering::Relaxed) {
+                        return Err(ItemFailure::Skipped);
+                    }
+                    let r = run_item(json, *until);
+                    if r.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+                .collect()
+        })
+    });
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        out.push(match r {
+            Ok((o, wall)) => {
+                let d = output_to_dict(py, o)?;
+                d.set_item("wall_s", wall)?;
+                (Some(d), None)
+            }
+            Err(ItemFailure::Scenario(m)) => (
+                None,
+                Some(
+                    ScenarioError::new_err(m)
+                        .into_value(py)
+                        .into_any()
+                        .into_bound(py),
+                ),
+            ),
+            Err(ItemFailure::Simulation(m)) => (
+                None,
+                Some(
+                    SimulationError::new_err(m)
+                        .into_value(py)
+                        .into_any()
+                        .into_bound(py),
+                ),
+            ),
+            Err(ItemFailure::Skipped) => (None, None),
+        });
+    }
+    Ok(out)
+}
+
 fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
@@ -227,6 +336,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -225,6 +225,9 @@ fn run_item(json: &str, until_s: Option<f64>) -> Result<(RunOutput, f64), ItemFa
     }
 }
 
+/// One batch result as Python sees it: (tables, None), (None, error) or (None, None) if skipped.
+type BatchItem<'py> = (Option<Bound<'py, PyDict>>, Option<Bound<'py, PyAny>>);
+
 /// Run a batch of scenarios (JSON, until_s) on `jobs` Rust threads with the GIL released.
 ///
 /// Returns one entry per item, in input order: (tables dict, wall seconds) on success, or
@@ -237,7 +240,7 @@ fn run_many<'py>(
     items: Vec<(String, Option<f64>)>,
     jobs: usize,
     stop_on_error: bool,
-) -> PyResult<Vec<(Option<Bound<'py, PyDict>>, Option<Bound<'py, PyAny>>)>> {
+) -> PyResult<Vec<BatchItem<'py>>> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     if jobs == 0 {

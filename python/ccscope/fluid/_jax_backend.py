@@ -48,7 +48,8 @@ def _compiled(model, dt: float, n_outer: int, n_inner: int, n_rem: int, ring_len
 
     def single(p, x0, k_lag, f_lag, hist, level):
         x = model.project(jnp, x0, p)
-        ring = jnp.full((ring_len,), hist).at[0].set(model.observable(jnp, x, p))
+        ring = jnp.broadcast_to(hist, (ring_len,) + hist.shape).at[0].set(model.observable(jnp, x, p))
+        fl = f_lag if hist.ndim == 0 else f_lag[:, None]      # vector observables: lags are (m, k)
         z = x[monitor_index]
         r = model.rate(jnp, x, p)
         mon = monitor_init(jnp, z)
@@ -58,8 +59,8 @@ def _compiled(model, dt: float, n_outer: int, n_inner: int, n_rem: int, ring_len
             y_new = ring[(n + 1 - k_lag) % ring_len]
             y_mid = ring[(n - k_lag) % ring_len]
             y_old = ring[(n - k_lag - 1) % ring_len]
-            lag_lo = (1 - f_lag) * y_mid + f_lag * y_old
-            lag_hi = (1 - f_lag) * y_new + f_lag * y_mid
+            lag_lo = (1 - fl) * y_mid + fl * y_old
+            lag_hi = (1 - fl) * y_new + fl * y_mid
             x1 = heun_step(jnp, model, x, lag_lo, lag_hi, p, dt)
             ring = ring.at[(n + 1) % ring_len].set(model.observable(jnp, x1, p))
             z1 = x1[monitor_index]

@@ -67,6 +67,10 @@ class DelayModel:
     """
 
     state_names: tuple[str, ...] = ()
+    #: Number of delayed observables k. With k = 1 (default) `observable` returns (...,) and the lags
+    #: are (..., m); with k > 1 it returns (..., k) and the lags are (..., m, k) (e.g. QCN reads Fb and
+    #: the current rate at t - tau), and `history` is (k,) or (B, k).
+    n_observables: int = 1
 
     def rhs(self, xp: Any, x: Any, lag_lo: Any, lag_hi: Any, p: Mapping[str, Any]) -> Any:
         """dx/dt given the delayed observable at both ends of the step."""
@@ -145,7 +149,7 @@ def integrate(
 
     params: name -> scalar or (B,) / (B, m) arrays. x0: (B, n) or (n,). delays: (B, m), (B,) or
     scalar, in the model's time unit. history: constant value of the observable for t < 0, (B,)
-    or scalar. record_every: store the state every that many steps (0: only the final state).
+    or scalar ((k,) or (B, k) for a model with k = `n_observables` > 1). record_every: store the state every that many steps (0: only the final state).
     settle: the monitor starts at this time. level: crossing level of the monitored component
     `x[..., monitor_index]`. Monitor keys: `min`, `max`, `t_first`, `t_last`, `n_cross`,
     `int_first`, `int_last` (integral of `model.rate` from `settle` up to the first/last
@@ -164,7 +168,9 @@ def integrate(
             else np.broadcast_to(delays_arr[None, :], (batch, delays_arr.shape[0])).copy()
     validate_step(dt, delays_arr, until)
     p = _as_batch(params, batch)
-    hist = np.broadcast_to(np.asarray(history, dtype=float), (batch,)).copy()
+    n_obs = int(getattr(model, "n_observables", 1))
+    hist_shape = (batch,) if n_obs == 1 else (batch, n_obs)
+    hist = np.broadcast_to(np.asarray(history, dtype=float), hist_shape).copy()
     lvl = np.broadcast_to(np.asarray(level, dtype=float), (batch,)).copy()
     n_steps = math.ceil(until / dt - 1e-9)
     settle_steps = round(settle / dt)
@@ -228,7 +234,7 @@ def _integrate_numpy(*, model, p, x0, k_lag, f_lag, hist, level, dt, n_steps, re
                      ring_len, monitor_index) -> Integration:
     xp = np
     batch = x0.shape[0]
-    ring = np.repeat(hist[None, :], ring_len, axis=0)
+    ring = np.repeat(hist[None, ...], ring_len, axis=0)      # (L, B) or (L, B, k)
     x = model.project(xp, x0.copy(), p)
     ring[0] = model.observable(xp, x, p)
     cols = np.arange(batch)[:, None]
@@ -255,8 +261,9 @@ def _integrate_numpy(*, model, p, x0, k_lag, f_lag, hist, level, dt, n_steps, re
             y_new = ring[(n + 1 - k_lag) % ring_len, cols]
             y_mid = ring[(n - k_lag) % ring_len, cols]
             y_old = ring[(n - k_lag - 1) % ring_len, cols]
-            lag_lo = (1 - f_lag) * y_mid + f_lag * y_old
-            lag_hi = (1 - f_lag) * y_new + f_lag * y_mid
+            fl = f_lag if ring.ndim == 2 else f_lag[..., None]
+            lag_lo = (1 - fl) * y_mid + fl * y_old
+            lag_hi = (1 - fl) * y_new + fl * y_mid
         x = heun_step(xp, model, x, lag_lo, lag_hi, p, dt)
         ring[(n + 1) % ring_len] = model.observable(xp, x, p)
         z1 = x[:, monitor_index]

@@ -1,4 +1,5 @@
-"""CLI commands of the fluid models: `ccscope fluid ...`, `ccscope guide dctcp`, `ccscope stability qcn|dx`.
+"""CLI commands of the fluid models: `ccscope fluid dctcp|hybrid|qcn|asm|tcp-red`, `ccscope guide dctcp`,
+`ccscope stability qcn|dx|asm` (each with `-o file.png|pdf|svg` for a plot, written atomically).
 
 `register(app)` adds them to the main typer app (called by ccscope.cli). Every option is taken as a
 string and parsed with ccscope.units so that bad input gives ONE line on stderr and exit status 2
@@ -7,10 +8,13 @@ string and parsed with ccscope.units so that bad input gives ONE line on stderr 
 from __future__ import annotations
 
 import math
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import TypeVar
 
+import numpy as np
 import typer
 
 from ccscope.units import parse_fraction, parse_rate, parse_time
@@ -78,11 +82,68 @@ def _run(body: Callable[[], None]) -> None:
         _fail(str(exc).splitlines()[0])
 
 
+#: Plot formats accepted by `-o` (matplotlib writers that need no extra package).
+PLOT_FORMATS = ("png", "pdf", "svg")
+
+
+def _check_out(out: str | None) -> None:
+    """Reject an unusable `-o` before any work: unknown suffix or missing directory."""
+    if not out:
+        return
+    ext = os.path.splitext(out)[1].lstrip(".").lower()
+    if ext not in PLOT_FORMATS:
+        raise _BadInput(f"-o {out!r}: unknown plot format {ext or '(none)'!r}; allowed: a file name ending in "
+                        + ", ".join(f".{e}" for e in PLOT_FORMATS))
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        raise _BadInput(f"-o {out!r}: folder {folder!r} does not exist; allowed: a path in an existing folder")
+
+
 def _save(fig, out: str | None) -> None:
+    """Write the figure atomically: a temporary file in the target folder, then rename over `out`."""
     if out:
+        _check_out(out)
         fig.tight_layout()
-        fig.savefig(out, dpi=120)
+        folder = os.path.dirname(os.path.abspath(out))
+        ext = os.path.splitext(out)[1].lstrip(".").lower()
+        fd, tmp = tempfile.mkstemp(prefix=".ccscope-", suffix=f".{ext}", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fig.savefig(fh, format=ext, dpi=120)
+            os.replace(tmp, out)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
         typer.echo(f"wrote {out}")
+
+
+def _agg() -> None:
+    """Plots from the CLI never need a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def _prob(option: str, value: str) -> float:
+    allowed = "a number in (0, 1), e.g. 0.01"
+    v = _parse(option, value, parse_fraction, allowed)
+    if not 0 < v < 1:
+        raise _BadInput(f"{option} {value!r}: must lie in (0, 1); allowed: {allowed}")
+    return v
+
+
+def _nonneg(option: str, value: str, parser: Callable[[str], float], allowed: str) -> float:
+    out = _parse(option, value, parser, allowed)
+    if out < 0:
+        raise _BadInput(f"{option} {value!r}: must be >= 0; allowed: {allowed}")
+    return out
+
+
+def _backend(backend: str) -> str:
+    if backend not in ("numpy", "jax"):
+        raise _BadInput(f"--backend {backend!r}: allowed: numpy, jax")
+    return backend
 
 
 RATE = "a rate such as 10Gbps, 100Mbps or 1e10"
@@ -94,8 +155,8 @@ def _fluid_dctcp(n: str, rate: str, rtt: str, k: str, g: str, until: str, normal
     from ccscope.fluid.dctcp import DctcpFluid, DctcpNormalized
 
     gv = _g(g)
-    if backend not in ("numpy", "jax"):
-        raise _BadInput(f"--backend {backend!r}: allowed: numpy, jax")
+    _backend(backend)
+    _check_out(out)
     if normalized:
         if wbar is None:
             raise _BadInput("--wbar: required with --normalized; allowed: a number > 0 (mean window, pkts)")
@@ -166,22 +227,31 @@ def _guide_dctcp(rate: str, rtt: str) -> None:
         typer.echo(f"  - {line}")
 
 
-def _stability_qcn(rate: str, flows: str) -> None:
+def _stability_qcn(rate: str, flows: str, out: str | None = None) -> None:
     from ccscope.fluid.qcn import qcn_bound
 
-    b = qcn_bound(_positive("--rate", rate, parse_rate, RATE), _count("--flows", flows))
+    rate_bps, n = _positive("--rate", rate, parse_rate, RATE), _count("--flows", flows)
+    _check_out(out)
+    b = qcn_bound(rate_bps, n)
     typer.echo(f"QCN (P002 App. A, corrected per E33): N = {b.n_flows:g}, p = 0.01, w = 2, Gd = 1/128, R_AI = 5 Mb/s")
     typer.echo(f"unstable for feedback delay >= {b.bound_s * 1e6:.2f} us (eq 17 bound); "
                f"exact delay margin of the linear loop {b.delay_margin_s * 1e6:.2f} us "
                f"(crossover {b.crossover_rad_s:.1f} rad/s)")
+    if out:
+        _agg()
+        from ccscope.plot.fluid import qcn_delay_margin
+
+        rates = np.geomspace(min(1e9, rate_bps / 3), max(400e9, 3 * rate_bps), 16)   # ~1/C: 16 points suffice
+        _save(qcn_delay_margin(n, rates_bps=rates, mark_rate_bps=rate_bps).figure, out)
 
 
-def _stability_dx(rate: str, flows: str, rtt: str) -> None:
+def _stability_dx(rate: str, flows: str, rtt: str, out: str | None = None) -> None:
     from ccscope.fluid.dx import equilibrium, max_stable_r0, min_stable_flows
 
     rate_bps = _positive("--rate", rate, parse_rate, RATE)
     n = _count("--flows", flows)
     r0 = _positive("--rtt", rtt, parse_time, TIME)
+    _check_out(out)
     e = equilibrium(n, rate_bps, r0)
     typer.echo(f"DX (P004, p = 0.95, seg = 1500 B, tau = R0): N = {n}, C = {rate_bps / 1e9:g} Gb/s, R0 = {r0 * 1e6:g} us")
     typer.echo(f"equilibrium: Q0 = {e.q0_s * 1e6:.3f} us, W0 = {e.w0_bytes:.1f} B; crossover {e.crossover_rad_s:.1f} rad/s")
@@ -192,6 +262,175 @@ def _stability_dx(rate: str, flows: str, rtt: str) -> None:
     state = "applies" if e.special_state else "does not apply"
     typer.echo(f"special stable state (Theorem 2, N >= C R0/seg = {e.special_threshold_flows:.2f}): {state}"
                + (f"; W* = 1 seg, Q* = {e.special_queue_s * 1e6:.2f} us" if e.special_state else ""))
+    if out:
+        _agg()
+        from ccscope.plot.fluid import dx_stability_region
+
+        _save(dx_stability_region(rate_bps, r0, n_max=1.5 * n, mark_n=n).figure, out)
+
+
+ASM_SETS = ("A", "S", "compliant")
+
+
+def _asm_gains(name: str) -> dict:
+    from ccscope.fluid.asm import GAINS_A, GAINS_S, W_ASM
+
+    if name == "A":
+        return dict(GAINS_A)
+    if name == "S":
+        return dict(GAINS_S)
+    if name == "compliant":
+        return {**GAINS_S, "b_minus": 2 * W_ASM * GAINS_S["a_minus"]}
+    raise _BadInput(f"--gains {name!r}: allowed: {', '.join(ASM_SETS)} (§5.1 approach set, sliding set, "
+                    "sliding set with b- = 2 w a-)")
+
+
+def _stability_asm(rate: str, w: str, p: str, out: str | None) -> None:
+    from ccscope.fluid.asm import sliding_condition
+
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    wv = _positive("--w", w, float, "a number > 0 (feedback weight, P002 §5.1: 32)")
+    pv = _prob("--p", p)
+    _check_out(out)
+    typer.echo(f"ASM sliding condition (P002 ineq. 15 via eq 28, E39), w = {wv:g}, p = {pv:g}, "
+               f"C = {rate_bps / 1e9:g} Gb/s; gains in units of C/128 per pkt")
+    sets = {}
+    for name in ASM_SETS:
+        g = _asm_gains(name)
+        c = sliding_condition(g["a_plus"], g["a_minus"], g["b_plus"], g["b_minus"], w=wv, p=pv, rate_bps=rate_bps)
+        state = "satisfied" if c.satisfied else ("marginal (w a- = b-), not satisfied" if c.marginal else "NOT satisfied")
+        typer.echo(f"  set {name}: M(a-, b-) = {float(c.m_minus):.4g}, M(a+, b+) = {float(c.m_plus):.4g}; "
+                   f"needs b- > {float(c.b_minus_required):.4g} (b- = {float(g['b_minus']):.4g}) -> {state}")
+        sets[f"set {name}"] = g
+    if out:
+        _agg()
+        from ccscope.plot.fluid import asm_sliding_region
+
+        _save(asm_sliding_region(w=wv, p=pv, gain_sets=sets).figure, out)
+
+
+def _fluid_qcn(rate: str, flows: str, delay: str, qeq: str | None, feedback: str, until: str, backend: str,
+               out: str | None) -> None:
+    from ccscope.fluid.qcn import FEEDBACK_MODES, qcn_fluid
+
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    n = _count("--flows", flows)
+    delay_s = _nonneg("--delay", delay, parse_time, TIME + " (0 = no delay)")
+    qeq_pkts = None if qeq is None else _positive("--qeq", qeq, float, "a number of frames > 0 (default 26 KB)")
+    if feedback not in FEEDBACK_MODES:
+        raise _BadInput(f"--feedback {feedback!r}: allowed: linear (App. A, every sample acts), "
+                        "negative (802.1Qau, CNMs only while congested)")
+    until_s = _positive("--until", until, parse_time, TIME)
+    _backend(backend)
+    _check_out(out)
+    m = qcn_fluid(rate_bps, n, delay_s=delay_s, qeq_pkts=qeq_pkts, feedback=feedback)
+    b = m.bound
+    typer.echo(f"QCN fluid (P002 eqs 1, 4-8; App. A model, E33): N = {n}, C = {m.c_pps:,.0f} frames/s, "
+               f"Qeq = {m.qeq_pkts:.2f} frames, delay = {delay_s * 1e6:g} us, feedback = {feedback}")
+    typer.echo(f"App. A: delay margin {b.delay_margin_s * 1e6:.2f} us, eq 17 bound {b.bound_s * 1e6:.2f} us -> "
+               + ("delay beyond the margin: expect sustained oscillation" if delay_s > b.delay_margin_s
+                  else "delay within the margin: expect convergence to (Qeq, C)"))
+    typer.echo("start: empty queue, every flow at 1.5 C/N")
+    res = m.solve(until_s, r0_bps=1.5 * rate_bps / n, backend=backend)
+    cyc, last = res.limit_cycle, res.traces.iloc[-1]
+    if cyc.periodic:
+        typer.echo(f"oscillation (second half): q in [{cyc.q_min:.2f}, {cyc.q_max:.2f}] frames, "
+                   f"period {cyc.period * 1e3:.3f} ms")
+    else:
+        typer.echo(f"no oscillation period in the second half; final q = {last.queue_pkts:.3f} frames, "
+                   f"aggregate rate = {last.aggregate_rate_bps / 1e9:.4f} Gb/s, "
+                   f"target rate R_T = {last.target_rate_pps * m.frame_bytes * 8 / 1e9:.4f} Gb/s per flow")
+    if out:
+        _agg()
+        import matplotlib.pyplot as plt
+
+        from ccscope.plot.fluid import q_r_plane, time_series
+
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        q_r_plane(res.traces, c_pps=m.c_pps, w=m.w, p=m.p, ax=axes[0])
+        axes[0].set_xlabel("q - Qeq (frames)")
+        axes[0].set_ylabel("A - C (frames/s)")
+        axes[0].set_title("Q/R plane (P002 Fig 2)", fontsize=9)
+        time_series(res.traces, "queue_pkts", ax=axes[1])
+        axes[1].axhline(m.qeq_pkts, color="grey", ls="--", lw=0.8, label="Qeq")
+        axes[1].set_ylabel("queue (frames)")
+        axes[1].set_title(f"QCN fluid, N = {n}, delay {delay_s * 1e6:g} us", fontsize=9)
+        _save(fig, out)
+
+
+def _fluid_asm(rate: str, delay: str, q0: str, gains: str, until: str, backend: str, out: str | None) -> None:
+    from ccscope.fluid.asm import asm_fluid
+
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    delay_s = _nonneg("--delay", delay, parse_time, TIME + " (0 = no delay)")
+    q0_pkts = _positive("--q0", q0, float, "a number of packets > 0")
+    g = _asm_gains(gains)
+    _backend(backend)
+    _check_out(out)
+    m = asm_fluid(rate_bps, gains=g, delay_s=delay_s, q0_pkts=q0_pkts)
+    tau = 1 / m.sliding_rate_per_s
+    until_s = 8 * tau if until is None else _positive("--until", until, parse_time, TIME)
+    if delay_s > 0 and tau / 2000 > delay_s:
+        raise _BadInput(f"--delay {delay!r}: must be 0 or >= {tau / 2000 * 1e9:.3g} ns (one integration step)")
+    th = 2 * np.pi * np.arange(4) / 4 + np.pi / 4
+    res = m.solve(q0_pkts * np.cos(th), 0.5 * m.c_pps * np.sin(th), until_s=until_s, backend=backend)
+    state = "satisfied" if m.condition.satisfied else ("marginal" if m.condition.marginal else "not satisfied")
+    typer.echo(f"ASM fluid (P002 eq 26, App. D delay): C = {rate_bps / 1e9:g} Gb/s, gains {gains}, ineq. 15 {state}; "
+               f"sliding time constant w/(pC) = {tau * 1e3:.4g} ms; delay {delay_s * 1e6:g} us")
+    fin = res.traces.groupby("traj").queue_offset_pkts.last().abs()
+    typer.echo(f"4 starts on the circle (q0, 0.5 C): |q - q0| after {until_s * 1e3:.3g} ms: "
+               + ", ".join(f"{v:.3g}" for v in fin) + " pkts")
+    if out:
+        _agg()
+        from ccscope.plot.fluid import q_r_plane
+
+        ax = q_r_plane(res.traces, c_pps=m.c_pps, w=m.w, p=m.p)
+        ax.set_title(f"ASM fluid, {gains} gains, delay {delay_s * 1e6:g} us (P002 Figs 3-4)", fontsize=9)
+        _save(ax.figure, out)
+
+
+def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, max_p: str, wq: str, until: str,
+                   backend: str, out: str | None) -> None:
+    from ccscope.fluid.tcp_red import tcp_red
+
+    n = _count("--flows", flows)
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    tp_s = _positive("--rtt", rtt, parse_time, TIME)
+    lo = _nonneg("--min-th", min_th, float, "a number of packets >= 0")
+    hi = _parse("--max-th", max_th, float, "a number of packets > --min-th")
+    if hi <= lo:
+        raise _BadInput(f"--max-th {max_th!r}: must be > --min-th ({lo:g}); allowed: a number of packets > --min-th")
+    mp = _prob("--max-p", max_p)
+    w_q = _prob("--wq", wq)
+    until_s = _positive("--until", until, parse_time, TIME)
+    _backend(backend)
+    _check_out(out)
+    m = tcp_red(n, rate_bps, tp_s, min_th_pkts=lo, max_th_pkts=hi, max_p=mp, w_q=w_q)
+    e = m.eq
+    typer.echo(f"TCP/RED fluid (Misra-Gong-Towsley; Hollot et al. 2001): N = {n}, C = {m.c_pps:,.1f} pkts/s (1000 B), "
+               f"Tp = {tp_s:g} s, RED [{lo:g}, {hi:g}] max_p {mp:g} w_q {w_q:g}")
+    ramp = "" if e.on_ramp else " (NOT on the RED ramp: p0 > max_p, no equilibrium there)"
+    typer.echo(f"equilibrium: W0 = {e.w0_pkts:.3f} pkts, p0 = {e.p0:.5f}, q0 = {e.q0_pkts:.2f} pkts, "
+               f"R0 = {e.r0_s:.4f} s{ramp}")
+    typer.echo(f"loop gain {e.dc_gain:.4g} vs sqrt(wg^2/K^2 + 1) = {e.hollot_rhs:.6g}: Proposition 1 "
+               f"{'holds (stable)' if e.hollot_stable else 'fails'}; exact delay margin "
+               + ("inf (gain < 1)" if math.isinf(e.delay_margin_s) else f"{e.delay_margin_s:.4g} s")
+               + f" -> linear loop {'stable' if e.linear_stable else 'UNSTABLE'}")
+    res = m.solve(until_s, backend=backend)
+    cyc, last = res.limit_cycle, res.traces.iloc[-1]
+    if cyc.periodic:
+        typer.echo(f"oscillation (second half): q in [{cyc.q_min:.1f}, {cyc.q_max:.1f}] pkts, period {cyc.period:.3g} s, "
+                   f"utilization {100 * cyc.throughput:.1f}%")
+    else:
+        typer.echo(f"no oscillation period in the second half; final W = {last.window_pkts:.3f} pkts, "
+                   f"q = {last.queue_pkts:.2f} pkts, p = {last.p:.5f}")
+    if out:
+        _agg()
+        from ccscope.plot.fluid import red_panels
+
+        axes = red_panels(res.traces, q0_pkts=e.q0_pkts)
+        axes[0].set_title(f"TCP/RED fluid, N = {n}, RED [{lo:g}, {hi:g}]", fontsize=9)
+        _save(axes[0].figure, out)
 
 
 def register(app: typer.Typer) -> None:
@@ -235,6 +474,49 @@ def register(app: typer.Typer) -> None:
                        f"beta_TCP/beta = {rate.beta_tcp_ratio:.3f} (E6)")
         _run(body)
 
+    @fluid_app.command("qcn")
+    def fluid_qcn(
+        rate: str = typer.Option("10Gbps", "--rate", help="link rate C"),
+        flows: str = typer.Option("10", "--flows", help="number of flows N"),
+        delay: str = typer.Option("0", "--delay", help="feedback delay tau, e.g. 100us (0: none)"),
+        qeq: str | None = typer.Option(None, "--qeq", help="queue set point Qeq in frames (default 26 KB)"),
+        feedback: str = typer.Option("linear", "--feedback", help="linear (App. A) or negative (802.1Qau CNMs)"),
+        until: str = typer.Option("100ms", "--until", help="simulated time"),
+        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+    ) -> None:
+        """QCN fluid model with feedback delay (P002 eqs 1, 4-8; the model of App. A): q(t), rates, Q/R plane."""
+        _run(lambda: _fluid_qcn(rate, flows, delay, qeq, feedback, until, backend, out))
+
+    @fluid_app.command("asm")
+    def fluid_asm(
+        rate: str = typer.Option("100Gbps", "--rate", help="link rate C"),
+        delay: str = typer.Option("0", "--delay", help="feedback delay tau, e.g. 10us (0: none)"),
+        q0: str = typer.Option("64", "--q0", help="target queue q0 (pkts); floors q >= 0, A >= 0"),
+        gains: str = typer.Option("compliant", "--gains", help="A, S (P002 §5.1) or compliant (S with b- = 2 w a-)"),
+        until: str | None = typer.Option(None, "--until", help="simulated time (default 8 w/(pC))"),
+        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+    ) -> None:
+        """ASM fluid model (P002 eq 26) with feedback delay (App. D): 4 starts, Q/R plane."""
+        _run(lambda: _fluid_asm(rate, delay, q0, gains, until, backend, out))
+
+    @fluid_app.command("tcp-red")
+    def fluid_tcp_red(
+        flows: str = typer.Option("50", "--flows", help="number of TCP flows N"),
+        rate: str = typer.Option("1.5Mbps", "--rate", help="bottleneck rate C (1000-B packets)"),
+        rtt: str = typer.Option("1.34s", "--rtt", help="round-trip propagation delay Tp"),
+        min_th: str = typer.Option("5", "--min-th", help="RED min_th (pkts)"),
+        max_th: str = typer.Option("15", "--max-th", help="RED max_th (pkts)"),
+        max_p: str = typer.Option("0.1", "--max-p", help="RED max_p in (0, 1)"),
+        wq: str = typer.Option("0.002", "--wq", help="RED EWMA weight w_q in (0, 1)"),
+        until: str = typer.Option("400s", "--until", help="simulated time"),
+        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+    ) -> None:
+        """TCP over RED fluid model (Misra-Gong-Towsley) and Hollot et al.'s stability condition (P001 setup)."""
+        _run(lambda: _fluid_tcp_red(flows, rate, rtt, min_th, max_th, max_p, wq, until, backend, out))
+
     @guide_app.command("dctcp")
     def guide_dctcp(
         rate: str = typer.Option("10Gbps", "--rate", help="bottleneck rate C"),
@@ -247,18 +529,30 @@ def register(app: typer.Typer) -> None:
     def stability_qcn(
         rate: str = typer.Option("10Gbps", "--rate", help="link rate C"),
         flows: str = typer.Option("10", "--flows", help="number of flows N"),
+        out: str | None = typer.Option(None, "-o", "--out", help="plot delay margin and bound vs rate (png/pdf/svg)"),
     ) -> None:
         """QCN delay bound (P002 App. A eq 17, corrected per E33) and the exact delay margin."""
-        _run(lambda: _stability_qcn(rate, flows))
+        _run(lambda: _stability_qcn(rate, flows, out))
 
     @stab_app.command("dx")
     def stability_dx(
         rate: str = typer.Option("10Gbps", "--rate", help="link rate C"),
         flows: str = typer.Option("50", "--flows", help="number of flows N"),
         rtt: str = typer.Option("80us", "--rtt", help="base RTT R0"),
+        out: str | None = typer.Option(None, "-o", "--out", help="plot the bound vs N with the stable region (png/pdf/svg)"),
     ) -> None:
         """DX Bode bound (P004 Theorem 1 with E50) and the special stable state (Theorem 2)."""
-        _run(lambda: _stability_dx(rate, flows, rtt))
+        _run(lambda: _stability_dx(rate, flows, rtt, out))
+
+    @stab_app.command("asm")
+    def stability_asm(
+        rate: str = typer.Option("1Gbps", "--rate", help="link rate C"),
+        w: str = typer.Option("32", "--w", help="feedback weight w (P002 §5.1: 32)"),
+        p: str = typer.Option("0.01", "--p", help="sampling probability p in (0, 1)"),
+        out: str | None = typer.Option(None, "-o", "--out", help="plot the sliding region in the (a-, b-) plane"),
+    ) -> None:
+        """ASM sliding condition (P002 ineq. 15, E39) for the §5.1 gain sets and a compliant set."""
+        _run(lambda: _stability_asm(rate, w, p, out))
 
     app.add_typer(fluid_app, name="fluid")
     app.add_typer(guide_app, name="guide")

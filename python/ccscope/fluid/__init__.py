@@ -4,7 +4,11 @@ Every model takes its required inputs positionally and options as keywords, and 
 objects with named fields. DDE models share one fixed-step solver (`ccscope.fluid.solver`) with a
 numpy backend (default) and an optional JAX backend (`backend="jax"`).
 
-Note: the names `dctcp`, `dx`, `toy`, `sweep` here are the model constructors; their modules are
+Models: dctcp, dctcp_normalized, dctcp_hybrid (P000); toy, sawtooth, tcp_red (P001 setups; TCP/RED after
+Misra-Gong-Towsley / Hollot et al.); qcn_bound, qcn_fluid, asm_fluid (P002, with feedback delay); dx (P004);
+beta_from_alpha, throughput_ratio (P003).
+
+Note: the names `dctcp`, `dx`, `toy`, `sweep`, `tcp_red` here are the model constructors; their modules are
 `ccscope.fluid.dctcp` etc. (import names from them with `from ccscope.fluid.dctcp import ...`).
 """
 from __future__ import annotations
@@ -21,12 +25,13 @@ from ccscope.fluid.dctcp import (
 )
 from ccscope.fluid.dctcp_hybrid import DctcpHybrid, convergence_rate, dctcp_hybrid
 from ccscope.fluid.dx import DxFluid, dx
-from ccscope.fluid.qcn import qcn_bound
+from ccscope.fluid.qcn import QcnFluid, qcn_bound, qcn_fluid
 from ccscope.fluid.sawtooth import sawtooth
 from ccscope.fluid.sweep import sweep
+from ccscope.fluid.tcp_red import TcpRedFluid, tcp_red
 from ccscope.fluid.toy import ToyModel, invariant_density, toy
 
 __all__ = ["AsmFluid", "DctcpFluid", "DctcpHybrid", "DctcpNormalized", "DxFluid", "FluidResult", "LimitCycle",
-           "PoincareResult", "ToyModel", "asm_fluid", "beta_from_alpha", "convergence_rate", "dctcp", "dctcp_hybrid",
-           "dctcp_normalized", "dx", "invariant_density", "qcn_bound", "sawtooth", "sliding_condition", "sweep",
-           "throughput_ratio", "toy"]
+           "PoincareResult", "QcnFluid", "TcpRedFluid", "ToyModel", "asm_fluid", "beta_from_alpha", "convergence_rate",
+           "dctcp", "dctcp_hybrid", "dctcp_normalized", "dx", "invariant_density", "qcn_bound", "qcn_fluid", "sawtooth",
+           "sliding_condition", "sweep", "tcp_red", "throughput_ratio", "toy"]

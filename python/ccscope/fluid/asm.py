@@ -10,6 +10,15 @@ Sliding condition (eq 15 via eq 28): M(a, b) = 1 + (w/(pC)) (w a - b); need M(a-
 M(a+, b+) > 0, i.e. b- > w a- + pC/w (E39: "b- != 0 is sufficient" is false). On the line Lambda
 the queue decays as exp(-pC t / w) (eq 16).
 
+Feedback delay (§4.4, App. D, Prop 2; ALGORITHMS.md §5.3): with `delay_s` = tau > 0 the reaction point
+acts on Qf and dQ measured tau earlier, in the same per-feedback gains:
+    dx1/dt = x2,     dx2/dt = -pC a x1(t - tau) - b dQ(t - tau),   region from (x1, Fb)(t - tau)
+where dQ is the measured queue change (= x2 while the queue is busy). Optional floors (`q0_pkts` given):
+q >= 0 (x1 >= -q0) and A >= 0 (x2 >= -C). Prop 2: the delay tilts Lambda (eq 37), drifts the gains
+(eqs 43-44) and adds a bounded disturbance E1 = A eps1 + K B eps2 (eq 42), eps_i = x_i(t - tau) - x_i(t);
+sliding survives outside H0 = {|q - q0| <= D} (eq 46), `quasi_sliding_width` evaluates D. With
+delay_s = 0 and no floors the model is exactly the undelayed one (same class, same steps).
+
 Default gains (§5.1): fractions of C/128 per quantization unit; they give w a- - b- = 0 exactly, so
 the defaults sit ON the boundary: M(a-, b-) = 1, not satisfied (marginal). Evaluated with Fractions.
 ALGORITHMS.md §5.2; FIGURES.md asm/fig3, asm/text-sliding-condition.
@@ -29,7 +38,7 @@ from ccscope.fluid.base import (
     check_positive,
     pkts_per_s,
 )
-from ccscope.fluid.solver import DelayModel, integrate
+from ccscope.fluid.solver import DelayModel, integrate, lag_mean
 
 #: ASM defaults (P002 §5.1): feedback weight w, sampling probability p.
 W_ASM = 32
@@ -105,17 +114,63 @@ class _AsmFluid(DelayModel):
 ASM_FLUID = _AsmFluid()
 
 
+class _AsmFluidDelayed(DelayModel):
+    """Eq 26 with feedback delay (App. D) and optional floors. State (x1, x2); delayed observables
+    (x1, measured dQ rate) -> n_observables = 2. Params: w, pc, c, gains, x1_floor, instant."""
+
+    state_names = ("queue_offset_pkts", "rate_excess_pps")
+    n_observables = 2
+
+    @staticmethod
+    def _dq(xp, x, p):
+        return xp.where(x[..., 0] <= p["x1_floor"], xp.maximum(x[..., 1], 0.0), x[..., 1])
+
+    def rhs(self, xp, x, lag_lo, lag_hi, p):
+        inst = p["instant"] > 0
+        dq_now = self._dq(xp, x, p)
+        x1d = xp.where(inst, x[..., 0], lag_mean(lag_lo[..., 0, 0], lag_hi[..., 0, 0]))
+        dqd = xp.where(inst, dq_now, lag_mean(lag_lo[..., 0, 1], lag_hi[..., 0, 1]))
+        fb = -x1d - p["w"] / p["pc"] * dqd
+        parabola = (x1d * fb) > 0
+        a = xp.where(parabola, p["a_minus"], p["a_plus"])
+        b = xp.where(parabola, p["b_minus"], p["b_plus"])
+        dx2 = -p["pc"] * a * x1d - b * dqd
+        dx2 = xp.where(x[..., 1] <= -p["c"], xp.maximum(dx2, 0.0), dx2)
+        return xp.stack([dq_now, dx2], axis=-1)
+
+    def observable(self, xp, x, p):
+        return xp.stack([x[..., 0], self._dq(xp, x, p)], axis=-1)
+
+    def project(self, xp, x, p):
+        return xp.stack([xp.maximum(x[..., 0], p["x1_floor"]), xp.maximum(x[..., 1], -p["c"])], axis=-1)
+
+
+ASM_FLUID_DELAYED = _AsmFluidDelayed()
+
+
+def quasi_sliding_width(condition: SlidingCondition, e1, *, w: float, p: float, c_pps: float):
+    """Width D of H0 (eq 46) for a disturbance E1 (pkts/s^2, scalar or array): w^2 |E1| / (p^2 C^2 min |M|)
+    (eq 45's denominators |w^2 N a - w N b + p^2 C^2| = p^2 C^2 |M(a, b)| in per-feedback gains)."""
+    m = min(abs(float(condition.m_minus)), abs(float(condition.m_plus)))
+    return w**2 * np.abs(np.asarray(e1, dtype=float)) / ((p * c_pps) ** 2 * m)
+
+
 def asm_fluid(rate_bps: float, *, gains: dict | None = None, w: float = W_ASM, p: float = float(P_ASM),
-              packet_bytes: float = PACKET_BYTES_DEFAULT) -> AsmFluid:
-    """ASM fluid model at `rate_bps` with gain fractions (default: the sliding set S of §5.1)."""
-    return AsmFluid(rate_bps, gains=gains, w=w, p=p, packet_bytes=packet_bytes)
+              packet_bytes: float = PACKET_BYTES_DEFAULT, delay_s: float = 0.0, q0_pkts: float | None = None) -> AsmFluid:
+    """ASM fluid model at `rate_bps` with gain fractions (default: the sliding set S of §5.1); optional
+    feedback delay `delay_s` (App. D) and, with `q0_pkts`, the floors q >= 0 and A >= 0."""
+    return AsmFluid(rate_bps, gains=gains, w=w, p=p, packet_bytes=packet_bytes, delay_s=delay_s, q0_pkts=q0_pkts)
 
 
 class AsmFluid:
-    """Eq 26 in the Q/R plane. gains: a_plus, a_minus, b_plus, b_minus as fractions of C/128."""
+    """Eq 26 in the Q/R plane. gains: a_plus, a_minus, b_plus, b_minus as fractions of C/128.
+    delay_s: feedback delay tau (App. D; 0 = the ideal model); q0_pkts: target queue, which turns on
+    the floors q >= 0, A >= 0 (None: the unconstrained plane of §4.2)."""
 
     def __init__(self, rate_bps: float, *, gains: dict | None = None, w: float = W_ASM, p: float = float(P_ASM),
-                 packet_bytes: float = PACKET_BYTES_DEFAULT):
+                 packet_bytes: float = PACKET_BYTES_DEFAULT, delay_s: float = 0.0, q0_pkts: float | None = None):
+        self.delay_s = check_positive("delay_s", delay_s, allow_zero=True)
+        self.q0_pkts = None if q0_pkts is None else check_positive("q0_pkts", q0_pkts)
         self.c_pps = pkts_per_s(check_positive("rate_bps", rate_bps), check_positive("packet_bytes", packet_bytes))
         self.rate_bps = rate_bps
         self.w = check_positive("w", w)
@@ -144,8 +199,18 @@ class AsmFluid:
         until_s = 10 * tau if until_s is None else check_positive("until_s", until_s)
         dt_s = tau / STEPS_PER_TAU if dt_s is None else check_positive("dt_s", dt_s)
         params = dict(w=self.w, pc=self.p * self.c_pps, **self.gains)
-        res = integrate(ASM_FLUID, params, x0, delays=dt_s, history=0.0, dt=dt_s, until=until_s,
-                        record_every=record_every, backend=backend)
+        if self.delay_s == 0 and self.q0_pkts is None:
+            res = integrate(ASM_FLUID, params, x0, delays=dt_s, history=0.0, dt=dt_s, until=until_s,
+                            record_every=record_every, backend=backend)
+        else:
+            if self.delay_s > 0 and dt_s > self.delay_s:
+                raise ValueError(f"dt_s = {dt_s:g}: must not exceed delay_s = {self.delay_s:g}")
+            params.update(c=self.c_pps, instant=float(self.delay_s == 0),
+                          x1_floor=-np.inf if self.q0_pkts is None else -self.q0_pkts)
+            x0 = np.asarray(ASM_FLUID_DELAYED.project(np, x0, params))
+            hist = np.asarray(ASM_FLUID_DELAYED.observable(np, x0, params))   # the start state for t < 0
+            res = integrate(ASM_FLUID_DELAYED, params, x0, delays=max(self.delay_s, dt_s), history=hist, dt=dt_s,
+                            until=until_s, record_every=record_every, backend=backend)
         frames = []
         for i in range(x0.shape[0]):
             x1, x2 = res.x[:, i, 0], res.x[:, i, 1]
@@ -153,4 +218,5 @@ class AsmFluid:
                                         "fb_pkts": -x1 - self.w / (self.p * self.c_pps) * x2}))
         ok = bool(np.all(np.isfinite(res.x_final)))
         return FluidResult(traces=pd.concat(frames, ignore_index=True), success=ok, message="ok" if ok else "non-finite",
-                           params=dict(rate_bps=self.rate_bps, w=self.w, p=self.p, **self.gains))
+                           params=dict(rate_bps=self.rate_bps, w=self.w, p=self.p, delay_s=self.delay_s,
+                                       q0_pkts=self.q0_pkts, **self.gains))

@@ -145,7 +145,7 @@ FEEDBACK_MODES = ("linear", "negative")
 class _QcnDde(DelayModel):
     """State (q frames, R_C, R_T frames/s per flow). Delayed observables (F, R_C): n_observables = 2.
 
-    Params: n, c, qeq, w, p, gd, r_ai, f_max, min_rate, line_rate, eta_p, zeta_p, eta_0, zeta_0,
+    Params: n, c, qeq, buffer, w, p, gd, r_ai, f_max, min_rate, line_rate, eta_p, zeta_p, eta_0, zeta_0,
     instant (1: no delay, read the current state), negative (1: CNMs only while F > 0).
     """
 
@@ -155,6 +155,7 @@ class _QcnDde(DelayModel):
     @staticmethod
     def _dq(xp, x, p):
         dq = p["n"] * x[..., 1] - p["c"]
+        dq = xp.where(x[..., 0] >= p["buffer"], xp.minimum(dq, 0.0), dq)   # full buffer: the excess is dropped
         return xp.where(x[..., 0] <= 0.0, xp.maximum(dq, 0.0), dq)
 
     def _congestion(self, xp, x, p):
@@ -162,7 +163,7 @@ class _QcnDde(DelayModel):
         return x[..., 0] - p["qeq"] + p["w"] / (p["p"] * p["c"]) * self._dq(xp, x, p)
 
     def rhs(self, xp, x, lag_lo, lag_hi, p):
-        q, rc, rt = x[..., 0], x[..., 1], x[..., 2]
+        rc, rt = x[..., 1], x[..., 2]
         f_now = self._congestion(xp, x, p)
         inst = p["instant"] > 0
         f_lo = xp.where(inst, f_now, lag_lo[..., 0, 0])
@@ -180,14 +181,13 @@ class _QcnDde(DelayModel):
         d_rc = xp.where(rc <= p["min_rate"], xp.maximum(d_rc, 0.0), d_rc)
         d_rc = xp.where(rc >= p["line_rate"], xp.minimum(d_rc, 0.0), d_rc)
         d_rt = xp.where(rt >= p["line_rate"], xp.minimum(d_rt, 0.0), d_rt)
-        del q
         return xp.stack([self._dq(xp, x, p), d_rc, d_rt], axis=-1)
 
     def observable(self, xp, x, p):
         return xp.stack([self._congestion(xp, x, p), x[..., 1]], axis=-1)
 
     def project(self, xp, x, p):
-        return xp.stack([xp.maximum(x[..., 0], 0.0), xp.clip(x[..., 1], p["min_rate"], p["line_rate"]),
+        return xp.stack([xp.clip(x[..., 0], 0.0, p["buffer"]), xp.clip(x[..., 1], p["min_rate"], p["line_rate"]),
                          xp.clip(x[..., 2], p["min_rate"], p["line_rate"])], axis=-1)
 
 
@@ -198,14 +198,15 @@ class QcnFluid:
     """QCN fluid model (module doc) for `n_flows` flows sharing a link of `rate_bps` with feedback delay `delay_s`.
 
     Defaults are ALGORITHMS.md §4.2 / P002 App. A: p = 1%, w = 2, Gd = 1/128, R_AI = 5 Mb/s, 1500-B frames,
-    Qeq = 26 KB; `qeq_pkts` overrides Qeq in frames (P002 runs use q0 = 5 or 64). `bound` is Proposition 1
-    for the same parameters (E33).
+    Qeq = 26 KB; `qeq_pkts` overrides Qeq in frames (P002 runs use q0 = 5 or 64). `buffer_pkts` caps the
+    queue (arrivals beyond it are dropped; default: no limit). `bound` is Proposition 1 for the same
+    parameters (E33).
     """
 
     def __init__(self, rate_bps: float, n_flows: float, *, delay_s: float = 0.0, qeq_pkts: float | None = None,
                  p: float = SAMPLING_P, w: float = W_FEEDBACK, gd: float = GD, r_ai_bps: float = R_AI_BPS,
                  frame_bytes: float = PACKET_BYTES_DEFAULT, min_rate_bps: float = MIN_RATE_BPS,
-                 line_rate_bps: float | None = None, feedback: str = "linear"):
+                 line_rate_bps: float | None = None, feedback: str = "linear", buffer_pkts: float | None = None):
         self.bound = qcn_bound(rate_bps, n_flows, p=p, w=w, gd=gd, r_ai_bps=r_ai_bps, frame_bytes=frame_bytes)
         self.rate_bps, self.n_flows, self.frame_bytes = float(rate_bps), float(n_flows), float(frame_bytes)
         self.delay_s = check_positive("delay_s", delay_s, allow_zero=True)
@@ -220,6 +221,7 @@ class QcnFluid:
         if feedback not in FEEDBACK_MODES:
             raise ValueError(f"feedback = {feedback!r}: allowed values are 'linear' and 'negative'")
         self.feedback = feedback
+        self.buffer_pkts = math.inf if buffer_pkts is None else check_positive("buffer_pkts", buffer_pkts)
 
     @property
     def fair_rate_pps(self) -> float:
@@ -227,14 +229,15 @@ class QcnFluid:
         return self.c_pps / self.n_flows
 
     def default_dt_s(self) -> float:
-        """min(delay, fastest loop time constant 1/max(a3, b, gamma, beta)) / STEPS_PER_DELAY."""
+        """min(delay, fastest loop time constant 1/max(a3, b, gamma, beta) / STEPS_PER_DELAY): the method of
+        steps needs dt <= delay; the loop needs STEPS_PER_DELAY steps per time constant."""
         b = self.bound
-        t_loop = 1.0 / max(b.a3, b.b, b.gamma, b.beta)
-        return (min(self.delay_s, t_loop) if self.delay_s > 0 else t_loop) / STEPS_PER_DELAY
+        dt = 1.0 / max(b.a3, b.b, b.gamma, b.beta) / STEPS_PER_DELAY
+        return min(self.delay_s, dt) if self.delay_s > 0 else dt
 
     def _params(self) -> dict:
         eta_p, zeta_p = eta_zeta(self.p)
-        return {"n": self.n_flows, "c": self.c_pps, "qeq": self.qeq_pkts, "w": self.w, "p": self.p, "gd": self.gd,
+        return {"n": self.n_flows, "c": self.c_pps, "qeq": self.qeq_pkts, "buffer": self.buffer_pkts, "w": self.w, "p": self.p, "gd": self.gd,
                 "r_ai": self.r_ai_pps, "f_max": MIN_DEC_FAC / self.gd, "min_rate": self.min_rate_pps,
                 "line_rate": self.line_rate_pps, "eta_p": eta_p, "zeta_p": zeta_p, "eta_0": 1.0 / BC_CYCLE_FRAMES,
                 "zeta_0": 1.0 / BC_CYCLE_FRAMES, "instant": float(self.delay_s == 0),
@@ -279,5 +282,35 @@ class QcnFluid:
 
 def qcn_fluid(rate_bps: float, n_flows: float, *, delay_s: float = 0.0, **options) -> QcnFluid:
     """The QCN time-domain fluid model; see `QcnFluid` (options: qeq_pkts, p, w, gd, r_ai_bps, frame_bytes,
-    min_rate_bps, line_rate_bps, feedback)."""
+    min_rate_bps, line_rate_bps, feedback, buffer_pkts)."""
     return QcnFluid(rate_bps, n_flows, delay_s=delay_s, **options)
+
+
+def solve_batch(models: list[QcnFluid], until_s: float, *, dt_s: float | None = None, q0_pkts: float = 0.0,
+                r0_bps: float | None = None, settle_s: float | None = None, backend: str = "numpy",
+                dtype: str = "float64") -> pd.DataFrame:
+    """Integrate several QCN fluid models as ONE batch (common step: the smallest default step) and
+    summarize each after `settle_s` (default half the run): q_min_pkts, q_max_pkts (extremes after
+    settling), period_s and periodic (whole periods of q around Qeq), q_final_pkts, rate_final_bps
+    (aggregate N R_C at the end). Used by `sweep("qcn_fluid", ...)` and the tests."""
+    if not models:
+        raise ValueError("models: need at least one QcnFluid")
+    until_s = check_positive("until_s", until_s)
+    dt_s = min(m.default_dt_s() for m in models) if dt_s is None else check_positive("dt_s", dt_s)
+    for i, m in enumerate(models):
+        if 0 < m.delay_s < dt_s:
+            raise ValueError(f"models[{i}].delay_s = {m.delay_s:g}: must not be below dt_s = {dt_s:g}")
+    delays = np.array([max(m.delay_s, dt_s) for m in models])
+    plist = [m._params() for m in models]
+    params = {k: np.array([pp[k] for pp in plist]) for k in plist[0]}
+    r0 = np.array([m.line_rate_pps if r0_bps is None else pkts_per_s(r0_bps, m.frame_bytes) for m in models])
+    x0 = np.stack([np.full(len(models), float(q0_pkts)), r0, r0], axis=-1)
+    hist = np.asarray(QCN_DDE.observable(np, QCN_DDE.project(np, x0, params), params))
+    settle_s = 0.5 * until_s if settle_s is None else settle_s
+    res = integrate(QCN_DDE, params, x0, delays=delays, history=hist, dt=dt_s, until=until_s, settle=settle_s,
+                    level=params["qeq"], monitor_index=0, backend=backend, dtype=dtype)
+    out = lc.monitor_arrays(res.monitor)
+    return pd.DataFrame({"q_min_pkts": out["q_min"], "q_max_pkts": out["q_max"], "period_s": out["period"],
+                         "periodic": out["periodic"], "q_final_pkts": res.x_final[:, 0],
+                         "rate_final_bps": params["n"] * res.x_final[:, 1] * np.array([m.frame_bytes * 8 for m in models]),
+                         "qeq_pkts": params["qeq"], "dt_s": dt_s})

@@ -5,7 +5,12 @@ with one row per point: the parameters (unit-suffixed names) followed by the mod
 Models: "dctcp_normalized" (wbar, g[, psi]) -> q_min, q_max, period_rtt, throughput;
 "dctcp" (n, rate_bps, rtt_s, k_pkts, g; option until_s) -> q_min_pkts, q_max_pkts, period_s, throughput;
 "dctcp_poincare" (wbar, g) -> spectral_radius (scipy, one point at a time); "dx" (n_flows,
-rate_bps, r0_s) -> bound_s, stable; "qcn" (rate_bps, n_flows) -> bound_s, delay_margin_s.
+rate_bps, r0_s) -> bound_s, stable; "qcn" (rate_bps, n_flows) -> bound_s, delay_margin_s;
+"qcn_fluid" (rate_bps, n_flows, delay_s[, qeq_pkts]; options until_s, dt_s, r0_bps, feedback) -> the time-domain
+QCN model as ONE batch: q_min_pkts, q_max_pkts, period_s, periodic, q_final_pkts, rate_final_bps, plus the
+App. A bound_s and delay_margin_s; "tcp_red" (n_flows, rate_bps, tp_s, min_th_pkts, max_th_pkts[, max_p, w_q])
+-> equilibrium w0_pkts, p0, q0_pkts, r0_s and Hollot et al.'s dc_gain, hollot_stable, delay_margin_s,
+linear_stable (closed form).
 """
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from ccscope.fluid.dctcp import (
 )
 from ccscope.fluid.solver import integrate
 
-MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn")
+MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn", "qcn_fluid", "tcp_red")
 
 
 def _product(grid: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -70,6 +75,23 @@ def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "numpy", dtype:
         df = _product(grid, ("rate_bps", "n_flows"))
         bs = [qcn_bound(r.rate_bps, r.n_flows) for r in df.itertuples()]
         return df.assign(bound_s=[b.bound_s for b in bs], delay_margin_s=[b.delay_margin_s for b in bs])
+    if model == "qcn_fluid":
+        from ccscope.fluid.qcn import qcn_fluid, solve_batch
+        df = _product(grid, ("rate_bps", "n_flows", "delay_s"), ("qeq_pkts",))
+        feedback = options.pop("feedback", "linear")
+        models = [qcn_fluid(r.rate_bps, r.n_flows, delay_s=r.delay_s, feedback=feedback,
+                            **({"qeq_pkts": r.qeq_pkts} if "qeq_pkts" in df else {})) for r in df.itertuples()]
+        out = solve_batch(models, options.pop("until_s", 0.05), backend=backend, dtype=dtype, **options)
+        return pd.concat([df, out.drop(columns=["qeq_pkts"] if "qeq_pkts" in df else [])], axis=1).assign(
+            bound_s=[m.bound.bound_s for m in models], delay_margin_s=[m.bound.delay_margin_s for m in models])
+    if model == "tcp_red":
+        from ccscope.fluid.tcp_red import equilibrium as red_equilibrium
+        df = _product(grid, ("n_flows", "rate_bps", "tp_s", "min_th_pkts", "max_th_pkts"), ("max_p", "w_q"))
+        eqs = [red_equilibrium(r.n_flows, r.rate_bps, r.tp_s, min_th_pkts=r.min_th_pkts, max_th_pkts=r.max_th_pkts,
+                               **{k: getattr(r, k) for k in ("max_p", "w_q") if k in df}) for r in df.itertuples()]
+        cols = ("w0_pkts", "p0", "q0_pkts", "r0_s", "on_ramp", "dc_gain", "hollot_stable", "delay_margin_s",
+                "linear_stable")
+        return df.assign(**{c: [getattr(e, c) for e in eqs] for c in cols})
     raise ValueError(f"model = {model!r}: allowed values are {', '.join(MODELS)}")
 
 

@@ -155,3 +155,98 @@ def throughput_ratio_curve(*, ax=None, n_points: int = 200):
     ax.set_xlabel("beta_DCTCP (fraction of window kept)")
     ax.set_ylabel("T_r = T_dctcp / T_tcp")
     return ax
+
+
+def qcn_delay_margin(n_flows: float, *, rates_bps: np.ndarray | None = None, mark_rate_bps: float | None = None,
+                     ax=None):
+    """QCN delay figures against the link rate (P002 App. A, E33): the eq-17 bound and the exact delay
+    margin of the same linear loop, log-log; delays above the margin are unstable (shaded)."""
+    from ccscope.fluid.qcn import qcn_bound
+
+    ax = _axes(ax)
+    r = np.geomspace(1e9, 400e9, 16) if rates_bps is None else np.asarray(rates_bps, dtype=float)
+    bounds = [qcn_bound(x, n_flows) for x in r]
+    bound_us = np.array([b.bound_s for b in bounds]) * 1e6
+    margin_us = np.array([b.delay_margin_s for b in bounds]) * 1e6
+    ax.loglog(r / 1e9, bound_us, label="eq 17 bound (sufficient for instability)")
+    ax.loglog(r / 1e9, margin_us, "--", label="exact delay margin of the linear loop")
+    ax.fill_between(r / 1e9, margin_us, margin_us.max() * 10, color="tab:red", alpha=0.12, label="unstable")
+    ax.set_ylim(margin_us.min() / 2, margin_us.max() * 2)
+    if mark_rate_bps is not None:
+        b = qcn_bound(mark_rate_bps, n_flows)
+        ax.plot([mark_rate_bps / 1e9], [b.bound_s * 1e6], "ko", ms=4)
+        ax.annotate(f"{b.bound_s * 1e6:.1f} us", (mark_rate_bps / 1e9, b.bound_s * 1e6), textcoords="offset points",
+                    xytext=(6, 6), fontsize=8)
+    ax.set_xlabel("link rate C (Gb/s)")
+    ax.set_ylabel("feedback delay (us)")
+    ax.set_title(f"QCN delay stability, N = {n_flows:g} (P002 App. A, E33)", fontsize=9)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def dx_stability_region(rate_bps: float, r0_s: float, *, n_max: float | None = None, mark_n: float | None = None,
+                        ax=None):
+    """DX Theorem 1 (P004, E50/E53): the bound on tau against the number of flows N at fixed R0, with the
+    line tau = R0; stable where the bound exceeds R0 (shaded)."""
+    from ccscope.fluid.dx import equilibrium, min_stable_flows
+
+    ax = _axes(ax)
+    n_star = min_stable_flows(rate_bps, r0_s)
+    top = max(n_max or 0.0, 3 * n_star, 10.0)
+    n = np.linspace(1, top, 200)
+    bound_us = np.array([equilibrium(x, rate_bps, r0_s).bound_s for x in n]) * 1e6
+    ax.plot(n, bound_us, label="Theorem 1 bound on tau (E50)")
+    ax.axhline(r0_s * 1e6, color="k", ls="--", lw=0.8, label=f"tau = R0 = {r0_s * 1e6:g} us (E53)")
+    ax.fill_between(n, 0, bound_us.max() * 1.1, where=bound_us > r0_s * 1e6, color="tab:green", alpha=0.12,
+                    label=f"stable: N >= {n_star:.2f}")
+    if mark_n is not None:
+        ax.plot([mark_n], [equilibrium(mark_n, rate_bps, r0_s).bound_s * 1e6], "ko", ms=4)
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("delay bound (us)")
+    ax.set_title(f"DX stability, C = {rate_bps / 1e9:g} Gb/s (P004 Theorem 1)", fontsize=9)
+    ax.legend(fontsize="small")
+    return ax
+
+
+def asm_sliding_region(*, w: float, p: float, gain_sets: dict[str, dict] | None = None, ax=None, span: float = 4.0):
+    """Ineq. 15 in the (a-, b-) gain plane, gains as fractions of C/128 (P002 §5.1-5.2, E39): the first
+    inequality b- > w a- + 128 p / w is shaded; the line b- = w a- (gain part of M zero, where the §5.1
+    defaults sit) is dashed. `gain_sets`: name -> gains dict, drawn as points."""
+    from ccscope.fluid.asm import GAIN_SCALE_DIVISOR
+
+    ax = _axes(ax)
+    offset = GAIN_SCALE_DIVISOR * p / w
+    pts = [(float(g["a_minus"]), float(g["b_minus"])) for g in (gain_sets or {}).values()]
+    a_hi = max([span * x for x, _ in pts] + [1 / 32])
+    a = np.linspace(0, a_hi, 100)
+    b_hi = max([1.5 * y for _, y in pts] + [w * a_hi + offset]) * 1.1
+    ax.fill_between(a, w * a + offset, b_hi, color="tab:green", alpha=0.15, label="M(a-, b-) < 0: sliding (ineq. 15)")
+    ax.plot(a, w * a + offset, "g-", lw=1, label=f"b- = w a- + 128 p/w (= w a- + {offset:.3g})")
+    ax.plot(a, w * a, "k--", lw=0.8, label="b- = w a- (E39 boundary of the gain part)")
+    for (name, g), (x, y) in zip((gain_sets or {}).items(), pts):
+        ax.plot([x], [y], "o", ms=5, label=name)
+    ax.set_xlim(0, a_hi)
+    ax.set_ylim(0, b_hi)
+    ax.set_xlabel("a- (fraction of C/128 per pkt of Qf)")
+    ax.set_ylabel("b- (fraction of C/128 per pkt of dQ)")
+    ax.set_title(f"ASM sliding condition, w = {w:g}, p = {p:g} (P002 ineq. 15)", fontsize=9)
+    ax.legend(fontsize="x-small")
+    return ax
+
+
+def red_panels(traces: pd.DataFrame, *, q0_pkts: float | None = None, axes: Sequence[Any] | None = None):
+    """TCP/RED fluid run: queue and average queue (pkts), window (pkts) against time (s)."""
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
+    axes[0].plot(traces.time_s, traces.queue_pkts, lw=0.8, label="queue q")
+    axes[0].plot(traces.time_s, traces.avg_queue_pkts, lw=0.8, label="RED average x")
+    if q0_pkts is not None:
+        axes[0].axhline(q0_pkts, color="grey", ls="--", lw=0.8, label="equilibrium q0")
+    axes[0].set_ylabel("queue (pkts)")
+    axes[0].legend(fontsize="small")
+    axes[1].plot(traces.time_s, traces.window_pkts, lw=0.8)
+    axes[1].set_ylabel("window W (pkts)")
+    axes[1].set_xlabel("time (s)")
+    return axes

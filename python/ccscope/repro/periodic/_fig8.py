@@ -54,13 +54,16 @@ def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
     cvs = [v[f"{s:g}"]["cv"] for s in chosen]
     ups = int(sum(b > a + 0.005 for a, b in zip(cvs, cvs[1:])))  # 0.005: CV estimate noise of one seed
     if queue == "droptail":
-        big = f"{chosen[-1]:g}"
-        c.add(f"B = {big}: total wnd ≥ 990 during ≥ 99% of the window", v[big]["frac_ge_990"], v[big]["frac_ge_990"] >= 0.99,
-              "≥ 0.99", "every flow at rwnd")
-        c.add(f"B = {big}: no drops after warm-up", v[big]["drops"], v[big]["drops"] == 0, "0", "exact")
+        # fig8a: the largest B; fig8b: every B ≥ the computed flattening buffer + 5% (FIGURES.md).
+        flat = [s for s in chosen if s >= 1.05 * v["flatten_buffer_pkts"]] if "flatten_buffer_pkts" in v else [chosen[-1]]
+        for b in (f"{s:g}" for s in flat):
+            c.add(f"B = {b}: total wnd ≥ 990 during ≥ 99% of the window", v[b]["frac_ge_990"], v[b]["frac_ge_990"] >= 0.99,
+                  "≥ 0.99", "every flow at rwnd")
+            c.add(f"B = {b}: no drops after warm-up", v[b]["drops"], v[b]["drops"] == 0, "0", "exact")
         small = f"{chosen[0]:g}"
         c.add(f"B = {small}: CV(total wnd) ≥ 0.1", v[small]["cv"], v[small]["cv"] >= 0.1, "≥ 0.1", "visible sawtooth")
-        c.add("CV non-increasing in the buffer", ups, ups == 0, "0 rises", "0.005 CV noise")
+        if rtt == "fixed":  # FIGURES.md lists the monotonicity check for fig8a only
+            c.add("CV non-increasing in the buffer", ups, ups == 0, "0 rises", "0.005 CV noise")
     else:
         c.add("CV non-increasing in max_th (one inversion allowed)", ups, ups <= 1, "≤ 1 rise", "one seed")
         lo, hi = f"{chosen[0]:g}", f"{chosen[-1]:g}"
@@ -71,7 +74,48 @@ def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
             need = min(3, len(chosen))
             c.add(f"ratiofix CV ≥ minfix CV at ≥ {need} of {len(chosen)} max_th", n, n >= need, f"≥ {need}", "minfix smooths earlier")
     return verdict(c, {"cv_by_size": dict(zip((f"{s:g}" for s in chosen), cvs)), **{k: v[k] for k in v if not k[0].isdigit()}},
-                   tolerance="FIGURES.md thresholds", notes=_p0.CAUSE)
+                   tolerance="FIGURES.md thresholds", notes=CAUSES.get((rtt, queue), _p0.CAUSE) + (QUICK_NOTE if run.quick and "flatten_buffer_pkts" in v else "")
+                   + _p0.SETUP_NOTE)
+
+
+QUICK_NOTE = (" Quick variant: with starts in [0, 30] s and 200 s of warm-up the 50 near-synchronized slow starts have not "
+              "settled at the computed flattening buffer (a few drops, total wnd < 990 part of the time); the full run "
+              "(starts in [0, 300] s, measured over 600-4200 s) is the reference.")
+
+
+#: Causes of the disagreements, by (rtt, queue), measured on the full runs (seed 1).
+CAUSES = {
+    ("fixed", "droptail"): (
+        "CV(total wnd) is not monotone in B: B = 250 (1 BDP) has a larger CV than B = 50 (0.23 vs 0.18 full run). With Reno "
+        "halving, the total window saws between about half and all of BDP + B, a relative swing that does not shrink with B "
+        "until the rwnd cap (50 × 20 = 1000 pkts, B ≥ 748.75) stops the growth; at B = 250 the buffer only keeps the "
+        "egress busy (loss ≈ 0), the window itself still oscillates. P001's Fig 8a image is lost; FIGURES.md's monotonicity "
+        "is an inference that the halving mechanism does not support between 50 and 250."),
+    ("variable", "droptail"): (
+        "B = 86 gives CV(total wnd) ≈ 0.07 < 0.1: with random RTTs only ~19% of the flows see a drop per epoch, so the total "
+        "window dips by ~r/2 ≈ 10% per epoch (fixed RTT: ~60% of the flows, CV 0.18); the epochs are irregular and the "
+        "total window has no clear period (ACF after its first minimum ≈ 0.2). At the computed flattening buffer + 5% "
+        "(601 pkts) there are no drops after warm-up, but the total window only reaches 990 at ≈ 644 s (flows started "
+        "up to 300 s still ramping to rwnd), so it is ≥ 990 during 98.8% of the 600-4200 s window, just short of 99%; "
+        "from 644 s on it stays at 1000."),
+    ("fixed", "minfix"): (
+        "CV at max_th 1500 is not ≤ half the CV at 15: the max_th = 15 sawtooth (period 10 s, ACF peak 0.80) is replaced "
+        "by a slow aperiodic wander (ACF after its first minimum 0.13) of similar size: with w_q = 0.002 at 187.5 pkt/s the "
+        "average queue has a 2.7-s time constant, of the order of the 2-s RTT, and the Reno/RED loop oscillates slowly "
+        "(mean queue 124 pkts, CV 0.48). Every drop costs a flow a timeout almost (≈ 6.5 k timeouts and 10.6 k fast "
+        "retransmits for 6.5 k drops in 2400 s: the engine's Reno retransmits 8× more packets than are dropped), "
+        "which keeps the windows small (mean total wnd 359) and uneven. So the oscillation changes character "
+        "(the arrival PI falls to 0.13) without shrinking, unlike the paper's smooth Fig 8c."),
+    ("variable", "minfix"): (
+        "CV at max_th 1500 (0.056) just misses half the CV at 15 (0.053): the oscillation does shrink monotonically "
+        "(0.106, 0.104, 0.073, 0.062, 0.056) but from a small start, because random RTTs already desynchronize the "
+        "max_th = 15 case (~19% of flows per epoch); the residual CV is the slow Reno/RED wander of fig8c."),
+    ("fixed", "ratiofix"): (
+        "Ratiofix with fixed RTT grows a slow, large oscillation as max_th rises (CV 0.21, 0.21, 0.15, 0.25, 0.34): with "
+        "min_th = max_th/3 = 500 the average queue (time constant 2.7 s) swings the drop rate between 0 and bursts, and "
+        "the windows move together on a > 60-s scale (mean pairwise cwnd correlation 0.56 at max_th 1500). The paper's "
+        "smooth trend (oscillation shrinks) is not reproduced; ratiofix oscillating more than minfix at equal max_th is."),
+}
 
 
 def plot(entry_id: str, queue: str, run: Run):

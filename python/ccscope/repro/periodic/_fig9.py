@@ -43,9 +43,11 @@ def check(e, run: Run) -> dict:
     if e.SIZE == 1500:
         # queue CV ≥ 0.05: the queue must still move (paper: 'the queue still fluctuates').
         c.add("queue CV ≥ 0.05", m["queue_cv"], m["queue_cv"] >= 0.05, "≥ 0.05", "visible fluctuation")
-    return verdict(c, {k: m[k] for k in ("ingress_pi", "egress_pi", "egress_loss_pct", "ingress_loss_pct",
-                                        "drops_after_warmup", "queue_cv", "queue_mean_pkts")},
-                   tolerance="PI thresholds of FIGURES.md; utilization within 0.5 pt", notes=_p0.CAUSE)
+    cause = _p0.cause_ingress_pi(m) + _p0.SETUP_NOTE if e.SIZE in (50, 15) and pi < 0.5 else _p0.CAUSE
+    return verdict(c, {k: m[k] for k in ("ingress_pi", "ingress_pi_lag_s", "ingress_noise_ceiling", "egress_pi", "egress_loss_pct",
+                                        "ingress_loss_pct", "drops_after_warmup", "queue_cv", "queue_mean_pkts",
+                                        "total_wnd_period_peak", "total_wnd_period_s")},
+                   tolerance="PI thresholds of FIGURES.md; utilization within 0.5 pt", notes=cause)
 
 
 def plot(e, run: Run):

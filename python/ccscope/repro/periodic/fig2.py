@@ -1,28 +1,62 @@
-"""periodic/fig2: not reproduced yet -- the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet.
+"""periodic/fig2: flat vs periodic aggregate (P001 Fig 2 b-c; panel a is the topology, see `fig3`).
 
-FIGURES.md gives the setup, claim, check and quick variant; this module keeps the ID in
-`ccscope repro list` (status "not yet") until the mechanism lands.
+Setup P0, fixed RTT 1340 ms: (b) DropTail B = 251 (1 BDP), (c) DropTail B = 50 (the `fig4a` run).
+Full 4200 s measured over 600-4200 s; quick 600 s, starts in [0, 30] s, measured over 200-600 s (`_p0`).
 """
 from __future__ import annotations
 
-from ccscope.repro._base import Run, not_yet
+from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro.periodic import _p0
 
-ID = 'periodic/fig2'
-TITLE = 'the aggregate of 50 flows is flat with a large buffer, periodic with a small one'
-KIND = 'sim (schematic)'
-STATUS = "not yet"
-COST = 'full: 2 × 4200 s × 1.5 Mb/s ≈ 1.6 M pkts'
-CLAIM = 'the aggregate of 50 flows is flat with a large buffer, periodic with a small one'
-NEEDS = "the periodic paper's topology template (S-M1-M2-M3, 50 clients, 1.5 Mb/s, 1000-B packets) and the periodicity/drop-epoch analysis; a dumbbell approximation is possible but not written yet"
+ID = "periodic/fig2"
+TITLE = "smooth vs periodic aggregate: DropTail B = 251 (flat) vs B = 50 (periodic)"
+KIND = "sim (schematic)"
+STATUS = "partly"
+COST = "full: 2 × 4200 s × 187.5 pkt/s ≈ 1.6 M pkts (~3 s); quick 2 × 600 s (< 1 s)"
+CLAIM = ("Many periodic flows can sum to a flat aggregate (B = 251, one BDP: full link) or to an oscillating one (B = 50): "
+         "when it oscillates the mean is below the peak, so the link is underused.")
+RTT = "fixed"
+FLAT, PERIODIC = 251, 50
 
 
 def run(quick: bool) -> Run:
-    not_yet(NEEDS)
+    flat, per = _p0.run(RTT, "droptail", FLAT, quick), _p0.run(RTT, "droptail", PERIODIC, quick)
+    return Run(params={**_p0.params(RTT, "droptail", PERIODIC, quick), "sizes_pkts": [FLAT, PERIODIC]},
+               frames={"series": _p0.runs_frame({"b": flat, "c": per})},
+               values={"b": _p0.flatten_json(flat), "c": _p0.flatten_json(per)}, seeds=[_p0.SEED], quick=quick)
 
 
 def check(run: Run) -> dict:
-    not_yet(NEEDS)
+    c = Checks()
+    b, cc_ = run.values["b"], run.values["c"]
+    c.add("(b) B = 251: egress PI ≤ 0.2", b["egress_pi"], b["egress_pi"] <= 0.2, "≤ 0.2", "PI definition (flat)")
+    # 99.5%: half a point covers the 100-ms bin quantization and sub-ms idle slivers.
+    c.add("(b) B = 251: utilization ≥ 99.5%", 100 - b["egress_loss_pct"], b["egress_loss_pct"] <= 0.5, "≥ 99.5", "full link")
+    c.add("(c) B = 50: ingress PI ≥ 0.5", cc_["ingress_pi"], cc_["ingress_pi"] >= 0.5, "≥ 0.5", "PI definition (periodic)")
+    gap = cc_["egress_loss_pct"] - b["egress_loss_pct"]
+    c.add("(c) utilization lower than (b) by ≥ 2 pts", gap, gap >= 2.0, "≥ 2", "visible underuse (FIGURES.md)")
+    notes = _p0.CAUSE if cc_["ingress_pi"] >= 0.5 else _p0.cause_ingress_pi(cc_) + _p0.SETUP_NOTE
+    return verdict(c, {"egress_pi_b": b["egress_pi"], "egress_loss_pct_b": b["egress_loss_pct"],
+                       "ingress_pi_c": cc_["ingress_pi"], "ingress_pi_lag_s_c": cc_["ingress_pi_lag_s"],
+                       "ingress_noise_ceiling_c": cc_["ingress_noise_ceiling"], "egress_loss_pct_c": cc_["egress_loss_pct"],
+                       "total_wnd_pi_c": cc_["total_wnd_pi"]},
+                   tolerance="FIGURES.md thresholds", notes=notes)
 
 
 def plot(run: Run):
-    not_yet(NEEDS)
+    fig, axes = figure(2, 1, width=7, height=5, sharex=True, sharey=True)
+    s = run.frames["series"]
+    for ax, key, size in ((axes[0, 0], "b", FLAT), (axes[1, 0], "c", PERIODIC)):
+        d = s[s.run == key]
+        d = d[d.time_s >= d.time_s.max() - 200]
+        v = run.values[key]
+        ax.plot(d.time_s, d.ingress_bps.rolling(10, min_periods=1).mean() / 1e6, lw=0.8, label="arrivals (ingress M1→M2)")
+        ax.plot(d.time_s, d.egress_bps.rolling(10, min_periods=1).mean() / 1e6, lw=0.8, label="departures (egress M2→M3)")
+        ax.axhline(1.5, ls="--", lw=1, color="0.3", label="line rate 1.5 Mb/s")
+        ax.set_title(f"({key}) DropTail B = {size}: egress loss {v['egress_loss_pct']:.1f}%, ingress PI {v['ingress_pi']:.2f}, "
+                     f"egress PI {v['egress_pi']:.2f}", fontsize=9)
+        ax.set_ylabel("rate (Mb/s, 1-s mean)")
+        ax.legend(fontsize=7, loc="lower left")
+    axes[1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    return fig

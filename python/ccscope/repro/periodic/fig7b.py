@@ -14,7 +14,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig7b"
 TITLE = "loss of utilization vs buffer / max_th, short fixed RTT (40 ms)"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = 'full: 28 runs × 4200 s (~40 s); quick 4 × 300 s (~1 s)'
 CLAIM = 'Short fixed RTT (shorter than the time to send one 20-packet window): RED needs far more buffer than DropTail to reach 100% utilization.'
 RTT = 'fixed'

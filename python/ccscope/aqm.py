@@ -8,7 +8,8 @@ from typing import Literal, Optional
 
 from ccscope.scenario.model import AsmCp, Choke, DropTail, QcnCp, Red, Threshold
 
-__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red"]
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red",
+           "red_replay"]
 
 
 def drop_tail() -> DropTail:
@@ -42,3 +43,53 @@ def qcn(**kw) -> QcnCp:
 def asm(**kw) -> AsmCp:
     """ASM congestion point (fields of `AsmCp`: q0_pkts, sampling_p, quantum_pkts, dedup, ...)."""
     return AsmCp(**kw)
+
+
+def red_replay(aqm: "Red | dict", *, time_s, q_pkts, q_bytes=None, empty_since_s=None, size_bytes=None, ect=None,
+               packet_bytes: int = 1000, rate_bps: float, seed: int = 1, port_name: str = "replay"):
+    """Feed a synthetic queue trace to the engine's RED (the code a port runs) and return, per
+    arrival, a DataFrame with the queue seen, `avg`, `p_b`, `p_a`, `count` and `verdict`
+    ("enqueue" / "mark" / "drop"; a mark on a non-ECT packet is a drop, as at a port).
+
+    time_s: arrival times (non-decreasing);  q_pkts / q_bytes: the queue just before each arrival
+    (q_bytes defaults to q_pkts * packet_bytes);  empty_since_s: when the queue went empty, NaN
+    while it is not (idle-time decay of the average; default: NaN except where q_pkts is 0 and
+    then the previous arrival's time);  size_bytes: default packet_bytes;  ect: default False.
+    The random draws come from the stream a port named `port_name` would use under `seed`.
+    """
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from ccscope import _native
+    from ccscope.scenario.model import _clean
+
+    spec = _clean(aqm) if not isinstance(aqm, dict) else dict(aqm)
+    spec.setdefault("kind", "red")
+    t = np.asarray(time_s, dtype=float)
+    n = len(t)
+
+    def col(v, default, dtype):
+        a = np.full(n, default, dtype=dtype) if v is None else np.asarray(v, dtype=dtype)
+        if a.shape != (n,):
+            raise ValueError(f"{len(a)} values for {n} arrivals: give one per arrival (like time_s)")
+        return a
+    qp = col(q_pkts, 0, np.int64)
+    if (qp < 0).any() or (qp > 2**32 - 1).any():
+        raise ValueError("q_pkts: queue lengths must be integers in [0, 2^32)")
+    qb = qp * packet_bytes if q_bytes is None else col(q_bytes, 0, np.int64)
+    if empty_since_s is None:
+        es = np.full(n, np.nan)
+        idle = np.flatnonzero(qp == 0)
+        es[idle] = np.where(idle > 0, t[np.maximum(idle - 1, 0)], t[idle])
+    else:
+        es = col(empty_since_s, np.nan, float)
+    sz = col(size_bytes, packet_bytes, np.int64)
+    e = col(ect, False, bool)
+    out = _native.red_replay(json.dumps(spec), int(packet_bytes), float(rate_bps), t.tolist(),
+                             qp.astype(np.uint32).tolist(), qb.astype(np.uint64).tolist(), es.tolist(),
+                             sz.astype(np.uint32).tolist(), e.tolist(), int(seed), str(port_name))
+    df = pd.DataFrame({"time_s": t, "q_pkts": qp, **out})
+    df["verdict"] = pd.Categorical.from_codes(df["verdict"].astype(np.int64), categories=["enqueue", "mark", "drop"])
+    return df

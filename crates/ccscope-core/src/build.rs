@@ -90,7 +90,7 @@ impl FlowFactory {
             })),
             _ => None,
         }
-        .map(|r| crate::sim::RateState::new(r, size_bytes, mss));
+        .map(|r| Box::new(crate::sim::RateState::new(r, size_bytes, mss)));
         match &mut cc {
             Cc::NewReno(c) => c.w.increase = t.ca_increase,
             Cc::Dctcp(c) => c.w.increase = t.ca_increase,

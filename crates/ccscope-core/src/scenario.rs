@@ -526,6 +526,21 @@ pub fn parse(text: &str, format: Format) -> Result<Scenario, ScenarioError> {
     Ok(sc)
 }
 
+/// Parse and validate one AQM table given as JSON (e.g. `{"kind": "red", ...}`), for using a
+/// queue policy on its own (unit replays); errors name the field under `aqm`.
+pub fn parse_aqm(json: &str, packet_bytes: u32) -> Result<AqmConfig, ScenarioError> {
+    #[derive(Deserialize)]
+    struct Wrap {
+        aqm: AqmConfig,
+    }
+    let text = format!("{{\"aqm\": {json}}}");
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let w: Wrap = serde_path_to_error::deserialize(de)
+        .map_err(|e| serde_error(e.path().to_string(), e.inner().to_string()))?;
+    validate_aqm("aqm", &w.aqm, None, None, packet_bytes, "buffer_pkts")?;
+    Ok(w.aqm)
+}
+
 fn serde_error(path: String, msg: String) -> ScenarioError {
     let (path, msg) = crate::tagged::merge_path(&path, &msg);
     let path = if path.is_empty() || path == "." {

@@ -37,8 +37,8 @@ pub struct FlowState {
     pub workload: Option<(u32, u32)>,
     /// The receiver has the whole flow.
     pub completed: bool,
-    /// Rate-based (802.1Qau) source state; None for TCP flows.
-    pub rate: Option<RateState>,
+    /// Rate-based (802.1Qau) source state; None for TCP flows (boxed: cold for TCP flows).
+    pub rate: Option<Box<RateState>>,
 }
 
 /// A paced, rate-controlled source (no window, no ACKs): frames leave at the reaction
@@ -657,11 +657,19 @@ impl Simulation {
             PacketKind::Feedback => {
                 use crate::rate::RateControl;
                 let now = self.now;
-                if let (Some(fb), Some(r)) = (
-                    crate::rate::Feedback::decode(pkt.seq),
-                    self.flows[f.idx()].rate.as_mut(),
-                ) {
+                let fb = crate::rate::Feedback::decode(pkt.seq);
+                if let (Some(fb), Some(r)) = (fb, self.flows[f.idx()].rate.as_mut()) {
                     r.rp.on_feedback(now, &fb);
+                }
+                if let Some(fb) = fb {
+                    // an ASM CP may sample this source again once its feedback has arrived
+                    if let Some(crate::aqm::Aqm::AsmCp(c)) = self
+                        .ports
+                        .get_mut(fb.cpid as usize)
+                        .map(|p| &mut p.aqm)
+                    {
+                        c.feedback_delivered(f, pkt.ts);
+                    }
                 }
                 self.arm_rate_timer(f);
             }

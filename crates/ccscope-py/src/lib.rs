@@ -302,6 +302,151 @@ fn run_many<'py>(
     Ok(out)
 }
 
+/// Replay a synthetic queue trace through the engine's RED (see `ccscope.aqm.red_replay`).
+///
+/// Columns in: time_s, q_pkts, q_bytes, empty_since_s (NaN = not empty), size_bytes, ect.
+/// Returns a dict of columns avg, p_b, p_a, count, verdict (0 enqueue, 1 mark, 2 drop).
+#[pyfunction]
+#[pyo3(signature = (aqm_json, packet_bytes, rate_bps, time_s, q_pkts, q_bytes, empty_since_s, size_bytes, ect, seed = 1, port_name = "replay"))]
+#[allow(clippy::too_many_arguments)]
+fn red_replay<'py>(
+    py: Python<'py>,
+    aqm_json: &str,
+    packet_bytes: u32,
+    rate_bps: f64,
+    time_s: Vec<f64>,
+    q_pkts: Vec<u32>,
+    q_bytes: Vec<u64>,
+    empty_since_s: Vec<f64>,
+    size_bytes: Vec<u32>,
+    ect: Vec<bool>,
+    seed: u64,
+    port_name: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    use ccscope_core::aqm::red::{replay, ReplayArrival};
+    use ccscope_core::aqm::{AqmConfig, Verdict};
+    let n = time_s.len();
+    for (name, len) in [
+        ("q_pkts", q_pkts.len()),
+        ("q_bytes", q_bytes.len()),
+        ("empty_since_s", empty_since_s.len()),
+        ("size_bytes", size_bytes.len()),
+        ("ect", ect.len()),
+    ] {
+        if len != n {
+            return Err(PyValueError::new_err(format!(
+                "{name}: {len} values for {n} arrivals; give one per arrival"
+            )));
+        }
+    }
+    if !rate_bps.is_finite() || rate_bps <= 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "rate_bps = {rate_bps}: must be a finite rate > 0 (bits/s)"
+        )));
+    }
+    if packet_bytes == 0 {
+        return Err(PyValueError::new_err("packet_bytes = 0: must be >= 1"));
+    }
+    let cfg = match scenario::parse_aqm(aqm_json, packet_bytes)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?
+    {
+        AqmConfig::Red(c) => c,
+        other => {
+            return Err(ScenarioError::new_err(format!(
+                "aqm.kind = \"{}\": red_replay takes a \"red\" AQM",
+                other.kind_name()
+            )))
+        }
+    };
+    let mut last = f64::NEG_INFINITY;
+    let mut arrivals = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = time_s[i];
+        if !t.is_finite() || t < 0.0 || t < last || t > scenario::MAX_TIME_S {
+            return Err(PyValueError::new_err(format!(
+                "time_s[{i}] = {t}: arrival times must be finite, >= 0, non-decreasing and <= {}",
+                scenario::MAX_TIME_S
+            )));
+        }
+        last = t;
+        let es = empty_since_s[i];
+        if !es.is_nan() && (!es.is_finite() || es < 0.0 || es > t) {
+            return Err(PyValueError::new_err(format!(
+                "empty_since_s[{i}] = {es}: must be NaN (queue not empty) or a time in [0, time_s[{i}]]"
+            )));
+        }
+        if size_bytes[i] == 0 {
+            return Err(PyValueError::new_err(format!(
+                "size_bytes[{i}] = 0: must be >= 1"
+            )));
+        }
+        arrivals.push(ReplayArrival {
+            time: SimTime::from_secs_f64(t),
+            q_pkts: q_pkts[i],
+            q_bytes: q_bytes[i],
+            empty_since: (!es.is_nan()).then(|| SimTime::from_secs_f64(es)),
+            size_bytes: size_bytes[i],
+            ect: ect[i],
+        });
+    }
+    let steps = guarded("red_replay", || {
+        Ok(replay(
+            &cfg,
+            packet_bytes,
+            rate_bps,
+            &arrivals,
+            seed,
+            port_name,
+        ))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item(
+        "avg",
+        steps
+            .iter()
+            .map(|s| s.avg)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "p_b",
+        steps
+            .iter()
+            .map(|s| s.p_b)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "p_a",
+        steps
+            .iter()
+            .map(|s| s.p_a)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "count",
+        steps
+            .iter()
+            .map(|s| s.count)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "verdict",
+        steps
+            .iter()
+            .map(|s| match s.verdict {
+                Verdict::Enqueue => 0u8,
+                Verdict::Mark => 1,
+                Verdict::Drop => 2,
+            })
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    Ok(d)
+}
+
 fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
@@ -340,6 +485,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(red_replay, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

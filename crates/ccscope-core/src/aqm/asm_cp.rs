@@ -15,9 +15,13 @@
 //! ```
 //! Sampling: Bernoulli with fixed probability p per frame (P002 §5.1 p = 0.01), drawn from the
 //! port's own random stream. De-duplication (§4.5): the source of the last feedback is
-//! remembered and its frames are not sampled until a frame of another source is; optionally
-//! the memory expires `dedup_window_s` after the feedback [CHOICE]. Note that with the literal
-//! rule (no window) a CP crossed by a single ASM source sends it one feedback only.
+//! remembered and its frames are not sampled. §4.5 gives the purpose: a second feedback
+//! generated *before the former one reaches the sender* is redundant. So by default the memory
+//! ends when that feedback frame arrives at its source (`dedup_expiry = "delivered"`: the
+//! simulation tells the CP, [`AsmCp::feedback_delivered`]) or when another source is sampled.
+//! `dedup_expiry = "never"` is the literal reading (only another source's sample ends it; a CP
+//! crossed by a single ASM source then sends it one feedback in all); `dedup_window_s`
+//! additionally ends it a fixed time after the feedback.
 
 use super::QueueView;
 use crate::error::ScenarioError;
@@ -47,10 +51,25 @@ pub struct AsmCpConfig {
     /// Do not sample the source that received the last feedback (P002 §4.5). Default true.
     #[serde(default = "default_true")]
     pub dedup: bool,
-    /// Forget that source this many seconds after its feedback (> 0). Default: never, the
-    /// literal rule ([CHOICE]; with a single source the literal rule stops feedback).
+    /// When the memory of the last destination ends, besides another source being sampled:
+    /// "delivered" (default: when that feedback reaches its source, §4.5's stated purpose) or
+    /// "never" (the literal rule; a lone source then gets a single feedback).
+    #[serde(default)]
+    pub dedup_expiry: DedupExpiry,
+    /// Also forget that source this many seconds after its feedback (> 0). Default: unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedup_window_s: Option<f64>,
+}
+
+/// When an ASM CP's memory of its last feedback destination ends (see [`AsmCpConfig`]).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DedupExpiry {
+    /// When that feedback frame arrives at its source.
+    #[default]
+    Delivered,
+    /// Only when a frame of another source is sampled (the literal §4.5 rule).
+    Never,
 }
 
 fn default_q0_pkts() -> f64 {
@@ -73,6 +92,7 @@ impl Default for AsmCpConfig {
             sampling_p: default_sampling_p(),
             quantum_pkts: default_quantum_pkts(),
             dedup: true,
+            dedup_expiry: DedupExpiry::Delivered,
             dedup_window_s: None,
         }
     }
@@ -107,6 +127,7 @@ pub struct AsmCp {
     unit_bytes: f64,
     p: f64,
     dedup: bool,
+    dedup_expiry: DedupExpiry,
     dedup_window: Option<SimDuration>,
     /// Queue at the previous sample, bytes.
     pub q_old_bytes: u64,
@@ -128,6 +149,7 @@ impl AsmCp {
             unit_bytes: cfg.quantum_pkts * packet_bytes as f64,
             p: cfg.sampling_p,
             dedup: cfg.dedup,
+            dedup_expiry: cfg.dedup_expiry,
             dedup_window: cfg.dedup_window_s.map(SimDuration::from_secs_f64),
             q_old_bytes: 0,
             last_dest: None,
@@ -153,6 +175,15 @@ impl AsmCp {
                 self.dedup_window.is_none_or(|w| now < at + w)
             }
             _ => false,
+        }
+    }
+
+    /// The feedback this CP sent to `dest` at `sent_at` has reached it: with
+    /// `dedup_expiry = "delivered"` that source may be sampled again.
+    #[inline]
+    pub fn feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
+        if self.dedup_expiry == DedupExpiry::Delivered && self.last_dest == Some((dest, sent_at)) {
+            self.last_dest = None;
         }
     }
 
@@ -279,15 +310,35 @@ mod tests {
     }
 
     #[test]
-    fn dedup_skips_the_last_destination_until_another_source_is_sampled() {
+    fn dedup_skips_the_last_destination_until_its_feedback_is_delivered() {
         let cfg = AsmCpConfig {
             sampling_p: 1.0,
             ..Default::default()
         };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(1, "t");
+        let t0 = SimTime(5);
+        assert!(cp.on_arrival(t0, &pkt(1), &qv(0), &mut rng).is_some());
+        assert!(cp.on_arrival(SimTime(6), &pkt(1), &qv(0), &mut rng).is_none());
+        // an older feedback's delivery (another send time) does not end the memory
+        cp.feedback_delivered(FlowId(1), SimTime(1));
+        assert!(cp.on_arrival(SimTime(7), &pkt(1), &qv(0), &mut rng).is_none());
+        cp.feedback_delivered(FlowId(1), t0);
+        assert!(cp.on_arrival(SimTime(8), &pkt(1), &qv(0), &mut rng).is_some());
+    }
+
+    #[test]
+    fn literal_dedup_skips_the_last_destination_until_another_source_is_sampled() {
+        let cfg = AsmCpConfig {
+            sampling_p: 1.0,
+            dedup_expiry: DedupExpiry::Never,
+            ..Default::default()
+        };
+        let mut cp = AsmCp::new(&cfg, 0, 1500);
+        let mut rng = Rng::stream(1, "t");
         let now = SimTime(0);
         assert!(cp.on_arrival(now, &pkt(1), &qv(0), &mut rng).is_some());
+        cp.feedback_delivered(FlowId(1), now);
         for _ in 0..50 {
             assert!(cp.on_arrival(now, &pkt(1), &qv(0), &mut rng).is_none());
         }

@@ -85,29 +85,30 @@ pub trait QueuePolicy {
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict;
 }
 
-/// Closed set of queue policies.
+/// Closed set of queue policies. The larger states are boxed so that a port stays compact
+/// (DropTail and threshold marking, the common cases, stay inline).
 #[derive(Clone, Debug)]
 pub enum Aqm {
     DropTail,
     Threshold(Threshold),
-    Red(Red),
+    Red(Box<Red>),
     /// Decided by the simulation (it needs the queue's contents): see `choke.rs`.
-    Choke(choke::Choke),
+    Choke(Box<choke::Choke>),
     /// Congestion points: the simulation sends their feedback; the buffer is drop-tail.
-    QcnCp(qcn_cp::QcnCp),
-    AsmCp(asm_cp::AsmCp),
+    QcnCp(Box<qcn_cp::QcnCp>),
+    AsmCp(Box<asm_cp::AsmCp>),
 }
 
 impl Aqm {
     /// `cpid` identifies the port for congestion points.
     pub fn from_config(cfg: &AqmConfig, packet_bytes: u32, cpid: u32) -> Aqm {
         match cfg {
-            AqmConfig::Qcn(c) => Aqm::QcnCp(qcn_cp::QcnCp::new(c, cpid)),
-            AqmConfig::Asm(c) => Aqm::AsmCp(asm_cp::AsmCp::new(c, cpid, packet_bytes)),
+            AqmConfig::Qcn(c) => Aqm::QcnCp(Box::new(qcn_cp::QcnCp::new(c, cpid))),
+            AqmConfig::Asm(c) => Aqm::AsmCp(Box::new(asm_cp::AsmCp::new(c, cpid, packet_bytes))),
             AqmConfig::DropTail => Aqm::DropTail,
             AqmConfig::Threshold(c) => Aqm::Threshold(Threshold::new(c, packet_bytes)),
-            AqmConfig::Red(c) => Aqm::Red(Red::new(c, packet_bytes)),
-            AqmConfig::Choke(c) => Aqm::Choke(choke::Choke::new(c, packet_bytes)),
+            AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
+            AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
         }
     }
 }

@@ -200,6 +200,82 @@ impl Red {
     }
 }
 
+/// One arrival of a synthetic queue trace: what a port shows RED at that instant.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayArrival {
+    pub time: SimTime,
+    /// Queue before the arrival, packets and bytes.
+    pub q_pkts: u32,
+    pub q_bytes: u64,
+    /// When the queue last went empty, if it is empty now (idle-time correction).
+    pub empty_since: Option<SimTime>,
+    pub size_bytes: u32,
+    pub ect: bool,
+}
+
+/// What RED computed and decided for one arrival of a replay.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayStep {
+    pub avg: f64,
+    pub p_b: f64,
+    pub p_a: f64,
+    /// `count` after this arrival (-1 below min_th).
+    pub count: i64,
+    /// The port's outcome: a mark on a non-ECT packet is a drop, as in [`crate::net::Port`].
+    pub verdict: Verdict,
+}
+
+/// Feed a synthetic queue trace to the engine's RED (the same code a port runs) and record
+/// every step, with the RNG stream a port named `port_name` would use under `seed`. For unit
+/// tests and for checking RED against an independent implementation.
+pub fn replay(
+    cfg: &RedConfig,
+    packet_bytes: u32,
+    rate_bps: f64,
+    arrivals: &[ReplayArrival],
+    seed: u64,
+    port_name: &str,
+) -> Vec<ReplayStep> {
+    let mut red = Red::new(cfg, packet_bytes);
+    let mut rng = Rng::stream(seed, &format!("port/{port_name}"));
+    arrivals
+        .iter()
+        .map(|a| {
+            let view = QueueView {
+                pkts: a.q_pkts,
+                bytes: a.q_bytes,
+                empty_since: a.empty_since,
+                rate_bps,
+            };
+            let mut pkt = Packet {
+                ts: a.time,
+                seq: 0,
+                flow: crate::world::FlowId(0),
+                route: crate::world::RouteId(0),
+                size_bytes: a.size_bytes,
+                hop: 0,
+                kind: crate::packet::PacketKind::Data,
+                flags: 0,
+            };
+            if a.ect {
+                pkt.flags |= crate::packet::flags::ECT;
+            }
+            let v = red.on_enqueue(a.time, &pkt, &view, &mut rng);
+            let verdict = match v {
+                Verdict::Mark if !a.ect => Verdict::Drop,
+                other => other,
+            };
+            ReplayStep {
+                avg: red.avg,
+                p_b: red.last_p_b,
+                p_a: red.last_p_a,
+                count: red.count,
+                verdict,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

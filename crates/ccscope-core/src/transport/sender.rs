@@ -350,6 +350,11 @@ impl TcpSender {
                         .on_congestion(now, Congestion::FastRetransmit, flight);
                     self.pending_retx = Some(self.snd_una);
                     self.stats.fast_retransmits += 1;
+                    // restart the timer with the retransmission (ns-2's reset_rtx_timer, BSD
+                    // and Linux alike): otherwise it still runs from the last new ACK and
+                    // expires before the retransmission can be acknowledged once the RTO is
+                    // close to the RTT (min_rto below the queueing RTT)
+                    self.rto_deadline = Some(now + self.rto);
                 } else {
                     self.maybe_ecn_reduce(ece, flight);
                 }
@@ -417,6 +422,27 @@ mod tests {
         s.start();
         while s.poll_transmit(SimTime(0)).is_some() {}
         s
+    }
+
+    /// The retransmission timer restarts at the fast retransmit: with an RTO near the RTT, a
+    /// timer still running from the last new ACK would expire before the retransmission's ACK.
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        for reno in [false, true] {
+            let mut s = sender(reno);
+            let armed_at_send = s.rto_deadline().expect("armed by the first segment");
+            let t = SimTime(armed_at_send.0 - 10);
+            for _ in 0..3 {
+                s.on_ack(t, 0, false, SimTime(0), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert!(
+                s.rto_deadline().expect("armed") > armed_at_send,
+                "reno = {reno}"
+            );
+            s.on_timer(armed_at_send);
+            assert_eq!(s.stats.timeouts, 0, "reno = {reno}");
+        }
     }
 
     /// Two losses in one window (segments 0 and 5): NewReno retransmits both inside one

@@ -118,6 +118,8 @@ def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
         if name == "drops":
             df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=[EVENT_NAMES[i] for i in range(3)])
             df["is_ack"] = df["is_ack"].astype(bool)
+        if name == "feedback":
+            df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=["sent", "applied"])
         traces[name] = df
     scenario = json.loads(raw["scenario_json"])
     sim_time = float(raw["sim_time_s"])

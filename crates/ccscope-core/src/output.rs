@@ -170,6 +170,24 @@ impl RunOutput {
                 ],
             });
         }
+        if rec.want_feedback {
+            let b = &rec.feedback;
+            tables.push(Table {
+                name: "feedback",
+                columns: vec![
+                    ("time_s", Column::F64(secs(&b.time_ps))),
+                    ("event", Column::U8(b.event.clone())),
+                    ("port", Column::U32(b.cpid.clone())),
+                    ("flow", Column::U32(b.flow.clone())),
+                    ("a", Column::F64(b.a.clone())),
+                    ("b", Column::F64(b.b.clone())),
+                    ("queue_bytes", Column::F64(b.queue_bytes.clone())),
+                    ("rate_before_bps", Column::F64(b.rate_before_bps.clone())),
+                    ("rate_after_bps", Column::F64(b.rate_after_bps.clone())),
+                    ("sent_s", Column::F64(secs(&b.sent_ps))),
+                ],
+            });
+        }
         if rec.want_drops {
             let e = &rec.events;
             tables.push(Table {

@@ -442,9 +442,12 @@ pub enum TraceKind {
     Drops,
     /// Sending rate (and QCN target rate) of every rate-based flow, sampled every flow_interval_s.
     Rate,
+    /// Every 802.1Qau feedback frame: when a congestion point sends it (queue, quantized
+    /// values) and when its source applies it (rate before and after).
+    Feedback,
 }
 
-pub const ALL_TRACES: [TraceKind; 7] = [
+pub const ALL_TRACES: [TraceKind; 8] = [
     TraceKind::Queue,
     TraceKind::Link,
     TraceKind::Cwnd,
@@ -452,6 +455,7 @@ pub const ALL_TRACES: [TraceKind; 7] = [
     TraceKind::Delivered,
     TraceKind::Drops,
     TraceKind::Rate,
+    TraceKind::Feedback,
 ];
 
 fn d_qint() -> f64 {
@@ -468,7 +472,7 @@ fn d_traces() -> Vec<TraceKind> {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordConfig {
-    /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops", "rate").
+    /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops", "rate", "feedback").
     #[serde(default = "d_traces")]
     pub traces: Vec<TraceKind>,
     /// Queue and link sampling interval, seconds (> 0). Default 1e-5.

@@ -356,6 +356,12 @@ impl Simulation {
         let Some(fb) = p.cp_feedback(now, pkt) else {
             return;
         };
+        if self.rec.want_feedback {
+            let q = self.ports[port.idx()].queue().1 as f64;
+            self.rec
+                .feedback
+                .push(now.0, 0, &fb, pkt.flow, q, f64::NAN, f64::NAN, now.0);
+        }
         let from = self.port_from[port.idx()];
         let src = self.flows[pkt.flow.idx()].src;
         if from == src {
@@ -659,14 +665,19 @@ impl Simulation {
                 let now = self.now;
                 let fb = crate::rate::Feedback::decode(pkt.seq);
                 if let (Some(fb), Some(r)) = (fb, self.flows[f.idx()].rate.as_mut()) {
+                    let before = r.rp.rate_bps();
                     r.rp.on_feedback(now, &fb);
+                    if self.rec.want_feedback {
+                        let after = r.rp.rate_bps();
+                        self.rec
+                            .feedback
+                            .push(now.0, 1, &fb, f, f64::NAN, before, after, pkt.ts.0);
+                    }
                 }
                 if let Some(fb) = fb {
                     // an ASM CP may sample this source again once its feedback has arrived
-                    if let Some(crate::aqm::Aqm::AsmCp(c)) = self
-                        .ports
-                        .get_mut(fb.cpid as usize)
-                        .map(|p| &mut p.aqm)
+                    if let Some(crate::aqm::Aqm::AsmCp(c)) =
+                        self.ports.get_mut(fb.cpid as usize).map(|p| &mut p.aqm)
                     {
                         c.feedback_delivered(f, pkt.ts);
                     }

@@ -87,7 +87,7 @@ class AsmCp:
     sampling_p: float = 0.01
     quantum_pkts: float = 1.0
     dedup: bool = True
-    dedup_expiry: Literal["delivered", "never"] = "delivered"
+    dedup_expiry: Literal["never", "delivered"] = "never"
     dedup_window_s: Optional[float] = None
 
 
@@ -288,7 +288,8 @@ class AsmRpConfig:
 
 @dataclass
 class RecordConfig:
-    traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate"])
+    traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
+                                                                 "feedback"])
     queue_interval_s: float = 1e-5
     queue_every_change: bool = False
     flow_interval_s: float = 1e-4

@@ -15,13 +15,15 @@
 //! ```
 //! Sampling: Bernoulli with fixed probability p per frame (P002 §5.1 p = 0.01), drawn from the
 //! port's own random stream. De-duplication (§4.5): the source of the last feedback is
-//! remembered and its frames are not sampled. §4.5 gives the purpose: a second feedback
-//! generated *before the former one reaches the sender* is redundant. So by default the memory
-//! ends when that feedback frame arrives at its source (`dedup_expiry = "delivered"`: the
-//! simulation tells the CP, [`AsmCp::feedback_delivered`]) or when another source is sampled.
-//! `dedup_expiry = "never"` is the literal reading (only another source's sample ends it; a CP
-//! crossed by a single ASM source then sends it one feedback in all); `dedup_window_s`
-//! additionally ends it a fixed time after the feedback.
+//! remembered and its frames are not sampled until a frame of another source is: "two
+//! consecutive feedback packets to the same sender can be avoided" (`dedup_expiry = "never"`,
+//! the default, as the paper states the rule and ALGORITHMS.md §5.1 reads it; a CP crossed by a
+//! single ASM source then sends it one feedback in all). §4.5 gives the purpose: a second
+//! feedback generated *before the former one reaches the sender* is redundant; the option
+//! `dedup_expiry = "delivered"` implements that purpose instead: the memory also ends when that
+//! feedback frame arrives at its source (the simulation tells the CP,
+//! [`AsmCp::feedback_delivered`]). `dedup_window_s` additionally ends it a fixed time after the
+//! feedback.
 
 use super::QueueView;
 use crate::error::ScenarioError;
@@ -52,8 +54,8 @@ pub struct AsmCpConfig {
     #[serde(default = "default_true")]
     pub dedup: bool,
     /// When the memory of the last destination ends, besides another source being sampled:
-    /// "delivered" (default: when that feedback reaches its source, §4.5's stated purpose) or
-    /// "never" (the literal rule; a lone source then gets a single feedback).
+    /// "never" (default: the literal §4.5 rule; a lone source then gets a single feedback) or
+    /// "delivered" (when that feedback reaches its source: §4.5's stated purpose).
     #[serde(default)]
     pub dedup_expiry: DedupExpiry,
     /// Also forget that source this many seconds after its feedback (> 0). Default: unset.
@@ -65,11 +67,11 @@ pub struct AsmCpConfig {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DedupExpiry {
-    /// When that feedback frame arrives at its source.
-    #[default]
-    Delivered,
     /// Only when a frame of another source is sampled (the literal §4.5 rule).
+    #[default]
     Never,
+    /// Also when that feedback frame arrives at its source.
+    Delivered,
 }
 
 fn default_q0_pkts() -> f64 {
@@ -92,7 +94,7 @@ impl Default for AsmCpConfig {
             sampling_p: default_sampling_p(),
             quantum_pkts: default_quantum_pkts(),
             dedup: true,
-            dedup_expiry: DedupExpiry::Delivered,
+            dedup_expiry: DedupExpiry::Never,
             dedup_window_s: None,
         }
     }
@@ -313,18 +315,25 @@ mod tests {
     fn dedup_skips_the_last_destination_until_its_feedback_is_delivered() {
         let cfg = AsmCpConfig {
             sampling_p: 1.0,
+            dedup_expiry: DedupExpiry::Delivered,
             ..Default::default()
         };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(1, "t");
         let t0 = SimTime(5);
         assert!(cp.on_arrival(t0, &pkt(1), &qv(0), &mut rng).is_some());
-        assert!(cp.on_arrival(SimTime(6), &pkt(1), &qv(0), &mut rng).is_none());
+        assert!(cp
+            .on_arrival(SimTime(6), &pkt(1), &qv(0), &mut rng)
+            .is_none());
         // an older feedback's delivery (another send time) does not end the memory
         cp.feedback_delivered(FlowId(1), SimTime(1));
-        assert!(cp.on_arrival(SimTime(7), &pkt(1), &qv(0), &mut rng).is_none());
+        assert!(cp
+            .on_arrival(SimTime(7), &pkt(1), &qv(0), &mut rng)
+            .is_none());
         cp.feedback_delivered(FlowId(1), t0);
-        assert!(cp.on_arrival(SimTime(8), &pkt(1), &qv(0), &mut rng).is_some());
+        assert!(cp
+            .on_arrival(SimTime(8), &pkt(1), &qv(0), &mut rng)
+            .is_some());
     }
 
     #[test]

@@ -45,6 +45,55 @@ pub struct RateTable {
     pub target_rate_bps: Vec<f64>,
 }
 
+/// 802.1Qau feedback frames: one row when a congestion point sends one (`event` 0) and one when
+/// its source applies it (`event` 1). `a`/`b`: QCN quantized |Fb| and 0, or ASM's Qf and dQ
+/// (signed quantum units). `queue_bytes` is set on send rows; the rates on apply rows.
+#[derive(Clone, Debug, Default)]
+pub struct FeedbackTable {
+    pub time_ps: Vec<u64>,
+    pub event: Vec<u8>,
+    /// The congestion point's port (= CPID).
+    pub cpid: Vec<u32>,
+    pub flow: Vec<u32>,
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+    pub queue_bytes: Vec<f64>,
+    pub rate_before_bps: Vec<f64>,
+    pub rate_after_bps: Vec<f64>,
+    /// When the frame was sent (for apply rows: the delay is time - sent).
+    pub sent_ps: Vec<u64>,
+}
+
+impl FeedbackTable {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        time_ps: u64,
+        event: u8,
+        fb: &crate::rate::Feedback,
+        flow: FlowId,
+        queue_bytes: f64,
+        rate_before_bps: f64,
+        rate_after_bps: f64,
+        sent_ps: u64,
+    ) {
+        let (a, b) = match fb.kind {
+            crate::rate::FeedbackKind::Qcn { fb_q } => (fb_q as f64, 0.0),
+            crate::rate::FeedbackKind::Asm { qf, dq } => (qf as f64, dq as f64),
+        };
+        self.time_ps.push(time_ps);
+        self.event.push(event);
+        self.cpid.push(fb.cpid);
+        self.flow.push(flow.0);
+        self.a.push(a);
+        self.b.push(b);
+        self.queue_bytes.push(queue_bytes);
+        self.rate_before_bps.push(rate_before_bps);
+        self.rate_after_bps.push(rate_after_bps);
+        self.sent_ps.push(sent_ps);
+    }
+}
+
 /// What happened to a packet at a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -90,6 +139,7 @@ pub struct Recorder {
     pub want_delivered: bool,
     pub want_drops: bool,
     pub want_rate: bool,
+    pub want_feedback: bool,
     pub queue_every_change: bool,
     pub ports: Vec<PortId>,
     pub queue: QueueTable,
@@ -97,6 +147,7 @@ pub struct Recorder {
     pub flows: FlowTable,
     pub events: PortEventTable,
     pub rates: RateTable,
+    pub feedback: FeedbackTable,
 }
 
 impl Recorder {
@@ -110,6 +161,7 @@ impl Recorder {
             want_delivered: has(TraceKind::Delivered),
             want_drops: has(TraceKind::Drops),
             want_rate: has(TraceKind::Rate),
+            want_feedback: has(TraceKind::Feedback),
             queue_every_change: every_change && has(TraceKind::Queue),
             ports,
             ..Default::default()

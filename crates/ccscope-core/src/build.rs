@@ -21,6 +21,28 @@ use crate::workload::WorkloadSpec;
 use crate::world::{FlowId, NodeId, PortId, RouteId};
 use std::collections::HashMap;
 
+/// A flow's RTT with every queue empty: propagation plus one `data_bytes` serialization per hop
+/// of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds (DX's exact R0).
+pub(crate) fn path_rtt_s(
+    routes: &[(u32, u16)],
+    route_ports: &[PortId],
+    ports: &[Port],
+    (fwd, rev): (RouteId, RouteId),
+    (data_bytes, ack_bytes): (u32, u32),
+) -> f64 {
+    let one_way = |r: RouteId, bytes: u32| -> u64 {
+        let (off, len) = routes[r.idx()];
+        route_ports[off as usize..off as usize + len as usize]
+            .iter()
+            .map(|p| {
+                let port = &ports[p.idx()];
+                port.delay.0 + port.rate().tx_time(bytes).0
+            })
+            .sum()
+    };
+    SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
+}
+
 /// Everything needed to create a flow's sender and receiver, at build time or during the run.
 #[derive(Clone, Debug)]
 pub struct FlowFactory {
@@ -44,6 +66,7 @@ impl FlowFactory {
         dst: NodeId,
         start: SimTime,
         line_bps: f64,
+        path_rtt_s: f64,
     ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
@@ -65,12 +88,13 @@ impl FlowFactory {
                 t.iw_pkts,
                 t.dupack_threshold,
             )),
-            CcKind::Dx => Cc::Dx(crate::cc::Dx::new(
-                &self.dx,
-                mss,
-                t.iw_pkts,
-                t.dupack_threshold,
-            )),
+            CcKind::Dx => {
+                let mut dx = crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold);
+                if self.dx.base_rtt_from_path {
+                    dx.set_base_rtt(path_rtt_s);
+                }
+                Cc::Dx(dx)
+            }
             // rate-based flows keep an idle window controller; the reaction point drives them
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold))
@@ -299,6 +323,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             }
         }
         let line = first_rate(fwd);
+        let path_rtt = path_rtt_s(
+            &routes.borrow(),
+            &route_ports.borrow(),
+            &ports,
+            (fwd, rev),
+            (sc.packet_bytes, sc.ack_bytes),
+        );
         flows.push(factory.make(
             f.cc,
             f.size_bytes,
@@ -312,6 +343,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             } else {
                 line
             },
+            path_rtt,
         ));
     }
     let mut workloads = Vec::new();

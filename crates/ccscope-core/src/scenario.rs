@@ -685,6 +685,13 @@ impl Scenario {
         nonneg("dx.q_eps_s", self.dx.q_eps_s)?;
         if let Some(r) = self.dx.base_rtt_s {
             time_s("dx.base_rtt_s", r, false)?;
+            if self.dx.base_rtt_from_path {
+                return Err(ScenarioError::new(
+                    "dx.base_rtt_from_path",
+                    "true",
+                    "give either dx.base_rtt_s or dx.base_rtt_from_path = true, not both",
+                ));
+            }
         }
         self.validate_record()?;
         match &self.topology {

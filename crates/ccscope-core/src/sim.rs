@@ -404,9 +404,16 @@ impl Simulation {
         let line = self.ports[self.route_ports[off as usize].idx()]
             .rate()
             .as_f64();
-        let mut fl = self
-            .factory
-            .make(cc, Some(size), fwd, rev, src, dst, self.now, line);
+        let path_rtt = crate::build::path_rtt_s(
+            &self.routes,
+            &self.route_ports,
+            &self.ports,
+            (fwd, rev),
+            (self.mss, self.ack_bytes),
+        );
+        let mut fl =
+            self.factory
+                .make(cc, Some(size), fwd, rev, src, dst, self.now, line, path_rtt);
         fl.workload = Some(tag);
         let id = FlowId(self.flows.len() as u32);
         let rate_based = fl.rate.is_some();

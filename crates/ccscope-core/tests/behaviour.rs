@@ -605,10 +605,15 @@ dst = "r0"
 }
 
 fn dx_run(n: u32) -> RunOutput {
+    dx_run_with(n, "")
+}
+
+fn dx_run_with(n: u32, dx: &str) -> RunOutput {
     run(&format!(
         r#"
 seed = 1
 until_s = 0.3
+{dx}
 [topology]
 kind = "dumbbell"
 bottleneck_bps = 10e9
@@ -626,11 +631,57 @@ traces = ["queue", "link", "cwnd"]
     ))
 }
 
-/// DX (P004 Theorem 2): at 10 Gb/s and R0 = 80 us the special stable state needs
-/// N >= C R0 / seg = 66.7. N = 100 sits there: windows at one segment, link full, queue
-/// about N - C R0/seg packets; N = 50 does not (windows above one segment).
+fn dx_windows_after(o: &RunOutput, t0: f64) -> Vec<f64> {
+    let t = f64s(o, "cwnd", "time_s");
+    f64s(o, "cwnd", "cwnd_pkts")
+        .iter()
+        .zip(t)
+        .filter(|(_, t)| **t > t0)
+        .map(|(w, _)| *w)
+        .collect()
+}
+
+/// DX (P004 Theorem 2) with R0 known exactly (`base_rtt_from_path`, as the model assumes):
+/// the special state needs N >= C R0 / seg. The no-queue RTT here is 80 us + 2 x 1.2 us (data)
+/// + 2 x 0.0512 us (64-B ACKs) = 82.5 us, so C R0 / seg = 68.75: at N = 80 and 100 every
+/// window sits at one segment, the link is full and the queue is N - 68.75 packets.
+#[test]
+fn dx_with_exact_base_rtt_sits_in_the_special_state_at_80_and_100_flows() {
+    let cr0 = 10e9 * 82.5024e-6 / (1500.0 * 8.0);
+    for n in [80u32, 100] {
+        let o = dx_run_with(n, "[dx]\nbase_rtt_from_path = true");
+        let w = dx_windows_after(&o, 0.15);
+        let at_one = w.iter().filter(|&&x| x < 1.01).count() as f64 / w.len() as f64;
+        assert!(
+            at_one > 0.99,
+            "N = {n}: {at_one} of window samples at one segment"
+        );
+        let q = mean(&queue_after(&o, 0.15));
+        assert!(
+            (q - (n as f64 - cr0)).abs() < 2.0,
+            "N = {n}: queue {q} vs N - C R0/seg = {}",
+            n as f64 - cr0
+        );
+        assert!(utilization_after(&o, 0.15, 10e9) > 0.99);
+    }
+    // N = 50 < 68.75: not in the special state
+    let w = dx_windows_after(&dx_run_with(50, "[dx]\nbase_rtt_from_path = true"), 0.15);
+    assert!(mean(&w) > 1.5, "N = 50: mean window {}", mean(&w));
+}
+
+/// DX with R0 = the minimum RTT measured (default): N = 100 reaches the special state (windows
+/// at one segment, queue about N - C R0/seg); N = 50 does not. Near the threshold (N = 80) flows
+/// that start into a standing queue overestimate R0, see the queue's minimum as "empty" and
+/// keep probing, so the state is not reached: logged, not asserted (see docs/engine.md).
 #[test]
 fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
+    let o = dx_run(80);
+    let w = dx_windows_after(&o, 0.15);
+    eprintln!(
+        "DX N = 80, measured R0: mean window {:.3}, queue {:.1} pkts",
+        mean(&w),
+        mean(&queue_after(&o, 0.15))
+    );
     let cr0 = 10e9 * 80e-6 / (1500.0 * 8.0);
     let o = dx_run(100);
     let t = f64s(&o, "cwnd", "time_s");

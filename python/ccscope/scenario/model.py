@@ -250,6 +250,7 @@ class DctcpConfig:
 class DxConfig:
     q_eps_s: float = 1e-9
     base_rtt_s: Optional[float] = None
+    base_rtt_from_path: bool = False
 
 
 @dataclass

@@ -30,6 +30,12 @@ pub struct DxConfig {
     /// Base RTT R0, seconds (> 0). Default: the minimum RTT the flow measures ([CHOICE], ALGORITHMS.md §6.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_rtt_s: Option<f64>,
+    /// Use each flow's exact no-queue RTT (propagation plus one data serialization per hop out,
+    /// one ACK serialization per hop back) as R0, as DX's hardware timestamps would give it
+    /// (P004's model takes R0 as known). Default false: the minimum RTT measured, which a flow
+    /// that starts into a standing queue overestimates. Not with `base_rtt_s`.
+    #[serde(default)]
+    pub base_rtt_from_path: bool,
 }
 
 fn default_q_eps() -> f64 {
@@ -44,6 +50,7 @@ impl Default for DxConfig {
         DxConfig {
             q_eps_s: DX_Q_EPS_S,
             base_rtt_s: None,
+            base_rtt_from_path: false,
         }
     }
 }
@@ -83,6 +90,12 @@ impl Dx {
             increases: 0,
             last_q_s: 0.0,
         }
+    }
+
+    /// Fix R0 (seconds) from here on.
+    pub fn set_base_rtt(&mut self, r0_s: f64) {
+        self.r0_s = Some(r0_s);
+        self.fixed_r0 = true;
     }
 
     /// Apply one per-RTT update (eqs 1-2) for mean queueing delay `q_s`.

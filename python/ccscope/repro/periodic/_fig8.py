@@ -83,38 +83,43 @@ QUICK_NOTE = (" Quick variant: with starts in [0, 30] s and 200 s of warm-up the
               "(starts in [0, 300] s, measured over 600-4200 s) is the reference.")
 
 
-#: Causes of the disagreements, by (rtt, queue), measured on the full runs (seed 1).
+#: Causes of the disagreements, by (rtt, queue), measured on the full runs (seed 1) with the engine that restarts
+#: the retransmission timer at fast retransmit.
 CAUSES = {
     ("fixed", "droptail"): (
-        "CV(total wnd) is not monotone in B: B = 250 (1 BDP) has a larger CV than B = 50 (0.23 vs 0.18 full run). With Reno "
-        "halving, the total window saws between about half and all of BDP + B, a relative swing that does not shrink with B "
-        "until the rwnd cap (50 × 20 = 1000 pkts, B ≥ 748.75) stops the growth; at B = 250 the buffer only keeps the "
-        "egress busy (loss ≈ 0), the window itself still oscillates. P001's Fig 8a image is lost; FIGURES.md's monotonicity "
-        "is an inference that the halving mechanism does not support between 50 and 250."),
+        "CV(total wnd) is not monotone in B: B = 250 (1 BDP) has a larger CV than B = 50 (0.21 vs 0.15, full run; 0 at 750). "
+        "With Reno halving, the total window saws between about half and all of BDP + B, a relative swing that does not shrink "
+        "with B until the rwnd cap (50 × 20 = 1000 pkts, B ≥ 748.75) stops the growth; at B = 250 the buffer only keeps the "
+        "egress nearly busy (loss 0.8%), the window itself still oscillates. P001's Fig 8a image is lost; FIGURES.md's "
+        "monotonicity is an inference that the halving mechanism does not support between 50 and 250."),
     ("variable", "droptail"): (
-        "B = 86 gives CV(total wnd) ≈ 0.07 < 0.1: with random RTTs only ~19% of the flows see a drop per epoch, so the total "
-        "window dips by ~r/2 ≈ 10% per epoch (fixed RTT: ~60% of the flows, CV 0.18); the epochs are irregular and the "
-        "total window has no clear period (ACF after its first minimum ≈ 0.2). At the computed flattening buffer + 5% "
-        "(601 pkts) there are no drops after warm-up, but the total window only reaches 990 at ≈ 644 s (flows started "
-        "up to 300 s still ramping to rwnd), so it is ≥ 990 during 98.8% of the 600-4200 s window, just short of 99%; "
-        "from 644 s on it stays at 1000."),
+        "B = 86 gives CV(total wnd) ≈ 0.07 < 0.1: with random RTTs only 0.22 of the flows see a drop per epoch (fixed RTT: "
+        "0.93, CV 0.15), so the total window dips by ~r/2 ≈ 10% per epoch; the epochs are irregular and the total window has "
+        "no clear period (ACF after its first minimum ≈ 0.33). At the computed flattening buffer + 5% (601 pkts) and at 750 "
+        "there are no drops after warm-up and total wnd ≥ 990 during ≥ 99% of the window."),
     ("fixed", "minfix"): (
-        "CV at max_th 1500 is not ≤ half the CV at 15: the max_th = 15 sawtooth (period 10 s, ACF peak 0.80) is replaced "
-        "by a slow aperiodic wander (ACF after its first minimum 0.13) of similar size: with w_q = 0.002 at 187.5 pkt/s the "
-        "average queue has a 2.7-s time constant, of the order of the 2-s RTT, and the Reno/RED loop oscillates slowly "
-        "(mean queue 124 pkts, CV 0.48). Every drop costs a flow a timeout almost (≈ 6.5 k timeouts and 10.6 k fast "
-        "retransmits for 6.5 k drops in 2400 s: the engine's Reno retransmits 8× more packets than are dropped), "
-        "which keeps the windows small (mean total wnd 359) and uneven. So the oscillation changes character "
-        "(the arrival PI falls to 0.13) without shrinking, unlike the paper's smooth Fig 8c."),
+        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.169, 0.199, 0.128, 0.152, 0.176 - it does not shrink. The max_th = 15 "
+        "sawtooth (period 10 s) is replaced by a slow aperiodic wander of similar size: with w_q = 0.002 at 187.5 pkt/s the "
+        "average queue has a 2.7-s time constant, of the order of the RTT, and the Reno/RED loop moves slowly (mean queue "
+        "≈ 120 pkts, CV 0.49, arrival PI 0.15). Timeouts dominate the run at max_th = 1500: 11.5 k drops, 16.8 k fast "
+        "retransmits, 8.6 k timeouts and 82 k retransmissions; 77% of the timeouts are spurious (ACKs of the original "
+        "transmissions arrive < 1 s after them: per-ACK RTT samples with RFC 6298 gains collapse rttvar, and the 1-s RTO "
+        "minimum lies below the RTT), their go-back-N duplicates trigger further fast retransmits, and the windows stay small "
+        "(mean total wnd 377) and uneven. So the oscillation changes character without shrinking, unlike the paper's "
+        "smooth Fig 8c."),
     ("variable", "minfix"): (
-        "CV at max_th 1500 (0.056) just misses half the CV at 15 (0.053): the oscillation does shrink monotonically "
-        "(0.106, 0.104, 0.073, 0.062, 0.056) but from a small start, because random RTTs already desynchronize the "
-        "max_th = 15 case (~19% of flows per epoch); the residual CV is the slow Reno/RED wander of fig8c."),
+        "CV at max_th 1500 (0.051) just misses half the CV at 15 (0.050): the oscillation does shrink monotonically "
+        "(0.099, 0.103, 0.070, 0.061, 0.051) but from a small start, because random RTTs already desynchronize the "
+        "max_th = 15 case (~0.3 of the flows per epoch); the residual CV is the slow Reno/RED wander of fig8c."),
     ("fixed", "ratiofix"): (
-        "Ratiofix with fixed RTT grows a slow, large oscillation as max_th rises (CV 0.21, 0.21, 0.15, 0.25, 0.34): with "
+        "Ratiofix with fixed RTT grows a slow, large oscillation as max_th rises (CV 0.17, 0.19, 0.13, 0.29, 0.35): with "
         "min_th = max_th/3 = 500 the average queue (time constant 2.7 s) swings the drop rate between 0 and bursts, and "
-        "the windows move together on a > 60-s scale (mean pairwise cwnd correlation 0.56 at max_th 1500). The paper's "
-        "smooth trend (oscillation shrinks) is not reproduced; ratiofix oscillating more than minfix at equal max_th is."),
+        "the windows move together on a > 60-s scale. The paper's smooth trend (oscillation shrinks) is not reproduced; "
+        "ratiofix oscillating more than minfix at equal max_th (3 of 5 values) is."),
+    ("variable", "ratiofix"): (
+        "Full run reproduced (CV 0.099, 0.146, 0.136, 0.093, 0.031; mean total wnd 921 at max_th 1500). The quick variant "
+        "(600 s, starts in [0, 30] s, measured over 200-600 s) does not: at max_th 750 the CV is 0.095 > 0.5 × 0.097, "
+        "because RED's average (2.7-s time constant) and the windows are still settling from the near-synchronized start."),
 }
 
 

@@ -287,8 +287,8 @@ def cause_ingress_pi(m: dict[str, Any]) -> str:
             f"holds 18.75 packets, the spectrum's white floor above 2 Hz takes a large share of the arrival variance "
             f"(ACF ceiling 1 - var(floor)/var = {_f(m, 'ingress_noise_ceiling')} in this run) and the slow part is a "
             f"jittered sawtooth (total-wnd ACF peak {_f(m, 'total_wnd_period_peak')} at {_f(m, 'total_wnd_period_s', '.1f')} s), "
-            f"so the arrival ACF peaks at only {_f(m, 'ingress_pi')}, at lag {_f(m, 'ingress_pi_lag_s', '.1f')} s, the total "
-            "window's period (P001 footnote 3: arrivals follow total wnd). x = s + n with n white gives r_x = r_s var(s)/(var(s)"
+            f"so FIGURES.md's arrival PI is only {_f(m, 'ingress_pi')} (maximum at lag {_f(m, 'ingress_pi_lag_s', '.1f')} s; "
+            f"total-window period {_f(m, 'total_wnd_period_s', '.1f')} s; P001 footnote 3: arrivals follow total wnd). x = s + n with n white gives r_x = r_s var(s)/(var(s)"
             " + var(n)): FIGURES.md's 0.5 line needs a cleaner series than 18.75-pkt bins at 1.5 Mb/s give (P001's bins are [NG];"
             " its lost figures may show smoothed rates). tests/test_periodic_behaviour.py checks the ceiling.")
 
@@ -296,7 +296,7 @@ def cause_ingress_pi(m: dict[str, Any]) -> str:
 def cause_random_rtt(m: dict[str, Any]) -> str:
     """Why the random-RTT aggregate is less periodic in ccscope than in P001."""
     return ("With random RTTs ccscope's aggregate is genuinely less periodic than with a fixed RTT: drops still come in "
-            f"bursts but each epoch hits only {_f(m, 'mean_frac_flows_cut')} of the flows (fixed RTT: ~0.6); if a fraction r "
+            f"bursts but each epoch hits only {_f(m, 'mean_frac_flows_cut')} of the flows (fixed RTT: 0.93); if a fraction r "
             "halves, the total window falls by ~r/2 from BDP + B, so with B = 0.2 BDP the link idles only when r > 2·0.2/1.2 "
             f"= 0.33. The epochs are irregular: the total-window ACF after its first minimum peaks at "
             f"{_f(m, 'total_wnd_period_peak')} (FIGURES.md's PI {_f(m, 'total_wnd_pi')} is taken at lag "
@@ -316,6 +316,30 @@ def cause_red_timeouts(m: dict[str, Any]) -> str:
             f"than halving exceed the L_sync(0.06) = 20.8% ceiling, which assumes halving: egress loss "
             f"{_f(m, 'egress_loss_pct', '.1f')}% vs the paper's ≈ 15%. With max_th = 50 (the §II.B reading, 20% of the BDP) the "
             "loss is recorded as egress_loss_pct_max_th_50.")
+
+
+#: Measured mechanism of the fixed-RTT DropTail B = 50 run (full run, seed 1; engine with the timer
+#: restarted at fast retransmit). Shared by the causes of fig4a, fig5a, fig6a/b, fig7a and fig2.
+SYNC_FIXED = (
+    "Fixed RTT, DropTail B = 50 (full run): 374 epochs 9.8 s apart, each an overflow of 1.9 s (longer than the 1.6-s RTT, "
+    "because a cut acts only an RTT after its loss) with 107 drops on average, which fall on the arriving packets of 50 "
+    "flows whose windows are ~6 pkts: 46.6 of the 50 flows (0.93; all 50 in 20% of the epochs) lose a packet per epoch. "
+    "26 of them lose exactly one and recover by fast retransmit (a timeout follows in 1.2% of these); 20 lose >= 2 and "
+    "63% of those time out. Most timeouts are spurious: in the quick run 67% are followed within 1 s (< the 1.34-s base "
+    "RTT) by ACKs of the original transmissions. The engine takes an RTT sample on every ACK with RFC 6298's gains, so "
+    "rttvar collapses between epochs and RTO ≈ srtt + a few tens of ms; the 1-s minimum lies below the 1.34-1.61 s RTT "
+    "and never binds, and the queue's rise at an epoch outruns the RTO. The go-back-N restart then sends pairs into the "
+    "full buffer, which drops every second packet (seq n, n+2, n+4, ...): the multi-drop flows. Diagnostic only (not a "
+    "setting of any entry): a 2-s RTO minimum, above the maximum RTT, leaves 58 timeouts in the quick run, retransmits "
+    "= drops, no multi-drop flows, loss 7.9% and still 0.92 of the flows per epoch. ns-2's Reno (no timestamps) times "
+    "one segment per RTT, which keeps rttvar larger (E27, E40).")
+
+
+def cause_sync(m: dict[str, Any]) -> str:
+    """Why DropTail with one common RTT loses more than the paper's 5-7% (fig4a) and cuts nearly every flow (fig5a)."""
+    return (f"Egress loss {_f(m, 'egress_loss_pct', '.1f')}% (paper ≈ 5-7%), just under the synchronized-halving ceiling "
+            f"L_sync(0.2) = 13.3%, and {_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md "
+            "bound 0.8). " + SYNC_FIXED)
 
 
 #: Appended to each cause: what the engine runs.

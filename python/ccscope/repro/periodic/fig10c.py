@@ -54,7 +54,7 @@ def check(run: Run) -> dict:
 CAUSE = ("Gaps centre near 0.3 s, not 2.0 s: ccscope drops ≈ 3 packets/s at max_th = 1500. [DER] Reno's square-root law "
          "W = sqrt(8/(3p)) against the Appendix-B ramp p_b = 0.1 (avg − 5)/(1500 − 5) with avg ≈ 50 W − 251 (fixed RTT) "
          "balances at W ≈ 11 pkts, avg ≈ 310 pkts, p ≈ 0.02, i.e. ≈ 4 drops/s and a mean gap ≈ 0.26 s; F&J count spacing "
-         "makes the gaps more regular, so ~17% (not < 10%) fall below 0.1 s. A 2-s centre needs p ≈ 0.0027 (0.5 drops/s at "
+         "makes the gaps more regular, so ~16% (not < 10%) fall below 0.1 s. A 2-s centre needs p ≈ 0.0027 (0.5 drops/s at "
          "187.5 pkt/s), which this ramp gives only at avg ≈ 45 pkts, where Reno's windows would be ≈ 31 > rwnd: with max_p = 0.1 "
          "[NG] the paper's 2.0 s does not follow; a smaller max_p, or ns-2 specifics (E27), would be needed. Gaps do grow "
          "with max_th (0.02 s at max_th 15)." + _p0.SETUP_NOTE)

@@ -12,8 +12,8 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/text-buffer-748"
 TITLE = "B = 50·20 − 187.5·1.34 ≈ 748 pkts lets every flow sit at rwnd"
 KIND = "both"
-# With plain Reno (P001's TCP, since the engine gained it) the B = 700 contrast run varies its total
-# window by only 1.5 % (< the 2 % check); B = 750 is still drop-free with every window at rwnd.
+# The B = 700 contrast run varies its total window by only 1.2 % (< the 2 % check); B = 750 is drop-free
+# with every window at rwnd (see CAUSE).
 STATUS = "partly"
 COST = "closed form + 2 runs × 4200 s (~3 s); quick 2 × 900 s"
 QUICK_SIM_S = 900.0  # quick keeps the [0, 300] s starts (see _p0.setup)
@@ -46,7 +46,16 @@ def check(run: Run) -> dict:
     c.add("B = 700: CV(total wnd) ≥ 0.02", v["700"]["total_wnd_cv"], v["700"]["total_wnd_cv"] >= 0.02, "≥ 0.02", "visible cycling")
     return verdict(c, {"closed_form_pkts": v["closed_form_pkts"], "drops_750": v["750"]["drops_after_warmup"],
                        "frac_ge_990_750": v["750"]["total_wnd_frac_ge_990"], "drops_700": v["700"]["drops_after_warmup"],
-                       "cv_700": v["700"]["total_wnd_cv"]}, tolerance="exact closed form; FIGURES.md thresholds")
+                       "cv_700": v["700"]["total_wnd_cv"]}, tolerance="exact closed form; FIGURES.md thresholds",
+                   notes=_p0.CAUSE if v["700"]["total_wnd_cv"] >= 0.02 else CAUSE.format(
+                       cv=v["700"]["total_wnd_cv"], drops=v["700"]["drops_after_warmup"]) + _p0.SETUP_NOTE)
+
+
+CAUSE = ("B = 750 behaves as §II.C.2 says (no drops after warm-up, total wnd = 1000). The B = 700 contrast is weaker than "
+         "FIGURES.md's CV ≥ 0.02: {drops} drops after warm-up but CV(total wnd) {cv:.4f}. 700 is only 49 pkts short of "
+         "the 748.75-pkt bound, so the queue overflows only when nearly every flow sits at rwnd 20, and each loss cuts one "
+         "window of 20 to 10 (1% of 1000) while the others stay at rwnd: the total window dips by a few percent now and "
+         "then instead of cycling (inferred from the drop count). The '≥ 2%' is FIGURES.md's inference, not a number of the paper.")
 
 
 def plot(run: Run):

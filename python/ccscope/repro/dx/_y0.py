@@ -7,9 +7,13 @@
 - the sender knows R0 (`dx.base_rtt_s = R0`, FIGURES.md "R0 known to the sender"); with the engine's default
   (R0 = minimum RTT seen) flows that start into a standing queue never see the true R0, overestimate it and
   keep adding a segment, so the special state (W = 1 seg) is never reached;
-- all N flows start at t = 0 with jitter U(0, 100 us); 0.3 s per run, measured over 0.1-0.3 s (quick: shorter
-  runs, measured after the first 20 %);
-- min RTO 10 ms (no loss occurs in these runs: 256 KB holds every special-state queue up to N ~ 240).
+- all N flows start at t = 0 with W = 1 seg (`iw_pkts = 1`, FIGURES.md Y0) and jitter U(0, 100 us); 0.3 s per run,
+  measured over 0.1-0.3 s (quick: shorter runs, measured after the first 20 %). With the engine's default
+  initial window of 2 the first round of N >= 120 flows (2N pkts) overflows BDP + buffer (66.7 + 170 pkts at
+  80 us): 66 drops at N = 150, and flows that lose a packet before their first RTT sample wait the 1 s initial
+  RTO, so 23 of 150 flows sat silent through the whole run (queue 60 instead of Theorem 2's 83 pkts);
+- min RTO 10 ms (with W = 1 seg at start no loss occurs in these runs: 256 KB holds every special-state queue up
+  to N ~ 240).
 """
 from __future__ import annotations
 
@@ -27,14 +31,15 @@ SEG, ACK, BUFFER_BYTES, JITTER_S = 1500, 40, 256000, 1e-4
 Q_EPS_S = 1e-8
 PARAMS = {"buffer_bytes": BUFFER_BYTES, "seg_bytes": SEG, "start_jitter_s": JITTER_S, "base_rtt": "known to sender [NG]",
           "rtt": "propagation = R0 - serialization of one data packet and one ACK over 2 hops [NG]",
-          "measure": "0.1-0.3 s of 0.3 s (quick: after 20 % warm-up) [NG]", "min_rto_s": 0.01, "q_eps_s": Q_EPS_S}
+          "measure": "0.1-0.3 s of 0.3 s (quick: after 20 % warm-up) [NG]", "min_rto_s": 0.01, "iw_pkts": 1,
+          "q_eps_s": Q_EPS_S}
 
 
 def scenario(n: int, r0_s: float, c_bps: float = 10e9, seed: int = 1, queue_interval_s: float = 1e-5):
     ser = 2 * (SEG + ACK) * 8 / c_bps
     return cc.scenario.dumbbell(senders=n, cc="dx", bottleneck_bps=c_bps, access_bps=c_bps, rtt_s=r0_s - ser,
                                 buffer_bytes=BUFFER_BYTES, start_jitter_s=JITTER_S, seed=seed,
-                                tcp=cc.scenario.TcpConfig(min_rto_s=0.01), dx=cc.scenario.DxConfig(base_rtt_s=r0_s, q_eps_s=Q_EPS_S),
+                                tcp=cc.scenario.TcpConfig(iw_pkts=1, min_rto_s=0.01), dx=cc.scenario.DxConfig(base_rtt_s=r0_s, q_eps_s=Q_EPS_S),
                                 record=cc.scenario.RecordConfig(queue_interval_s=queue_interval_s))
 
 

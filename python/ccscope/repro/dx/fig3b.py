@@ -5,6 +5,7 @@ import numpy as np
 
 from ccscope.repro._base import Checks, Run, verdict
 from ccscope.repro.dx import _y0
+from ccscope.repro.dx._sim import CAUSE_STABLE
 from ccscope.repro.dx._util import sweep_plot
 
 ID = "dx/fig3b"
@@ -28,7 +29,7 @@ def check(run: Run) -> dict:
     drop = float(np.max(-np.diff(d.utilization.values), initial=0.0))
     c.add("non-decreasing in N (0.5 pt noise)", drop, drop <= 0.005, "dip <= 0.005", "0.5-pt noise")
     c.add("queue never empty for N >= 70", float(sp.queue_min_pkts.min()), bool((sp.queue_min_pkts > 0).all()), "min queue > 0", "Theorem 2")
-    return verdict(c, {f"util(N={k})": float(v) for k, v in d.utilization.items()})
+    return verdict(c, {f"util(N={k})": float(v) for k, v in d.utilization.items()}, notes=CAUSE_STABLE)
 
 
 def plot(run: Run):

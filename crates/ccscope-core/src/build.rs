@@ -115,10 +115,14 @@ impl FlowFactory {
             _ => None,
         }
         .map(|r| Box::new(crate::sim::RateState::new(r, size_bytes, mss)));
-        match &mut cc {
-            Cc::NewReno(c) => c.w.increase = t.ca_increase,
-            Cc::Dctcp(c) => c.w.increase = t.ca_increase,
-            Cc::Dx(c) => c.w.increase = t.ca_increase,
+        let w = match &mut cc {
+            Cc::NewReno(c) => &mut c.w,
+            Cc::Dctcp(c) => &mut c.w,
+            Cc::Dx(c) => &mut c.w,
+        };
+        w.increase = t.ca_increase;
+        if let Some(s) = t.initial_ssthresh_pkts {
+            w.ssthresh = s * mss as f64;
         }
         let scfg = TcpSenderConfig {
             mss_bytes: mss,
@@ -129,8 +133,9 @@ impl FlowFactory {
             granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
             dupack_threshold: t.dupack_threshold,
             rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
-            ect_on_retransmissions: cc_kind.is_dctcp(),
+            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
             reno_recovery: cc_kind == CcKind::Reno,
+            rtt_sampling: t.rtt_sampling,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

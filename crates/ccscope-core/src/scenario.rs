@@ -401,6 +401,18 @@ pub struct TcpConfig {
     /// Congestion-avoidance increase: "per_ack" (cwnd += MSS^2/cwnd per ACK, ns-2) or "byte_counting" (+1 MSS per cwnd of acked bytes, RFC 3465 / Linux). Default "per_ack".
     #[serde(default)]
     pub ca_increase: crate::cc::CaIncrease,
+    /// Retransmitted segments of ECN-capable flows carry ECT too (true: ns-2, which sets ECT on
+    /// every data packet; false: RFC 3168 §6.1.5). Default: true for DCTCP, false otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ect_on_retransmissions: Option<bool>,
+    /// RTT samples for the RTO: "per_ack" (every ACK that acknowledges new data, as with
+    /// timestamps, RFC 7323) or "once_per_rtt" (one timed segment per RTT, Karn's rule: ns-2's
+    /// TCP without timestamps, classic BSD). Default "per_ack".
+    #[serde(default)]
+    pub rtt_sampling: crate::transport::RttSampling,
+    /// Initial slow-start threshold, segments (>= 1). Default: unbounded (RFC 5681).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh_pkts: Option<f64>,
 }
 
 impl Default for TcpConfig {
@@ -418,6 +430,9 @@ impl Default for TcpConfig {
             rwnd_pkts: None,
             ecn: false,
             ca_increase: crate::cc::CaIncrease::PerAck,
+            ect_on_retransmissions: None,
+            rtt_sampling: crate::transport::RttSampling::PerAck,
+            initial_ssthresh_pkts: None,
         }
     }
 }
@@ -747,6 +762,15 @@ impl Scenario {
     fn validate_tcp(&self) -> Result<(), ScenarioError> {
         let t = &self.tcp;
         at_least("tcp.iw_pkts", t.iw_pkts as u64, 1)?;
+        if let Some(s) = t.initial_ssthresh_pkts {
+            if !s.is_finite() || s < 1.0 {
+                return Err(ScenarioError::new(
+                    "tcp.initial_ssthresh_pkts",
+                    fmt_f(s),
+                    "must be a finite number of segments >= 1",
+                ));
+            }
+        }
         time_s("tcp.min_rto_s", t.min_rto_s, false)?;
         time_s("tcp.initial_rto_s", t.initial_rto_s, false)?;
         time_s("tcp.max_rto_s", t.max_rto_s, false)?;

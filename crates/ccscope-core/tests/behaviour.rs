@@ -642,9 +642,9 @@ fn dx_windows_after(o: &RunOutput, t0: f64) -> Vec<f64> {
 }
 
 /// DX (P004 Theorem 2) with R0 known exactly (`base_rtt_from_path`, as the model assumes):
-/// the special state needs N >= C R0 / seg. The no-queue RTT here is 80 us + 2 x 1.2 us (data)
-/// + 2 x 0.0512 us (64-B ACKs) = 82.5 us, so C R0 / seg = 68.75: at N = 80 and 100 every
-/// window sits at one segment, the link is full and the queue is N - 68.75 packets.
+/// the special state needs N >= C R0 / seg. The no-queue RTT here is 80 us plus 2 x 1.2 us
+/// (data) plus 2 x 0.0512 us (64-B ACKs) = 82.5 us, so C R0 / seg = 68.75: at N = 80 and 100
+/// every window sits at one segment, the link is full and the queue is N - 68.75 packets.
 #[test]
 fn dx_with_exact_base_rtt_sits_in_the_special_state_at_80_and_100_flows() {
     let cr0 = 10e9 * 82.5024e-6 / (1500.0 * 8.0);

@@ -236,6 +236,9 @@ class TcpConfig:
     rwnd_pkts: Optional[int] = None
     ecn: bool = False
     ca_increase: Literal["per_ack", "byte_counting"] = "per_ack"
+    ect_on_retransmissions: Optional[bool] = None
+    rtt_sampling: Literal["per_ack", "once_per_rtt"] = "per_ack"
+    initial_ssthresh_pkts: Optional[float] = None
 
 
 @dataclass

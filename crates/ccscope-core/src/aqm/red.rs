@@ -179,7 +179,7 @@ impl Red {
                 } else if cp >= 1.0 {
                     1.0
                 } else {
-                    p_b / (1.0 - cp)
+                    (p_b / (1.0 - cp)).min(1.0)
                 };
                 self.last_p_b = p_b;
                 self.last_p_a = p_a;
@@ -334,10 +334,11 @@ mod tests {
                 count += 1;
                 let p_b = 0.1 * (avg - 5.0) / 10.0;
                 assert!((red.last_p_b - p_b).abs() < 1e-12);
+                // F&J's p_b / (1 - count p_b) exceeds 1 once count p_b > 1 - p_b: a certain drop
                 let p_a = if count as f64 * p_b >= 1.0 {
                     1.0
                 } else {
-                    p_b / (1.0 - count as f64 * p_b)
+                    (p_b / (1.0 - count as f64 * p_b)).min(1.0)
                 };
                 assert!((red.last_p_a - p_a).abs() < 1e-12);
                 if v != Verdict::Enqueue {

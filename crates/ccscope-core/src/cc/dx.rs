@@ -188,6 +188,7 @@ mod tests {
         let cfg = DxConfig {
             q_eps_s: 0.0,
             base_rtt_s: Some(100e-6),
+            base_rtt_from_path: false,
         };
         let mut d = Dx::new(&cfg, 1500, 10, 3);
         d.w.ssthresh = 0.0;

@@ -67,11 +67,12 @@ impl RenoWindow {
         self.cwnd += acked_bytes.min(ABC_LIMIT_SEGMENTS * self.mss);
     }
 
-    /// Congestion avoidance: +MSS·acked/cwnd per ACK (≈ +1 MSS per RTT).
+    /// Congestion avoidance: +MSS·min(acked, MSS)/cwnd per ACK (RFC 5681's MSS²/cwnd per ACK,
+    /// ≈ +1 MSS per RTT; a cumulative ACK after a hole is filled counts once, as in ns-2).
     #[inline]
     pub fn cong_avoid(&mut self, acked_bytes: f64) {
         match self.increase {
-            CaIncrease::PerAck => self.cwnd += self.mss * acked_bytes / self.cwnd,
+            CaIncrease::PerAck => self.cwnd += self.mss * acked_bytes.min(self.mss) / self.cwnd,
             CaIncrease::ByteCounting => {
                 self.ca_acked += acked_bytes;
                 if self.ca_acked >= self.cwnd {
@@ -137,6 +138,18 @@ impl RenoWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn a_cumulative_ack_over_many_segments_grows_the_window_by_one_ack_only() {
+        let mut w = RenoWindow::new(1000, 10, 1.0);
+        w.ssthresh = 5000.0; // congestion avoidance
+        w.grow(16_200.0 * 1000.0); // a hole filled behind 16 200 buffered segments
+        assert!(
+            (w.cwnd - (10_000.0 + 1000.0 * 1000.0 / 10_000.0)).abs() < 1e-9,
+            "{}",
+            w.cwnd
+        );
+    }
+
     #[test]
     fn slow_start_doubles_per_rtt_and_avoidance_adds_one_mss() {
         let mut w = RenoWindow::new(1000, 2, 1.0);

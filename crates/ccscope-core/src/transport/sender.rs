@@ -8,6 +8,29 @@ use crate::packet::flags;
 use crate::units::{SimDuration, SimTime};
 
 /// Transport parameters resolved from the scenario.
+/// Which RTT samples feed the RTO estimator (RFC 6298). Congestion control (DX) always gets
+/// the per-ACK timestamp sample.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// Every ACK that acknowledges new data (timestamps, RFC 7323).
+    #[default]
+    PerAck,
+    /// One timed segment per RTT, cancelled on any retransmission (Karn; ns-2 without
+    /// timestamps, classic BSD).
+    OncePerRtt,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct TcpSenderConfig {
     pub mss_bytes: u32,
@@ -28,6 +51,8 @@ pub struct TcpSenderConfig {
     /// Retransmitted segments are sent ECN-capable too (DCTCP, RFC 8257 practice); RFC 3168
     /// classic ECN does not (§6.1.5).
     pub ect_on_retransmissions: bool,
+    /// Which RTT samples feed the RTO.
+    pub rtt_sampling: RttSampling,
 }
 
 /// One segment to put on the wire.
@@ -71,6 +96,8 @@ pub struct TcpSender {
     rto: SimDuration,
     rto_deadline: Option<SimTime>,
     pending_retx: Option<u64>,
+    /// The segment being timed and when it was sent (`RttSampling::OncePerRtt`).
+    timed: Option<(u64, SimTime)>,
     started: bool,
     pub stats: SenderStats,
 }
@@ -108,6 +135,7 @@ impl TcpSender {
             rto: cfg.initial_rto,
             rto_deadline: None,
             pending_retx: None,
+            timed: None,
             started: false,
             stats: SenderStats::default(),
         }
@@ -206,6 +234,7 @@ impl TcpSender {
         if retx {
             f |= flags::RETX;
             self.stats.retransmits += 1;
+            self.timed = None; // Karn: no sample across a retransmission
             if self.ect && self.cfg.ect_on_retransmissions {
                 f |= flags::ECT;
             }
@@ -219,6 +248,9 @@ impl TcpSender {
             }
         }
         self.stats.segments_sent += 1;
+        if !retx && self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::OncePerRtt {
+            self.timed = Some((seq, now));
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rto);
         }
@@ -273,8 +305,20 @@ impl TcpSender {
             } else {
                 Some(now.saturating_sub(ts_echo))
             };
-            if let Some(r) = rtt {
-                self.update_rtt(r);
+            match self.cfg.rtt_sampling {
+                RttSampling::PerAck => {
+                    if let Some(r) = rtt {
+                        self.update_rtt(r);
+                    }
+                }
+                RttSampling::OncePerRtt => {
+                    if let Some((s, sent)) = self.timed {
+                        if ackno > s {
+                            self.update_rtt(now.saturating_sub(sent));
+                            self.timed = None;
+                        }
+                    }
+                }
             }
             self.snd_una = ackno;
             if self.snd_nxt < self.snd_una {
@@ -395,6 +439,7 @@ impl TcpSender {
         self.ecn_recover = Some(self.high_tx);
         self.snd_nxt = self.snd_una; // go-back-N from the first unacknowledged segment
         self.pending_retx = None;
+        self.timed = None;
         self.rto = SimDuration((self.rto.0.saturating_mul(2)).min(self.cfg.max_rto.0));
         self.rto_deadline = None; // re-armed by the retransmission
     }
@@ -417,11 +462,43 @@ mod tests {
             rwnd_segments: 20,
             ect_on_retransmissions: false,
             reno_recovery: reno,
+            rtt_sampling: RttSampling::PerAck,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
         while s.poll_transmit(SimTime(0)).is_some() {}
         s
+    }
+
+    /// Once-per-RTT sampling times one segment per RTT: ACKs of other segments give no RTO
+    /// sample, and a retransmission cancels the timing (Karn).
+    #[test]
+    fn once_per_rtt_sampling_times_one_segment_and_respects_karn() {
+        let mut s2 = {
+            let mut cfg = sender(false).cfg;
+            cfg.rtt_sampling = RttSampling::OncePerRtt;
+            let mut x = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
+            x.start();
+            while x.poll_transmit(SimTime(0)).is_some() {}
+            x
+        };
+        assert_eq!(s2.timed, Some((0, SimTime(0))));
+        // the ACK of segment 0 at 100 us (echo timestamp says 40 us): the timed sample is 100 us
+        s2.on_ack(SimTime(100_000_000), 1, false, SimTime(60_000_000), false);
+        assert_eq!(s2.srtt(), Some(SimDuration(100_000_000)));
+        assert_eq!(s2.timed, None);
+        // further ACKs carry timestamp samples but do not touch the estimator until a new
+        // segment is timed
+        s2.on_ack(SimTime(150_000_000), 2, false, SimTime(0), false);
+        assert_eq!(s2.srtt(), Some(SimDuration(100_000_000)));
+        // a new segment is timed when sent; its fast retransmission cancels the timing
+        while s2.poll_transmit(SimTime(160_000_000)).is_some() {}
+        assert!(s2.timed.is_some());
+        for _ in 0..3 {
+            s2.on_ack(SimTime(170_000_000), 2, false, SimTime(0), false);
+        }
+        let _ = s2.poll_transmit(SimTime(170_000_000)); // the retransmission of segment 2
+        assert_eq!(s2.timed, None);
     }
 
     /// The retransmission timer restarts at the fast retransmit: with an RTO near the RTT, a

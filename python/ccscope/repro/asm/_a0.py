@@ -158,3 +158,44 @@ def plot_qr(ax, qr: pd.DataFrame, rate_bps: float, q0: float, label: str):
     ref_line(ax, rate_bps / 1e9, "C")
     ax.set_xlabel("queue q (pkts)")
     ax.set_ylabel("aggregate rate A (Gb/s)")
+
+
+# --- the 802.1Qau feedback trace (sent at the CP, applied at the source) -------------------------------
+#: §5.1 gains (a+, a-, b+, b-) as fractions of C per 128 quantum units (ALGORITHMS.md §5.1), set A and S
+GAINS = {"approach": (1 / 8, 1 / 64, 1 / 16, 1 / 2), "sliding": (1 / 16, 1 / 128, 1 / 32, 1 / 4)}
+MIN_RATE_BPS = 5e6
+
+
+def asm_step(qf, dq, line_bps: float, *, w: float = W_ASM, b0: float = B0, b_f: float = B_F) -> pd.DataFrame:
+    """Reference RP of ALGORITHMS.md §5.1 (eq 11, E34 mapping, stateless adaptive set E35) for arrays of
+    quantized (Qf, dQ): the rate change (bps, before clamping), the gain set and the branch."""
+    qf, dq = np.asarray(qf, float), np.asarray(dq, float)
+    fb = -qf - w * dq
+    approach = (np.abs(qf) + np.abs(dq) < b0) | (np.abs(fb) >= b_f)
+    parabola = qf * fb > 0
+    ga, gs = np.array(GAINS["approach"]), np.array(GAINS["sliding"])
+    g = np.where(approach[:, None], ga, gs)
+    a = np.where(parabola, g[:, 1], g[:, 0])
+    b = np.where(parabola, g[:, 3], g[:, 2])
+    delta = -(a * qf + b * dq) * line_bps / 128
+    return pd.DataFrame({"fb": fb, "set": np.where(approach, "A", "S"),
+                         "branch": np.where(parabola, "parabola", "spiral"), "delta_bps": delta})
+
+
+def feedback_pairs(res) -> pd.DataFrame:
+    """One row per feedback frame sent by a CP, joined with the row of its application at the source
+    (matched on destination flow and sent time); `cpid` is the CP port's index, `applied_cpid` the
+    CPID the source read from the frame; `delay_s` = applied − sent (NaN if still in flight at the end)."""
+    fb = res.traces["feedback"]
+    sent = fb[fb.event == "sent"].sort_values("time_s", kind="stable").reset_index(drop=True)
+    app = fb[fb.event == "applied"]
+    m = sent[["time_s", "port", "flow", "a", "b", "queue_bytes"]].merge(
+        app[["flow", "sent_s", "time_s", "port", "rate_before_bps", "rate_after_bps"]].rename(
+            columns={"time_s": "applied_s", "port": "applied_port", "sent_s": "time_s"}),
+        on=["flow", "time_s"], how="left")
+    m["cpid"] = m.port.cat.codes.astype(int)
+    m["applied_cpid"] = m.applied_port.cat.codes.astype(int)   # -1 where not applied
+    m["delay_s"] = m.applied_s - m.time_s
+    m["port"] = m.port.astype(str)
+    m["applied_port"] = m.applied_port.astype(str)
+    return m

@@ -13,8 +13,9 @@ NAMES = {"L0": "F1", "C0_0": "F2", "C0_1": "F4", "C1_0": "F3", "C1_1": "F5"}
 LINKS = {"L1": ("sw0", "sw1"), "L2": ("sw1", "sw2")}
 
 
-def graph(q0_pkts: float = 64, seed: int = 1) -> dict:
-    return cc.scenario.parking_lot(2, flows_per_group=2, cc="asm", aqm=cc.aqm.asm(q0_pkts=q0_pkts), rate_bps=1e9,
+def graph(q0_pkts: float = 64, seed: int = 1, **cp) -> dict:
+    """The parking lot; `cp` are extra ASM congestion-point fields (e.g. dedup_expiry) for diagnostics."""
+    return cc.scenario.parking_lot(2, flows_per_group=2, cc="asm", aqm=cc.aqm.asm(q0_pkts=q0_pkts, **cp), rate_bps=1e9,
                                    link_delay_s=2e-6, buffer_pkts=87, seed=seed)
 
 

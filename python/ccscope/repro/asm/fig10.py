@@ -5,6 +5,7 @@ buffer 1000 pkts, 20 ms per run, sources start at line rate]; statistics after 5
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
@@ -19,24 +20,38 @@ CLAIM = ('At very small delay both keep the queue oscillation small; at 10 µs p
          'and empties the buffer often, while ASM tolerates the delay.')
 
 
+def _one(algo: str, d: float, until: float, t0: float, **cp):
+    sc = _a0.scenario(algo, n=10, rate_bps=100e9, q0_pkts=64, link_delay_s=d, until_s=until, buffer_pkts=1000,
+                      sample_s=2e-6)
+    sc["aqm"].update(cp)
+    sc["record"]["traces"].append("feedback")
+    res = _a0.run(sc)
+    s = _a0.series(res)
+    st = _a0.window_stats(s, t0, None, 100e9)
+    r = res.traces["rate"]
+    last = r[r.time_s == r.time_s.max()].rate_bps
+    st["flows_at_min_rate"] = int((last <= 5e6 * 1.0001).sum())
+    st["feedbacks"] = int((res.traces["feedback"].event == "sent").sum())
+    agg = _a0.aggregate_rate(res, np.array([t0, until - 1e-4]))
+    st["agg_rate_t0_gbps"], st["agg_rate_end_gbps"] = float(agg[0] / 1e9), float(agg[1] / 1e9)
+    return st, s
+
+
 def run(quick: bool) -> Run:
     delays = (0.5e-6, 10e-6) if quick else (0.5e-6, 2e-6, 5e-6, 10e-6)
     until, t0 = (0.005, 0.002) if quick else (0.02, 0.005)
     vals, frames = {}, []
     for d in delays:
         for algo in ("asm", "qcn"):
-            res = _a0.run(_a0.scenario(algo, n=10, rate_bps=100e9, q0_pkts=64, link_delay_s=d, until_s=until,
-                                       buffer_pkts=1000, sample_s=2e-6))
-            s = _a0.series(res)
-            st = _a0.window_stats(s, t0, None, 100e9)
-            r = res.traces["rate"]
-            last = r[r.time_s == r.time_s.max()].rate_bps
-            st["flows_at_min_rate"] = int((last <= 5e6 * 1.0001).sum())
-            vals[f"{algo}@{d * 1e6:g}us"] = st
+            vals[f"{algo}@{d * 1e6:g}us"], s = _one(algo, d, until, t0)
             frames.append(s.assign(algo=algo, delay_us=d * 1e6))
+    # diagnostics (advisory): ASM at 10 µs with the §4.5 memory ending on delivery, and without de-duplication
+    diag = {"delivered": _one("asm", 10e-6, until, t0, dedup_expiry="delivered")[0],
+            "nodedup": _one("asm", 10e-6, until, t0, dedup=False)[0]}
     return Run(params={"rate_bps": 100e9, "n": 10, "q0_pkts": 64, "buffer_pkts": 1000, "delays_us": [d * 1e6 for d in delays],
                        "until_s": until, "from_s": t0, "start": "line rate"},
-               frames={"series": pd.concat(frames, ignore_index=True)}, values=vals, seeds=[1], quick=quick)
+               frames={"series": pd.concat(frames, ignore_index=True)}, values={**vals, "diag_asm@10us": diag},
+               seeds=[1], quick=quick)
 
 
 def check(run: Run) -> dict:
@@ -50,21 +65,40 @@ def check(run: Run) -> dict:
           "FIGURES.md")
     c.add("ASM @0.5 µs empty fraction", a05["empty_frac"], a05["empty_frac"] <= 0.01, "≤ 1%", "FIGURES.md")
     c.add("QCN @0.5 µs empty fraction", q05["empty_frac"], q05["empty_frac"] <= 0.01, "≤ 1%", "FIGURES.md")
+    dg = v["diag_asm@10us"]
+    for k, lab in (("delivered", "dedup_expiry = delivered"), ("nodedup", "dedup = false")):
+        x = dg[k]
+        c.add(f"[diagnostic] ASM @10 µs, {lab}: empty / util / s.d. (pkts)",
+              [x["empty_frac"], x["util"], x["q_sd"]],
+              x["empty_frac"] <= 0.01 and x["util"] >= 0.99 and x["q_sd"] <= 2 * a05["q_sd"],
+              f"≤ 1% / ≥ 99% / ≤ {2 * a05['q_sd']:.3g}", "CP option changed (not the reproduction)", advisory=True)
+    dl, nd = dg["delivered"], dg["nodedup"]
+    t0, until = run.params["from_s"], run.params["until_s"]
+    slope = (q05["agg_rate_end_gbps"] - q05["agg_rate_t0_gbps"]) / ((until - 1e-4 - t0) * 1e3)
     return verdict(c, v, tolerance="FIGURES.md thresholds",
-                   notes=("QCN empties the buffer at every delay at 100 Gb/s, not only at 10 µs: after the start at line "
-                          "rate its cuts are recovered by R_AI = 5 Mb/s steps, 1/20 000 of C, paced by 150 KB byte-counter "
-                          "cycles and a 15 ms timer, so within 20 ms it never refills the link (the paper's 'very small "
-                          "delay' QCN run is stable; its QCN increase parameters at 100 Gb/s are not stated). ASM holds "
-                          "q0 up to 5 µs per link but at 10 µs it collapses: the overshoot pins "
-                          f"{a10['flows_at_min_rate']} of 10 sources at MinRate (5 Mb/s); they then send ≈ 4 pkts/s "
-                          "and are hardly ever sampled, and the literal §4.5 de-duplication rule forbids sampling the "
-                          "one fast source twice in a row, so feedback nearly stops and the aggregate freezes below C with an "
-                          "empty queue. De-duplication is not the whole cause: in a side run (not part of this check) a "
-                          "1 ms de-duplication window raised utilization to 95.5% but the queue was still empty 59% of "
-                          "the time, and no de-duplication gave 82%. With the §5.1 gains (up to C/8 per adjustment) and "
-                          "a 60 µs loop, one feedback round at 100 Gb/s moves ≈ 500 pkts, so ASM in ccscope is not "
-                          "delay-tolerant at this operating point; the paper's 100 Gb/s gain scaling and buffer are not "
-                          "stated."))
+                   notes=("QCN empties the buffer at every delay at 100 Gb/s, not only at 10 µs: the start at line rate "
+                          "(10 × 100 Gb/s offered) brings cuts of up to 50%, after which the aggregate of the ten RPs is "
+                          f"{q05['agg_rate_t0_gbps']:.0f} Gb/s at {t0 * 1e3:g} ms and {q05['agg_rate_end_gbps']:.0f} Gb/s "
+                          f"at {until * 1e3:g} ms (0.5 µs per link; {slope:.2f} Gb/s per ms): the increases are fast "
+                          "recovery toward target rates that were themselves cut, then R_AI = 5 Mb/s steps (1/20 000 of C) "
+                          "per 150 KB byte-counter cycle, and the 15 ms timer never reaches hyper-active increase in the "
+                          f"run, so the link is not refilled (queue empty {100 * q05['empty_frac']:.0f}% at 0.5 µs, "
+                          f"{100 * q10['empty_frac']:.0f}% at 10 µs). The paper's 'very small delay' QCN run is stable; its "
+                          "100 Gb/s QCN increase parameters are not stated (FIGURES.md keeps R_AI = 5 Mb/s). "
+                          f"ASM holds q0 at 0.5 µs (s.d. {a05['q_sd']:.1f} pkts) but at 10 µs per link it collapses under "
+                          f"the literal §4.5 de-duplication: the overshoot pins {a10['flows_at_min_rate']} of 10 sources at "
+                          "MinRate (5 Mb/s, ≈ 400 frames/s, almost never sampled), the fast source may not be sampled "
+                          f"twice in a row, and the CP sends only {a10['feedbacks']} feedbacks in the run; the aggregate "
+                          f"freezes at {a10['agg_rate_end_gbps']:.0f} Gb/s with the queue empty "
+                          f"{100 * a10['empty_frac']:.0f}% of the time. With the memory ending on delivery (advisory) the "
+                          f"same run sends {dl['feedbacks']} feedbacks, keeps the link full (utilization "
+                          f"{100 * dl['util']:.2f}%, empty {100 * dl['empty_frac']:.1f}%) and the queue at mean "
+                          f"{dl['q_mean']:.0f}, s.d. {dl['q_sd']:.1f} pkts (the s.d. bound of 2 × the 0.5 µs value still "
+                          f"fails); without de-duplication ({nd['feedbacks']} feedbacks) the 60 µs loop overshoots and "
+                          f"the queue is empty {100 * nd['empty_frac']:.0f}% of the time (utilization "
+                          f"{100 * nd['util']:.1f}%): at 10 µs per link the feedback is in flight for ≈ 30 µs, longer "
+                          "than a source's frame spacing, so the rule's stated purpose (no second feedback before the "
+                          "first has arrived) matters here, and only its literal form starves the loop."))
 
 
 def plot(run: Run):

@@ -17,22 +17,34 @@ STATUS = "partly"
 COST = 'full: 2 × 1 s × 1 Gb/s ≈ 0.17 M pkts (~0.1 s); quick 0.3 s'
 CLAIM = 'With q0 = 5 pkts ASM never lets the buffer run dry and loses no throughput; QCN often empties it and loses throughput.'
 T0 = 0.1
+SEEDS_DIAG = [2, 3, 4, 5]
+
+
+def _stats(algo: str, until: float, seed: int = 1, **cp):
+    sc = _a0.scenario(algo, n=10, q0_pkts=5, until_s=until, seed=seed)
+    sc["aqm"].update(cp)
+    res = _a0.run(sc)
+    s = _a0.series(res)
+    st = _a0.window_stats(s, T0, None, 1e9)
+    if algo == "asm":
+        r = res.traces["rate"]
+        last = r[r.time_s == r.time_s.max()].rate_bps
+        st["flows_at_min_rate"] = int((last <= 5e6 * 1.0001).sum())
+    return st, s
 
 
 def run(quick: bool) -> Run:
     until = 0.3 if quick else 1.0
     vals, frames = {}, []
     for algo in ("asm", "qcn"):
-        res = _a0.run(_a0.scenario(algo, n=10, q0_pkts=5, until_s=until))
-        s = _a0.series(res)
-        vals[algo] = _a0.window_stats(s, T0, None, 1e9)
-        if algo == "asm":
-            r = res.traces["rate"]
-            last = r[r.time_s == r.time_s.max()].rate_bps
-            vals[algo]["flows_at_min_rate"] = int((last <= 5e6 * 1.0001).sum())
+        vals[algo], s = _stats(algo, until)
         frames.append(s.assign(algo=algo))
+    # diagnostics (advisory): other seeds, and ASM with the §4.5 memory ending on delivery
+    vals["other_seeds"] = {str(k): {algo: {m: _stats(algo, until, seed=k)[0][m] for m in ("empty_frac", "util")}
+                                    for algo in ("asm", "qcn")} for k in SEEDS_DIAG}
+    vals["asm_delivered"] = _stats("asm", until, dedup_expiry="delivered")[0]
     return Run(params={"n": 10, "rate_bps": 1e9, "q0_pkts": 5, "link_delay_s": 2e-6, "buffer_pkts": 87,
-                       "start": "line rate", "until_s": until, "from_s": T0},
+                       "start": "line rate", "until_s": until, "from_s": T0, "diagnostic_seeds": SEEDS_DIAG},
                frames={"series": pd.concat(frames, ignore_index=True)}, values=vals, seeds=[1], quick=quick)
 
 
@@ -44,12 +56,39 @@ def check(run: Run) -> dict:
     c.add("QCN queue-empty fraction", q["empty_frac"], q["empty_frac"] >= 0.05, "≥ 5%", "FIGURES.md")
     c.add("QCN utilization ≤ ASM − 1 pt", q["util"], q["util"] <= a["util"] - 0.01, f"≤ {a['util'] - 0.01:.4f}",
           "FIGURES.md")
-    return verdict(c, {"asm": a, "qcn": q}, tolerance="FIGURES.md thresholds (1% / 5% empty, 1 pt utilization)",
-                   notes=("ASM holds the mean queue at q0 with ≥ 99.9% utilization but the 5-pkt set point is only "
-                          "60 µs of drain: the chattering band (s.d. ≈ 3 pkts) touches zero about 1.5% of the time. "
-                          "QCN empties the queue more often (≈ 6%) and loses ≈ 1 pt of throughput, as the paper says. "
-                          f"Per-flow ASM rates are unfair: {a.get('flows_at_min_rate', 0)} of 10 flows end at MinRate "
-                          "(5 Mb/s) -- the aggregate, which is what the figure shows, is unaffected."))
+    os_ = run.values["other_seeds"]
+    ae = [os_[k]["asm"]["empty_frac"] for k in os_]
+    qe = [os_[k]["qcn"]["empty_frac"] for k in os_]
+    gap = [os_[k]["asm"]["util"] - os_[k]["qcn"]["util"] for k in os_]
+    ks = ", ".join(os_)
+    c.add(f"[diagnostic] seeds {ks}: ASM queue-empty fraction", ae, max(ae) <= 0.01, "≤ 1% each", "same check, other seeds",
+          advisory=True)
+    c.add(f"[diagnostic] seeds {ks}: QCN queue-empty fraction", qe, min(qe) >= 0.05, "≥ 5% each", "same check, other seeds",
+          advisory=True)
+    c.add(f"[diagnostic] seeds {ks}: ASM − QCN utilization (pts)", [100 * g for g in gap], min(gap) >= 0.01, "≥ 1 each",
+          "same check, other seeds", advisory=True)
+    ad = run.values["asm_delivered"]
+    c.add("[diagnostic] dedup_expiry = delivered: ASM queue-empty fraction", ad["empty_frac"], ad["empty_frac"] <= 0.01,
+          "≤ 1%", "CP option changed (not the reproduction)", advisory=True)
+    variant = ("quick: 0.2 s window" if run.quick else "full: 0.9 s window")
+    return verdict(c, {"asm": a, "qcn": q, "other_seeds": os_, "asm_delivered": ad},
+                   tolerance="FIGURES.md thresholds (1% / 5% empty, 1 pt utilization)",
+                   notes=(f"Seed 1 ({variant}): ASM utilization {100 * a['util']:.2f}%, queue empty "
+                          f"{100 * a['empty_frac']:.2f}% of the time; QCN empty {100 * q['empty_frac']:.2f}%, utilization "
+                          f"{100 * q['util']:.2f}% ({100 * (a['util'] - q['util']):.2f} pts below ASM). The paper's "
+                          "ordering holds, but the FIGURES.md thresholds sit inside the seed-to-seed spread: with seeds "
+                          f"{ks} ASM is empty {', '.join(f'{100 * x:.2f}' for x in ae)}% of the time, QCN "
+                          f"{', '.join(f'{100 * x:.1f}' for x in qe)}%, and QCN runs "
+                          f"{', '.join(f'{100 * x:.2f}' for x in gap)} pts below ASM. Why ASM touches zero: q0 = 5 pkts is "
+                          "only 60 µs of drain at 1 Gb/s, and near q0 (|Qf| + |dQ| < B0 = 16) the large approach set is "
+                          "reused, so one feedback moves a source by up to C/8 · Qf/128 + C/16 · dQ/128 (≈ 3-12 Mb/s "
+                          f"for 3 packets), giving a chattering band of s.d. {a['q_sd']:.1f} pkts around a mean of "
+                          f"{a['q_mean']:.1f}. The literal §4.5 de-duplication adds to the empty time: with the "
+                          f"memory ending on delivery (advisory) the same seed is empty {100 * ad['empty_frac']:.2f}% of "
+                          f"the time. Per-flow ASM rates are unfair: {a.get('flows_at_min_rate', 0)} of 10 flows end at "
+                          "MinRate (5 Mb/s); the aggregate, which the figure shows, is unaffected. An empty queue here "
+                          "means no frame waiting; the link may still be sending the last one (ns-2's queue length "
+                          "counts the same way)."))
 
 
 def plot(run: Run):

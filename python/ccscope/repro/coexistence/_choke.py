@@ -33,7 +33,9 @@ def min_ths(quick: bool) -> list[int]:
 @lru_cache(maxsize=4)
 def _sweep(quick: bool) -> pd.DataFrame:
     seeds = [1, 2] if quick else list(range(1, 11))
-    until = 1.0 if quick else 5.0
+    # [CHOICE] quick runs are 5 s like the full ones (FIGURES.md: 1 s): 1-s runs measure inside the slow-start
+    # transient, and fig6b's alpha ordering (a few thousandths) needs the 5-s averages; 12 runs take ~3 s
+    until = 5.0
     out = []
     for mt in min_ths(quick):
         for name, aqm in (("red", red(mt, MAX_TH)), ("choke", choke(mt, 1)), ("mchoke", choke(mt, M))):
@@ -48,7 +50,7 @@ def sweep(quick: bool) -> pd.DataFrame:
 
 def params(quick: bool) -> dict:
     return {**PARAMS, "max_th": MAX_TH, "min_th": min_ths(quick), "m": M,
-            "aqm": "RED / CHOKe / modified CHOKe, p_max 0.1, w_q 0.002 [NG]; 10 seeds x 5 s (quick 2 x 1 s)"}
+            "aqm": "RED / CHOKe / modified CHOKe, p_max 0.1, w_q 0.002 [NG]; 10 seeds x 5 s (quick 2 x 5 s)"}
 
 
 def summary(d: pd.DataFrame) -> pd.DataFrame:
@@ -56,6 +58,30 @@ def summary(d: pd.DataFrame) -> pd.DataFrame:
     s = d.groupby(["aqm", "min_th"]).agg(tcp_share=("tcp_share", "mean"), queue=("queue_mean_pkts", "mean"),
                                          alpha=("alpha_mean", "mean")).reset_index()
     s["t_r"] = (1 - s.tcp_share) / s.tcp_share
+    return s
+
+
+BDP_PKTS = 1e9 * 250e-6 / (8 * 1500)  # 20.8 (E60)
+
+
+def diagnostics(d: pd.DataFrame) -> pd.DataFrame:
+    """Per (aqm, min_th): starved seeds (a NewReno packet dropped by the AQM after warm-up: a Not-ECT
+    retransmission, see `_red.cause`), per-packet mark fractions of each flow, DCTCP's alpha, mean queue, and the
+    windows implied by the shares, w = share x (BDP + mean queue)."""
+    g = d.assign(starved=d.tcp_aqm_drops_post > 0).groupby(["aqm", "min_th"])
+    s = g.agg(starved=("starved", "sum"), seeds=("seed", "count"), tcp_share=("tcp_share", "mean"),
+              p_tcp=("tcp_mark_frac", "mean"), p_dctcp=("dctcp_mark_frac", "mean"), alpha=("alpha_mean", "mean"),
+              queue=("queue_mean_pkts", "mean")).reset_index()
+    s["t_r"] = (1 - s.tcp_share) / s.tcp_share
+    s["w_tcp"] = s.tcp_share * (BDP_PKTS + s.queue)
+    s["w_dctcp"] = (1 - s.tcp_share) * (BDP_PKTS + s.queue)
+    live = d[d.tcp_aqm_drops_post == 0].groupby(["aqm", "min_th"])
+    nan = float("nan")
+    sh, pt, pd_ = live.tcp_share.mean(), live.tcp_mark_frac.mean(), live.dctcp_mark_frac.mean()
+    keys = list(zip(s.aqm, s.min_th))
+    s["t_r_unstarved"] = [(1 - sh.get(k, nan)) / sh.get(k, nan) for k in keys]
+    s["p_tcp_unstarved"] = [pt.get(k, nan) for k in keys]
+    s["p_dctcp_unstarved"] = [pd_.get(k, nan) for k in keys]
     return s
 
 
@@ -69,15 +95,22 @@ def at_least(n: int) -> int:
     return -(-5 * n // 7)
 
 
-def plot_vs_min_th(run, col: str, ylabel: str, title: str, aqms=("red", "choke", "mchoke"), refs=None):
+def plot_vs_min_th(run, col: str, ylabel: str, title: str, aqms=("red", "choke", "mchoke"), refs=None,
+                   log: bool = False):
     from ccscope.repro._base import figure
     t = table(run.frames["runs"], col)
     fig, ax = figure(width=6, height=4)
     ax = ax[0, 0]
     for a in aqms:
         ax.plot(t.index, t[a], "o-", label=f"ccscope {AQMS[a]}")
-    for xs, ys, lab in refs or []:
-        ax.plot(xs, ys, "s--", color="0.3", label=lab)
+    if col == "t_r" and "red" in aqms:
+        g = diagnostics(run.frames["runs"])
+        g = g[g.aqm == "red"]
+        ax.plot(g.min_th, g.t_r_unstarved, "^:", color="C0", label="ccscope RED, seeds without a starved NewReno flow")
+    if log:
+        ax.set_yscale("log")
+    for i, (xs, ys, lab) in enumerate(refs or []):
+        ax.plot(xs, ys, "s--" if i == 0 else "D--", color="0.3" if i == 0 else "0.6", label=lab)
     ax.set_xlabel(f"min_th (pkts), max_th = {MAX_TH}")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

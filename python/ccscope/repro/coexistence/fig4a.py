@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
-from ccscope.repro.coexistence._red import red
+from ccscope.repro.coexistence._red import cause, diagnose, red
 from ccscope.repro.coexistence._x0 import PARAMS, plot_series, run_x0
 
 ID = "coexistence/fig4a"
 TITLE = "RED 50/100: TCP better off than under the DCTCP AQM; both fluctuate"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "not reproduced"
 COST = "2 x 10 runs x 5 s (~20 s); quick 2 x 2 x 1 s (~2 s)"
 CLAIM = "Under RED (min_th 50, max_th 100, ECN) T_r ~ 2.5 (< DCTCP AQM's ~8); both flows fluctuate strongly."
 
@@ -35,10 +35,14 @@ def check(run: Run) -> dict:
     ts = run.frames["series"]
     cv = ts[ts.time_s > ts.time_s.max() * 0.2].groupby("flow").rate_bps.agg(lambda x: np.std(x) / np.mean(x))
     c.add("CV of 10 ms throughput, each flow", cv.to_dict(), bool((cv >= 0.1).all()), ">= 0.1", "probabilistic marking")
-    return verdict(c, {"t_r": t_r, "t_r_dctcp_aqm": t_d, "tcp_share": share}, notes=("RED with the [NG] w_q = 0.002 averages too slowly for a 1 Gb/s, 250-us link: the instantaneous "
-                          "queue overflows the 250-pkt buffer before the average crosses max_th, the NewReno flow loses "
-                          "packets and waits out 200-ms RTOs while DCTCP recovers by fast retransmit, so TCP starves. "
-                          "The paper's p_max and w_q are not given (coexistence-7); not tuned here."))
+    g = diagnose(run.frames["runs"])
+    return verdict(c, {"t_r": t_r, "t_r_dctcp_aqm": t_d, "tcp_share": share, "starved_seeds": g["dead_seeds"],
+                       "t_r_other_seeds": g.get("t_r_live", float("nan"))},
+                   notes=cause(g) + (f" Fluctuation (plotted seed {run.seeds[0]}, 10-ms CV after warm-up): DCTCP "
+                                     f"{cv.get('dctcp', float('nan')):.3f}, NewReno {cv.get('tcp', float('nan')):.2f}; "
+                                     "DCTCP takes whatever NewReno leaves of the link, and with RED marking ~3% of "
+                                     "packets at random its alpha/2 cuts are a few % of the window, so its throughput "
+                                     "is nearly flat."))
 
 
 def plot(run: Run):

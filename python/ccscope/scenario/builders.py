@@ -92,7 +92,8 @@ def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bp
 def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0.020, server_delay_s: float = 0.650,
              bottleneck_bps: float = 1.5e6, fast_bps: float = 100e6, buffer_pkts: int = 50, aqm: Optional[AqmConfig] = None,
              start_spread_s: float = 300.0, rwnd_pkts: int = 20, seed: int = 1, packet_bytes: int = 1000,
-             min_rto_s: float = 0.2, initial_rto_s: float = 1.0, cc: str = "reno", name: str = "periodic") -> dict:
+             min_rto_s: float = 0.2, initial_rto_s: float = 1.0, cc: str = "reno", rtt_sampling: str = "once_per_rtt",
+             name: str = "periodic") -> dict:
     """The periodic-behaviour paper's topology (P001 Fig 3, E20): server S -> M1 -> M2 ==
     bottleneck (1.5 Mb/s) == M3 -> clients D_i, one TCP download per client (`cc`, default
     "reno": P001 used ns-2's Reno, whose recovery ends at the first new ACK).
@@ -100,6 +101,9 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
     (rtt = "fixed", RTT 1340 ms) or U(0, 1 s) per client (rtt = "variable", mean RTT 2300 ms).
     Ingress link M1->M2 and egress (bottleneck) link M2->M3 are both recorded. Flows start
     uniformly in [0, start_spread_s]. Packets are 1000 B and rwnd is 20 packets (P001 §II.C).
+    RTO estimation times one segment per RTT (`rtt_sampling`, default "once_per_rtt": ns-2's TCP
+    without timestamps, as FIGURES.md's "Reno as in ns-2"; per-ACK samples with RFC 6298's gains
+    collapse rttvar on these slow links and fire spurious timeouts when the queue rises).
     Returns a plain scenario dict (graph form)."""
     import numpy as np
     from ccscope.errors import ScenarioError
@@ -123,7 +127,8 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
           # first segment times out once). ns-2's 3 s avoids that but lets 50 slow starts fill
           # a 750-packet buffer faster than the RTT estimator follows: ~900 spurious timeouts
           # and go-back-N duplicates in 600 s. P001 does not say which it used (E27).
-          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": initial_rto_s},
+          "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": initial_rto_s,
+                  "rtt_sampling": rtt_sampling},
           "record": {"ports": ["M2->M3", "M1->M2"], "queue_interval_s": 0.01, "flow_interval_s": 0.1}}
     if aqm is not None:
         sc["aqm"] = _clean(aqm)

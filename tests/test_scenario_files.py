@@ -21,8 +21,9 @@ def test_there_is_a_file_per_experiment_family():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_scenario_file_validates_runs_and_is_documented(path):
-    cc.scenario.validate(path)
-    res = cc.simulate(path, until_s=2e-3)
+    data = cc.scenario.validate(path)
+    first = min((f.get("start_s", 0.0) for f in data.get("flow") or []), default=0.0)
+    res = cc.simulate(path, until_s=first + 2e-3)
     assert res.success
     led = res.meta["ledger"]
     assert led["sent"] == led["delivered"] + led["dropped"] + led["in_flight"] and led["sent"] > 0

@@ -684,13 +684,7 @@ fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
     );
     let cr0 = 10e9 * 80e-6 / (1500.0 * 8.0);
     let o = dx_run(100);
-    let t = f64s(&o, "cwnd", "time_s");
-    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts")
-        .iter()
-        .zip(t)
-        .filter(|(_, t)| **t > 0.15)
-        .map(|(w, _)| *w)
-        .collect();
+    let w = dx_windows_after(&o, 0.15);
     let at_one = w.iter().filter(|&&x| x < 1.01).count() as f64 / w.len() as f64;
     assert!(
         at_one > 0.9,
@@ -704,14 +698,7 @@ fn dx_reaches_the_special_state_only_above_c_r0_over_seg() {
         100.0 - cr0
     );
     assert!(utilization_after(&o, 0.15, 10e9) > 0.99);
-    let o = dx_run(50);
-    let t = f64s(&o, "cwnd", "time_s");
-    let w: Vec<f64> = f64s(&o, "cwnd", "cwnd_pkts")
-        .iter()
-        .zip(t)
-        .filter(|(_, t)| **t > 0.15)
-        .map(|(w, _)| *w)
-        .collect();
+    let w = dx_windows_after(&dx_run(50), 0.15);
     assert!(
         mean(&w) > 1.5,
         "N = 50 is not in the special state: mean window {}",

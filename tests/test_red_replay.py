@@ -41,6 +41,10 @@ def test_deterministic_rules_hold(name, staircase, fifo):
     assert (df.p_b[above] == 1).all() and (df["count"][above] == 0).all()
     # count spacing: an arrival with count·p_b >= 1 is dropped for sure; a drop resets count
     assert (df.verdict[df.p_a >= 1] == "drop").all()
+    # p_a is the drop probability, min(1, p_b/(1 - count·p_b)): F&J's formula exceeds 1 for
+    # 1 - p_b < count·p_b < 1 (the traces reach that region), the reported p_a never does
+    assert df.p_a.between(0, 1).all()
+    assert s["p_a_formula_above_1"] > 0 and s["max_p_a"] == 1.0
     assert (df["count"][df.verdict == "drop"] == 0).all()
     assert s["marks"] == 0  # action "drop": a non-ECT packet is never marked
 
@@ -84,15 +88,24 @@ def test_same_seed_same_verdicts_and_seed_changes_them():
 # ------------------------------------------------------------------ bad input
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="ccscope.aqm.red_replay's Python length check says '1 values for 2 arrivals' without naming the "
-                          "field (the native check behind it names it); aqm.py is owned by the engine side")
-@pytest.mark.parametrize("field", ["q_pkts", "empty_since_s", "size_bytes", "ect"])
+@pytest.mark.parametrize("field", ["q_pkts", "q_bytes", "empty_since_s", "size_bytes", "ect"])
 def test_mismatched_lengths_name_the_field(field):
     kw = {"time_s": [0.0, 0.1], "q_pkts": [1, 2], field: [1] if field != "empty_since_s" else [np.nan]}
-    with pytest.raises(ValueError) as e:
+    with pytest.raises(ValueError, match=rf"^{field}: 1 values for 2 arrivals"):
         cc.aqm.red_replay(appB.aqm(), rate_bps=appB.RATE_BPS, **kw)
-    assert field in str(e.value)
+
+
+@pytest.mark.parametrize("bad", [[1, 2.5], [1, np.nan], [1, np.inf]])
+def test_non_integer_queue_is_rejected_naming_q_pkts(bad):
+    # np.asarray(..., int64) would silently truncate 2.5 to 2 (and NaN to garbage)
+    with pytest.raises(ValueError, match=r"q_pkts\[1\].*q_pkts must hold integers"):
+        cc.aqm.red_replay(appB.aqm(), rate_bps=appB.RATE_BPS, time_s=[0.0, 0.1], q_pkts=bad)
+
+
+def test_integer_valued_floats_are_accepted_as_queue_lengths():
+    a = cc.aqm.red_replay(appB.aqm(), rate_bps=appB.RATE_BPS, time_s=[0.0, 0.1], q_pkts=[1.0, 2.0])
+    b = cc.aqm.red_replay(appB.aqm(), rate_bps=appB.RATE_BPS, time_s=[0.0, 0.1], q_pkts=[1, 2])
+    assert a.q_pkts.tolist() == [1, 2] and np.array_equal(a.avg, b.avg)
 
 
 def test_mismatched_lengths_are_rejected():

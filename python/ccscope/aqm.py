@@ -70,23 +70,34 @@ def red_replay(aqm: "Red | dict", *, time_s, q_pkts, q_bytes=None, empty_since_s
     t = np.asarray(time_s, dtype=float)
     n = len(t)
 
-    def col(v, default, dtype):
-        a = np.full(n, default, dtype=dtype) if v is None else np.asarray(v, dtype=dtype)
-        if a.shape != (n,):
-            raise ValueError(f"{len(a)} values for {n} arrivals: give one per arrival (like time_s)")
-        return a
-    qp = col(q_pkts, 0, np.int64)
+    def col(name, v, default, dtype):
+        if v is None:
+            return np.full(n, default, dtype=dtype)
+        raw = np.asarray(v)
+        if raw.shape != (n,):
+            got = f"{raw.size} values" if raw.ndim == 1 else f"shape {raw.shape}"
+            raise ValueError(f"{name}: {got} for {n} arrivals: give one value per arrival (like time_s)")
+        if dtype is np.int64 and raw.dtype.kind not in "iub":
+            # integer counts: np.asarray(..., int64) would truncate 1.5 to 1 without a word
+            f = np.asarray(raw, dtype=float)
+            bad = np.flatnonzero(~np.isfinite(f) | (f != np.round(f)))
+            if len(bad):
+                i = int(bad[0])
+                raise ValueError(f"{name}[{i}] = {f[i]:g}: {name} must hold integers ({len(bad)} non-integer value(s))")
+            return f.astype(np.int64)
+        return np.asarray(raw, dtype=dtype)
+    qp = col("q_pkts", q_pkts, 0, np.int64)
     if (qp < 0).any() or (qp > 2**32 - 1).any():
         raise ValueError("q_pkts: queue lengths must be integers in [0, 2^32)")
-    qb = qp * packet_bytes if q_bytes is None else col(q_bytes, 0, np.int64)
+    qb = qp * packet_bytes if q_bytes is None else col("q_bytes", q_bytes, 0, np.int64)
     if empty_since_s is None:
         es = np.full(n, np.nan)
         idle = np.flatnonzero(qp == 0)
         es[idle] = np.where(idle > 0, t[np.maximum(idle - 1, 0)], t[idle])
     else:
-        es = col(empty_since_s, np.nan, float)
-    sz = col(size_bytes, packet_bytes, np.int64)
-    e = col(ect, False, bool)
+        es = col("empty_since_s", empty_since_s, np.nan, float)
+    sz = col("size_bytes", size_bytes, packet_bytes, np.int64)
+    e = col("ect", ect, False, bool)
     out = _native.red_replay(json.dumps(spec), int(packet_bytes), float(rate_bps), t.tolist(),
                              qp.astype(np.uint32).tolist(), qb.astype(np.uint64).tolist(), es.tolist(),
                              sz.astype(np.uint32).tolist(), e.tolist(), int(seed), str(port_name))

@@ -83,43 +83,39 @@ QUICK_NOTE = (" Quick variant: with starts in [0, 30] s and 200 s of warm-up the
               "(starts in [0, 300] s, measured over 600-4200 s) is the reference.")
 
 
-#: Causes of the disagreements, by (rtt, queue), measured on the full runs (seed 1) with the engine that restarts
-#: the retransmission timer at fast retransmit.
+#: What the full runs (seed 1) and quick runs measure, by (rtt, queue), with Reno timing one segment per RTT (Karn);
+#: the disagreements' causes come from these runs (fig4a-d, fig6b for the per-epoch numbers).
 CAUSES = {
     ("fixed", "droptail"): (
-        "CV(total wnd) is not monotone in B: B = 250 (1 BDP) has a larger CV than B = 50 (0.21 vs 0.15, full run; 0 at 750). "
-        "With Reno halving, the total window saws between about half and all of BDP + B, a relative swing that does not shrink "
-        "with B until the rwnd cap (50 × 20 = 1000 pkts, B ≥ 748.75) stops the growth; at B = 250 the buffer only keeps the "
-        "egress nearly busy (loss 0.8%), the window itself still oscillates. P001's Fig 8a image is lost; FIGURES.md's "
-        "monotonicity is an inference that the halving mechanism does not support between 50 and 250."),
+        "CV(total wnd) by B = 50, 250, 750: 0.090, 0.074, 0 (full; monotone, flat at 750). B = 50 misses CV ≥ 0.1 in the "
+        "full run (quick: 0.156): with starts in [0, 300] s, 8 flows park at rwnd = 20 and are never dropped (periodic/fig4a), "
+        "so 160 of the ≈ 345 pkts of the total window never halve and only the 42 growing flows (windows ≈ 4) saw; with the "
+        "quick starts in [0, 30] s no flow reaches rwnd and the sawtooth is deeper."),
     ("variable", "droptail"): (
-        "B = 86 gives CV(total wnd) ≈ 0.07 < 0.1: with random RTTs only 0.22 of the flows see a drop per epoch (fixed RTT: "
-        "0.93, CV 0.15), so the total window dips by ~r/2 ≈ 10% per epoch; the epochs are irregular and the total window has "
-        "no clear period (ACF after its first minimum ≈ 0.33). At the computed flattening buffer + 5% (601 pkts) and at 750 "
-        "there are no drops after warm-up and total wnd ≥ 990 during ≥ 99% of the window."),
+        "B = 86: CV(total wnd) 0.069 (quick 0.057) < 0.1: only ≈ 0.21 of the flows see a drop per epoch (periodic/fig4b), so "
+        "the total window dips by ≈ r/2 ≈ 10% per epoch, irregularly. B = 601 (computed flattening buffer 572 + 5%): 16 drops "
+        "after the 600-s warm-up, all before 973 s (the tail of the staggered starts), total wnd ≥ 990 during 94% of the "
+        "window; after 1000 s the queue peaks at 583-594 pkts < 601 and nothing is dropped, so the flattening itself holds "
+        "and the warm-up is too short for this buffer. B = 750: no drops, total wnd ≥ 990 throughout."),
     ("fixed", "minfix"): (
-        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.169, 0.199, 0.128, 0.152, 0.176 - it does not shrink. The max_th = 15 "
-        "sawtooth (period 10 s) is replaced by a slow aperiodic wander of similar size: with w_q = 0.002 at 187.5 pkt/s the "
-        "average queue has a 2.7-s time constant, of the order of the RTT, and the Reno/RED loop moves slowly (mean queue "
-        "≈ 120 pkts, CV 0.49, arrival PI 0.15). Timeouts dominate the run at max_th = 1500: 11.5 k drops, 16.8 k fast "
-        "retransmits, 8.6 k timeouts and 82 k retransmissions; 77% of the timeouts are spurious (ACKs of the original "
-        "transmissions arrive < 1 s after them: per-ACK RTT samples with RFC 6298 gains collapse rttvar, and the 1-s RTO "
-        "minimum lies below the RTT), their go-back-N duplicates trigger further fast retransmits, and the windows stay small "
-        "(mean total wnd 377) and uneven. So the oscillation changes character without shrinking, unlike the paper's "
-        "smooth Fig 8c."),
+        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.180, 0.178, 0.086, 0.053, 0.048 (full; quick 15/750: 0.178, 0.049): "
+        "the oscillation shrinks as max_th grows and the mean total window stays below the 1000-pkt rwnd cap. Before (one RTT "
+        "sample per ACK) spurious timeouts dominated max_th = 1500 and the CV did not shrink (0.169 ... 0.176)."),
     ("variable", "minfix"): (
-        "CV at max_th 1500 (0.051) just misses half the CV at 15 (0.050): the oscillation does shrink monotonically "
-        "(0.099, 0.103, 0.070, 0.061, 0.051) but from a small start, because random RTTs already desynchronize the "
-        "max_th = 15 case (~0.3 of the flows per epoch); the residual CV is the slow Reno/RED wander of fig8c."),
+        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.094, 0.098, 0.061, 0.058, 0.052 (full); it shrinks (one rise) but "
+        "1500 ends at 0.55 × the max_th-15 value, short of 0.5 × (quick: 750 at 0.064 vs 0.5 × 0.120): random RTTs already "
+        "desynchronize max_th = 15 (≈ 0.34 of the flows per epoch, periodic/fig4d), so the oscillation starts small."),
     ("fixed", "ratiofix"): (
-        "Ratiofix with fixed RTT grows a slow, large oscillation as max_th rises (CV 0.17, 0.19, 0.13, 0.29, 0.35): with "
-        "min_th = max_th/3 = 500 the average queue (time constant 2.7 s) swings the drop rate between 0 and bursts, and "
-        "the windows move together on a > 60-s scale. The paper's smooth trend (oscillation shrinks) is not reproduced; "
-        "ratiofix oscillating more than minfix at equal max_th (3 of 5 values) is."),
+        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.180, 0.236, 0.176, 0.122, 0.082 (full): shrinks to < 0.5 × only at "
+        "1500, and ratiofix oscillates at least as much as minfix at every max_th (equal at 15, the same run). The quick grid (15, 750) stops at 750, "
+        "where the CV (quick 0.124, full 0.122) is still above 0.5 × 0.178, so the quick variant cannot show the trend."),
     ("variable", "ratiofix"): (
-        "Full run reproduced (CV 0.099, 0.146, 0.136, 0.093, 0.031; mean total wnd 921 at max_th 1500). The quick variant "
-        "(600 s, starts in [0, 30] s, measured over 200-600 s) does not: at max_th 750 the CV is 0.095 > 0.5 × 0.097, "
-        "because RED's average (2.7-s time constant) and the windows are still settling from the near-synchronized start."),
+        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.094, 0.137, 0.147, 0.099, 0.032 (full): it rises from 15 to 250 "
+        "(two rises, the check allows one) before falling to 0.34 × at 1500. The "
+        "max_th = 15 run is the timeout-heavy, desynchronized one of periodic/fig4d (25% loss, 66 timeouts per "
+        "flow-hour, 0.34 of the flows per epoch), whose total window is small and comparatively smooth; why the "
+        "intermediate ratiofix settings (min_th 17-83) oscillate more has not been isolated. Quick: 750 at 0.100 vs "
+        "0.5 × 0.120."),
 }
 
 

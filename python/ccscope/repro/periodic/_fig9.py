@@ -44,6 +44,12 @@ def check(e, run: Run) -> dict:
         # queue CV ≥ 0.05: the queue must still move (paper: 'the queue still fluctuates').
         c.add("queue CV ≥ 0.05", m["queue_cv"], m["queue_cv"] >= 0.05, "≥ 0.05", "visible fluctuation")
     cause = _p0.cause_ingress_pi(m) + _p0.SETUP_NOTE if e.SIZE in (50, 15) and pi < 0.5 else _p0.CAUSE
+    if e.SIZE in (50, 15) and 0.5 <= pi < 0.55:
+        cause = (f"Ingress PI {pi:.3f}: periodic by FIGURES.md's line, with a thin margin (noise ceiling "
+                 f"{m['ingress_noise_ceiling']:.2f}; total-wnd ACF peak {m['total_wnd_period_peak']:.2f} at "
+                 f"{m['total_wnd_period_s']:.1f} s). " + _p0.CAUSE)
+    if e.SIZE == 50 and loss <= 2:
+        cause = _p0.cause_sync(m) + _p0.SETUP_NOTE
     return verdict(c, {k: m[k] for k in ("ingress_pi", "ingress_pi_lag_s", "ingress_noise_ceiling", "egress_pi", "egress_loss_pct",
                                         "ingress_loss_pct", "drops_after_warmup", "queue_cv", "queue_mean_pkts",
                                         "total_wnd_period_peak", "total_wnd_period_s")},

@@ -188,6 +188,7 @@ def measure(res, t0: float, t1: float) -> dict[str, Any]:
     eps = epochs(dr_w)
     multi = [int((e.groupby("flow").size() >= 2).sum()) for e in eps]
     frac_cut = [e.flow.nunique() / N_FLOWS for e in eps]
+    spared = N_FLOWS - int(dr_w.flow.nunique())  # flows with no drop in the window (e.g. parked at rwnd)
     gaps_link = np.diff(dr_w.time_s.to_numpy())
     gaps_flow = np.concatenate([np.diff(g.time_s.to_numpy()) for _, g in dr_w.groupby("flow")] or [np.array([])])
     near, tot = 0, 0
@@ -229,7 +230,7 @@ def measure(res, t0: float, t1: float) -> dict[str, Any]:
         "total_wnd_pi": periodicity_index(tw, flat_pkts=1.0),
         "queue_mean_pkts": float(qv.mean()) if len(qv) else math.nan,
         "queue_cv": float(qv.std() / qv.mean()) if len(qv) and qv.mean() else math.nan,
-        "epochs": len(eps), "multi_drop_flows": multi, "frac_flows_cut": frac_cut,
+        "epochs": len(eps), "multi_drop_flows": multi, "frac_flows_cut": frac_cut, "flows_never_dropped": spared,
         "cwnd_mean_pair_corr": float(np.nanmean(corr[iu])) if np.isfinite(corr[iu]).any() else math.nan,
         "flow_drops_near_frac": near / tot if tot else math.nan,
         "gaps_link_s": gaps_link, "gaps_flow_s": gaps_flow, "series": series, "three_flows": three,
@@ -241,7 +242,7 @@ def scalars(m: dict[str, Any]) -> dict[str, Any]:
     keep = ("egress_loss_pct", "ingress_loss_pct", "egress_pi", "ingress_pi", "ingress_pi_lag_s", "ingress_noise_ceiling",
             "drops_after_warmup", "total_wnd_mean", "total_wnd_cv", "total_wnd_frac_ge_990", "total_wnd_pi",
             "total_wnd_pi_lag_s", "total_wnd_period_peak", "total_wnd_period_s", "queue_mean_pkts", "queue_cv",
-            "epochs", "mean_frac_flows_cut", "cwnd_mean_pair_corr", "timeouts_per_flow_hour")
+            "epochs", "mean_frac_flows_cut", "flows_never_dropped", "cwnd_mean_pair_corr", "timeouts_per_flow_hour")
     return {k: m[k] for k in keep}
 
 
@@ -296,13 +297,13 @@ def cause_ingress_pi(m: dict[str, Any]) -> str:
 def cause_random_rtt(m: dict[str, Any]) -> str:
     """Why the random-RTT aggregate is less periodic in ccscope than in P001."""
     return ("With random RTTs ccscope's aggregate is genuinely less periodic than with a fixed RTT: drops still come in "
-            f"bursts but each epoch hits only {_f(m, 'mean_frac_flows_cut')} of the flows (fixed RTT: 0.93); if a fraction r "
+            f"bursts but each epoch hits only {_f(m, 'mean_frac_flows_cut')} of the flows (fixed RTT: 0.79-0.92); if a fraction r "
             "halves, the total window falls by ~r/2 from BDP + B, so with B = 0.2 BDP the link idles only when r > 2·0.2/1.2 "
             f"= 0.33. The epochs are irregular: the total-window ACF after its first minimum peaks at "
             f"{_f(m, 'total_wnd_period_peak')} (FIGURES.md's PI {_f(m, 'total_wnd_pi')} is taken at lag "
             f"{_f(m, 'total_wnd_pi_lag_s', '.1f')} s, the 1-s bound: a smooth sum of 50 windows, not a period). The ack clock "
             "returns each flow's packet train after its own RTT, so trains overlap or leave holes and the 100-ms arrival "
-            f"count is super-Poisson (var ≈ 4 × mean; ACF ceiling {_f(m, 'ingress_noise_ceiling')}): ingress PI "
+            f"count is super-Poisson (ACF ceiling {_f(m, 'ingress_noise_ceiling')}): ingress PI "
             f"{_f(m, 'ingress_pi')}. The setup follows P0 (U(0, 1 s) access delays, Reno, RTO_min 1 s); P001's Fig 4b/5b "
             "images are lost, so how regular its random-RTT epochs were cannot be checked.")
 
@@ -318,32 +319,36 @@ def cause_red_timeouts(m: dict[str, Any]) -> str:
             "loss is recorded as egress_loss_pct_max_th_50.")
 
 
-#: Measured mechanism of the fixed-RTT DropTail B = 50 run (full run, seed 1; engine with the timer
-#: restarted at fast retransmit). Shared by the causes of fig4a, fig5a, fig6a/b, fig7a and fig2.
+#: Measured mechanism of the fixed-RTT DropTail B = 50 runs (seed 1 unless said; Reno timing one segment per RTT,
+#: Karn's rule, as ns-2 without timestamps). Shared by the causes of fig4a, fig5a, fig6a, fig8a, fig9a and fig2.
 SYNC_FIXED = (
-    "Fixed RTT, DropTail B = 50 (full run): 374 epochs 9.8 s apart, each an overflow of 1.9 s (longer than the 1.6-s RTT, "
-    "because a cut acts only an RTT after its loss) with 107 drops on average, which fall on the arriving packets of 50 "
-    "flows whose windows are ~6 pkts: 46.6 of the 50 flows (0.93; all 50 in 20% of the epochs) lose a packet per epoch. "
-    "26 of them lose exactly one and recover by fast retransmit (a timeout follows in 1.2% of these); 20 lose >= 2 and "
-    "63% of those time out. Most timeouts are spurious: in the quick run 67% are followed within 1 s (< the 1.34-s base "
-    "RTT) by ACKs of the original transmissions. The engine takes an RTT sample on every ACK with RFC 6298's gains, so "
-    "rttvar collapses between epochs and RTO ≈ srtt + a few tens of ms; the 1-s minimum lies below the 1.34-1.61 s RTT "
-    "and never binds, and the queue's rise at an epoch outruns the RTO. The go-back-N restart then sends pairs into the "
-    "full buffer, which drops every second packet (seq n, n+2, n+4, ...): the multi-drop flows. Diagnostic only (not a "
-    "setting of any entry): a 2-s RTO minimum, above the maximum RTT, leaves 58 timeouts in the quick run, retransmits "
-    "= drops, no multi-drop flows, loss 7.9% and still 0.92 of the flows per epoch. ns-2's Reno (no timestamps) times "
-    "one segment per RTT, which keeps rttvar larger (E27, E40).")
+    "Fixed RTT, DropTail B = 50: with one common RTT the dynamics are nearly deterministic and lock into the state the "
+    "start times leave. Full run (starts in [0, 300] s): the early starters reach rwnd = 20 on the still idle link and "
+    "never lose a packet afterwards (8 flows, 160 pkts; seeds 2 and 3: 5 and 4 flows); the flows never dropped after "
+    "warm-up are exactly the flows whose cwnd stays >= rwnd over the whole window (seed 1), consistent with drops falling on packets that meet a full buffer right behind "
+    "another (a growing flow's window increase sends a back-to-back pair; a flow at rwnd only replaces departures). "
+    "Each 1.4-s overflow (epochs 7.3 s apart) drops one packet from each of 39 of the 42 growing flows (windows ≈ 4), "
+    "so the halving removes ≈ 85 of the ≈ 335-pkt total window and the link barely idles: egress loss 0.34% (seeds 2 "
+    "and 3: 1.7% and 2.6%). Quick run (starts in [0, 30] s): no flow reaches rwnd, the windows are ≈ 6.7, one 1.7-s "
+    "overflow every 8.7 s drops one packet from 0.92 of the flows, the total window falls by almost half from ≈ 330 "
+    "pkts and the link idles: 7.4%. Both regimes have almost no multi-drop flows (0.00 and 0.72 per epoch); the "
+    "remaining timeouts (49 and 18 per flow-hour) follow single losses in windows of ≈ 4, too few for 3 dupacks "
+    "(inferred). Before (one RTT sample per ACK with RFC 6298 gains: rttvar collapsed between epochs and most timeouts "
+    "were spurious, 175 per flow-hour, with go-back-N pairs making ~20 multi-drop flows per epoch): 12.0% full, 0.93 of "
+    "the flows per epoch. P001 (ns-2, starts in [0, 300] s) reports 5-7%; whether its flows parked at rwnd cannot be "
+    "checked (Figs 5/6 lost).")
 
 
 def cause_sync(m: dict[str, Any]) -> str:
-    """Why DropTail with one common RTT loses more than the paper's 5-7% (fig4a) and cuts nearly every flow (fig5a)."""
-    return (f"Egress loss {_f(m, 'egress_loss_pct', '.1f')}% (paper ≈ 5-7%), just under the synchronized-halving ceiling "
-            f"L_sync(0.2) = 13.3%, and {_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md "
-            "bound 0.8). " + SYNC_FIXED)
+    """Why DropTail with one common RTT misses the paper's band (fig4a, fig2, fig9a) or cuts nearly every flow (fig5a)."""
+    return (f"Egress loss {_f(m, 'egress_loss_pct', '.2f')}% (paper ≈ 5-7%; L_sync(0.2) = 13.3%), "
+            f"{_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md bound 0.8), "
+            f"{m.get('flows_never_dropped', 'n/a')} flows never dropped after warm-up. " + SYNC_FIXED)
 
 
 #: Appended to each cause: what the engine runs.
-SETUP_NOTE = (" Engine: Reno (fast retransmit/recovery ends at the first new ACK), RTO min 1 s, one ACK per packet, "
+SETUP_NOTE = (" Engine: Reno (fast retransmit/recovery ends at the first new ACK), RTO min 1 s from one timed segment per "
+              "RTT (Karn), one ACK per packet, "
               "100 Mb/s non-bottleneck links [NG]; one seed.")
 
 #: Notes of the entries that agree with the paper (what was run).

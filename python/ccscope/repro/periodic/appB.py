@@ -7,8 +7,9 @@ mode); q_w = 0.002; max_p = 0.1 [NG: ns-2 linterm 10]. ALGORITHMS.md §3.2 gives
 reference below implements: per arrival, after an idle period avg <- (1 - w_q)^m avg with
 m = idle time x link packet rate, then avg <- (1 - w_q) avg + w_q q (q = queue before the arrival);
 avg < min_th: accept, count <- -1; min_th <= avg < max_th: count++, p_b = max_p (avg - min_th) /
-(max_th - min_th), p_a = p_b / (1 - count p_b) (1 once count p_b >= 1), drop with probability p_a and
-count <- 0; avg >= max_th: drop, count <- 0.
+(max_th - min_th), p_a = min(1, p_b / (1 - count p_b)) (1 once count p_b >= 1; the formula exceeds 1
+when 1 - p_b < count p_b < 1, and p_a is a probability), drop with probability p_a and count <- 0;
+avg >= max_th: drop, count <- 0.
 
 The engine's RED (the code a port runs) is driven through `ccscope.aqm.red_replay` with the same
 trace. Its random draws decide which arrivals are dropped, so the reference is given the engine's
@@ -28,6 +29,8 @@ idle-time decay of both implementations sees the same idle time.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -41,7 +44,7 @@ KIND = "sim (unit)"
 STATUS = "reproduced"
 COST = "full: 2 traces × ~40 k arrivals (< 2 s); quick 2 × ~10 k"
 CLAIM = ("Appendix B RED: queue in packets, EWMA weight q_w = 0.002 per arrival, p_b = 0 below min_th and "
-         "max_p (avg - min_th)/(max_th - min_th) between the thresholds with F&J count spacing p_a = p_b/(1 - count p_b), "
+         "max_p (avg - min_th)/(max_th - min_th) between the thresholds with F&J count spacing p_a = min(1, p_b/(1 - count p_b)), "
          "every arrival dropped at or above max_th (not gentle), the arriving packet is the victim, no byte mode.")
 PACKET_BYTES = 1000
 RATE_BPS = 1.5e6  # the P001 bottleneck; link packet rate 187.5 pkt/s for the idle decay
@@ -125,7 +128,7 @@ def reference(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max_th=
     es = np.asarray(empty_since_s, float)
     dropped = np.asarray(verdicts, bool)
     n = len(t)
-    avg_o, pb_o, pa_o = np.empty(n), np.empty(n), np.empty(n)
+    avg_o, pb_o, pa_o, raw_o = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     cnt_o = np.empty(n, np.int64)
     avg, count = 0.0, -1
     for i in range(n):
@@ -135,17 +138,18 @@ def reference(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max_th=
                 avg *= (1.0 - w_q) ** m
         avg = (1.0 - w_q) * avg + w_q * q[i]
         if avg < min_th:
-            count, p_b, p_a = -1, 0.0, 0.0
+            count, p_b, raw = -1, 0.0, 0.0
         elif avg < max_th:
             count += 1
             p_b = max_p * (avg - min_th) / (max_th - min_th)
-            p_a = 1.0 if count * p_b >= 1.0 else p_b / (1.0 - count * p_b)
+            raw = math.inf if count * p_b >= 1.0 else p_b / (1.0 - count * p_b)
             if dropped[i]:
                 count = 0
         else:
-            p_b, p_a, count = 1.0, 1.0, 0
-        avg_o[i], pb_o[i], pa_o[i], cnt_o[i] = avg, p_b, p_a, count
-    return pd.DataFrame({"avg": avg_o, "p_b": pb_o, "p_a": pa_o, "count": cnt_o})
+            p_b, raw, count = 1.0, 1.0, 0
+        # F&J's p_b / (1 - count p_b) exceeds 1 when 1 - p_b < count p_b < 1; p_a is the drop probability
+        avg_o[i], pb_o[i], pa_o[i], raw_o[i], cnt_o[i] = avg, p_b, min(raw, 1.0), raw, count
+    return pd.DataFrame({"avg": avg_o, "p_b": pb_o, "p_a": pa_o, "p_a_formula": raw_o, "count": cnt_o})
 
 
 def compare(trace: pd.DataFrame, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
@@ -157,9 +161,8 @@ def compare(trace: pd.DataFrame, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
     df = eng.join(ref.add_suffix("_ref"))
     below, above = df.avg_ref < MIN_TH, df.avg_ref >= MAX_TH
     ramp = ~below & ~above
-    # the drop probability is min(1, p_a): F&J's p_b/(1 - count p_b) exceeds 1 when 1 - p_b < count p_b < 1
-    # (both implementations report the formula's value; such an arrival is dropped for sure)
-    pa = np.minimum(df.p_a_ref[ramp].to_numpy(), 1.0)
+    # p_a = min(1, p_b/(1 - count p_b)) in both implementations (the engine caps its reported p_a at 1)
+    pa = df.p_a_ref[ramp].to_numpy()
     early = int(drop[ramp].sum())
     sd = float(np.sqrt(np.sum(pa * (1 - pa))))
     s = {
@@ -172,7 +175,8 @@ def compare(trace: pd.DataFrame, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
         "marks": int((eng.verdict == "mark").sum()),
         "drops_below_min_th": int(drop[below].sum()), "accepts_at_or_above_max_th": int((~drop[above]).sum()),
         "accepts_with_p_a_1": int((~drop[ramp & (df.p_a_ref >= 1.0)]).sum()),
-        "p_a_above_1": int((df.p_a_ref > 1.0).sum()),
+        "max_p_a": float(df.p_a.max()),
+        "p_a_formula_above_1": int(((df.p_a_formula_ref > 1.0) & np.isfinite(df.p_a_formula_ref)).sum()),
         "early_drops": early, "sum_p_a": float(pa.sum()), "early_drop_sd": sd,
         "early_drop_z": float((early - pa.sum()) / sd) if sd > 0 else float("nan"),
         "mean_p_a_ramp": float(pa.mean()) if len(pa) else float("nan"),
@@ -205,13 +209,16 @@ def check(run: Run) -> dict:
             c.add(f"{name}: max |engine - reference| {k}", s[f"max_abs_diff_{k}"], s[f"max_abs_diff_{k}"] <= EXACT,
                   f"≤ {EXACT:g}", "same formulas, float rounding only")
         c.add(f"{name}: count mismatches", s["count_mismatches"], s["count_mismatches"] == 0, "0", "exact")
+        c.add(f"{name}: p_a ≤ 1 (a probability)", s["max_p_a"], s["max_p_a"] <= 1.0, "≤ 1",
+              "F&J's p_b/(1 - count p_b) exceeds 1 for 1 - p_b < count p_b < 1; drop probability min(1, ·)")
         forced = s["drops_below_min_th"] + s["accepts_at_or_above_max_th"] + s["accepts_with_p_a_1"] + s["marks"]
         c.add(f"{name}: forced decisions (accept below min_th, drop at/above max_th or p_a = 1, no marks)", forced,
               forced == 0, "0 violations", "deterministic rules, not gentle, action drop")
         c.add(f"{name}: early drops vs Σ p_a (z)", s["early_drop_z"], abs(s["early_drop_z"]) <= Z_MAX,
               f"|z| ≤ {Z_MAX:g}", "Bernoulli(p_a) per arrival given the past: sd = sqrt(Σ p_a (1 - p_a))")
     meas = {f"{n}_{k}": s[k] for n, s in run.values.items()
-            for k in ("arrivals", "in_ramp", "max_abs_diff_avg", "max_abs_diff_p_a", "early_drops", "sum_p_a", "early_drop_z")}
+            for k in ("arrivals", "in_ramp", "max_abs_diff_avg", "max_abs_diff_p_a", "max_p_a", "p_a_formula_above_1",
+                      "early_drops", "sum_p_a", "early_drop_z")}
     return verdict(c, meas, tolerance=f"avg/p_b/p_a to {EXACT:g}, count exact, early drops within {Z_MAX:g} binomial sd",
                    notes=("Engine RED (ccscope.aqm.red_replay, the code a port runs) against an independent numpy "
                           "Floyd-Jacobson implementation (ALGORITHMS.md §3.2) on synthetic queue traces; the reference is "

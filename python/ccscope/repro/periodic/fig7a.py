@@ -69,21 +69,16 @@ def check(run: Run) -> dict:
                    notes=_p0.CAUSE if ok else CAUSE + _p0.SETUP_NOTE)
 
 
-#: Measured on the full sweep (seed 1), engine with the timer restarted at fast retransmit.
+#: Measured on the full sweep (seed 1), Reno timing one segment per RTT (Karn).
 CAUSE = (
-    "DropTail egress loss by B = 15, 25, 50, 100, 150, 251, 375, 500: 6.0, 10.4, 12.0, 7.7, 2.9, 0.79, 0.24, 0.03% (zero from "
-    "750). (1) One BDP (251) leaves 0.79%, not ≤ 0.5%: at B = BDP synchronized halving from BDP + B would just keep the link "
-    "busy, and any deeper cut idles it; per epoch 32 of 50 flows lose packets, 9.4 lose >= 3 and 5.2 time out, 93% of the "
-    "timeouts spuriously (ACKs of the original transmissions arrive < 1 s later): per-ACK RTT samples collapse rttvar and "
-    "the 1-s RTO minimum lies below the 1.34-2.68 s RTT. A 2-s minimum (diagnostic, not a setting) gives 0.52%. 375 "
-    "(1.5 BDP) is the first size with ≤ 0.5%. (2) The loss rises from B = 15 to 50: with 15 packets the buffer overflows in "
-    "short, frequent episodes (26 drops hitting 22 flows each) instead of 1.9-s overflows with 107 drops hitting 47 of 50 "
-    "flows at B = 50, so the cuts are less synchronized. (3) RED: minfix never reaches ≤ 0.5% (0.84% at max_th 1000; "
-    "20.1-20.9% for max_th 15-50, a 0.7-pt rise) while ratiofix does at 1000 (0.25%), and ratiofix loses less than minfix "
-    "at every max_th ≥ 50 (251: 5.2% vs 9.4%): with min_th = 5 RED keeps the average queue near 5 pkts and the "
-    "synchronized cuts drain it, while ratiofix's min_th = max_th/3 keeps a standing queue that absorbs them (inferred "
-    "from the queue levels; P001 §II.C.1 reports the opposite order). Before the timer fix the sweep gave DropTail full "
-    "at 50, minfix and ratiofix at 375.")
+    "DropTail egress loss by B = 15, 25, 50, 100+: 5.8, 8.1, 0.34, 0%. The one failing check is monotonicity: the loss "
+    "rises from B = 15 to 25 because B = 15 overflows in short, frequent episodes (956 epochs 3.8 s apart, 23.5 drops "
+    "on 0.42 of the flows each) while B = 25 overflows less often and longer (568 epochs 6.3 s apart, 0.70 of the flows "
+    "cut), so its cuts are more synchronized; at B = 50 the full run parks 8 flows at rwnd, never dropped, and the link "
+    "barely idles (periodic/fig4a). DropTail reaches full utilization (≤ 0.5%) at B = 50, RED minfix and ratiofix at "
+    "max_th 375, and minfix loses less than ratiofix at every max_th from 50 to 251 (50: 13.5 vs 18.4%; 251: 0.71 vs "
+    "2.39%), the order §II.C.1 reports. Before (one RTT sample per ACK, spurious timeouts): DropTail 12.0% at 50 and "
+    "0.79% at 251, minfix never full, ratiofix full at 1000.")
 
 
 def plot(run: Run):

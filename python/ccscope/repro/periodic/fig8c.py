@@ -10,7 +10,7 @@ from ccscope.repro.periodic import _fig8
 ID = "periodic/fig8c"
 TITLE = "total window vs time, RED minfix, fixed RTT"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = 'full: 5 runs × 4200 s (~8 s); quick 2 × 600 s (< 1 s)'
 CLAIM = 'RED minfix, fixed RTT: the total-window oscillation shrinks as max_th grows and eventually stops, but the total window rises far less than with DropTail.'
 RTT, QUEUE = 'fixed', 'minfix'

@@ -10,7 +10,7 @@ from ccscope.repro.periodic import _fig9
 ID = "periodic/fig9c"
 TITLE = 'arrivals and departures, RED minfix max_th = 15: periodic like small DropTail'
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 600 s"
 CLAIM = 'RED min_th 5, max_th 15 (fixed RTT): the arrival rate is periodic, as with the small DropTail buffer, and loses at least as much.'
 RTT, QUEUE, SIZE = "fixed", 'minfix', 15

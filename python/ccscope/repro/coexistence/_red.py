@@ -55,34 +55,31 @@ def diagnose(d: pd.DataFrame) -> dict:
     return out
 
 
-_OVF = (", each after a sudden cwnd jump; the one inspected at 2-us resolution (Fig 4b, seed 4, min_th 70, "
-        "t = 1.6827 s) is an engine bug: the per-ACK congestion-avoidance increase adds MSS x acked/cwnd, so the one "
-        "cumulative ACK that fills a hole behind ~16,200 buffered segments lifts NewReno's cwnd from 7.9 to 2051 "
-        "packets and the sender bursts ~1,900 segments, 1,800 dropped in its own NIC queue; ns-2 and RFC 5681 add "
-        "MSS^2/cwnd once per ACK")
-
-
 def cause(g: dict) -> str:
     """The cause text of the RED entries, with the run's own numbers (`diagnose`)."""
-    live = (f"The other {g['seeds'] - g['dead_seeds']} seeds (no AQM drop of a NewReno packet after warm-up, "
-            f"{g.get('tcp_timeouts_live', float('nan')):.1f} timeouts) give T_r = {g.get('t_r_live', float('nan')):.1f}, "
-            f"with per-packet mark fractions TCP {100 * g.get('p_tcp_live', float('nan')):.1f}% and DCTCP "
-            f"{100 * g.get('p_dctcp_live', float('nan')):.1f}%: RED in its ramp marks both flows alike, DCTCP "
-            "settles at W ~ 2/p (alpha ~ p, one alpha/2 cut per window) and NewReno at the square-root law "
-            "W ~ 1.22/sqrt(p), so T_r ~ 1.64/sqrt(p) = "
-            f"{g.get('t_r_sqrt_law', float('nan')):.1f}. ") if g["seeds"] > g["dead_seeds"] else ""
-    return (f"Two mechanisms, neither a tuning matter. (1) In {g['dead_seeds']} of {g['seeds']} seeds the NewReno flow "
-            "starves: the slow-start overshoot of the first ~30 ms (w_q = 0.002 lets the 10 Gb/s bursts overflow "
-            "the 250-pkt buffer before the average rises) costs it a whole window and an RTO; its go-back-N "
-            "retransmissions are sent Not-ECT (ccscope's NewReno+ECN follows RFC 3168 §6.1.5; ns-2's "
-            "TcpAgent::output, which the paper used, sets ECT on every data packet) and RED drops a Not-ECT packet "
-            "where it would mark, so each hole costs another RTO with Karn back-off (0.2, 0.4, 0.8, 1.6 s; "
-            f"{g['tcp_timeouts_dead']:.1f} timeouts per such seed; NewReno overflow drops after warm-up, all seeds: "
-            f"{g['overflow_drops_tcp_post']}{_OVF if g['overflow_drops_tcp_post'] else ''}). No scenario field sets ECT on NewReno retransmissions "
-            "(engine: ect_on_retransmissions is fixed to the CC kind), so this is reported, not worked around. "
-            f"(2) {live}The paper's T_r ~ 2-3.5 would need p ~ 0.2-0.7, i.e. windows totalling under the 21-pkt "
-            "BDP: unreachable in RED's ramp with any w_q or p_max. Diagnostic runs of this X0 setup at 50/100 (10 seeds x 5 s, w_q varied only to test the cause): "
-            "w_q = 1 -> T_r 11.3, 0.02 -> 10.9 (no starved seed), 0.002 -> 22.7, ns-2's automatic 1.2e-5 -> 15.1. "
-            "The paper's numbers need a regime where the average often exceeds max_th and every packet is marked "
-            "(DCTCP's alpha then rises towards 1 and it halves like TCP), which its unstated parameters may have "
-            "produced.")
+    nan = float("nan")
+    if g["dead_seeds"]:
+        loss = (f"In {g['dead_seeds']} of {g['seeds']} seeds RED still dropped a NewReno packet after warm-up (a Not-ECT "
+                f"packet; {g['tcp_timeouts_dead']:.1f} timeouts per such seed), which should not happen with ECT "
+                "retransmissions and is excluded from the T_r below. ")
+    else:
+        loss = (f"No NewReno packet is dropped by RED after warm-up in any of the {g['seeds']} seeds "
+                f"({g.get('tcp_timeouts_live', nan):.1f} timeouts per seed over the whole run, "
+                f"{g['overflow_drops_tcp_post']} NewReno overflow drops after warm-up"
+                + (": in 1-s quick runs NewReno's recovery from the first slow-start overshoot, one hole per RTT, "
+                   "can run past the 0.2-s warm-up" if g["overflow_drops_tcp_post"] else "") + "). ")
+    live = (f"The un-starved seeds give T_r = {g.get('t_r_live', nan):.1f}, with per-packet mark fractions TCP "
+            f"{100 * g.get('p_tcp_live', nan):.1f}% and DCTCP {100 * g.get('p_dctcp_live', nan):.1f}%: RED in its ramp "
+            "marks both flows alike, DCTCP settles at W ~ 2/p (alpha ~ p, one alpha/2 cut per window) and NewReno at "
+            "the square-root law W ~ 1.22/sqrt(p), so T_r ~ 1.64/sqrt(p) = "
+            f"{g.get('t_r_sqrt_law', nan):.1f}. ") if g["seeds"] > g["dead_seeds"] else ""
+    return ("NewReno sends its retransmissions ECT as ns-2 does ([NG → ns-2 behaviour], see _x0), so RED marks them "
+            "instead of dropping them. " + loss + "(With RFC 3168 Not-ECT retransmissions, the earlier setting, 42 of "
+            "fig4b's 70 seeds starved in RTO back-off spirals after the slow-start overshoot and the all-seed T_r "
+            "reached 12-93; that starvation was an artefact of the retransmission ECN semantics, not of RED.) "
+            + live + "This is the whole gap to the paper: its T_r ~ 2-3.5 would need p ~ 0.2-0.7, i.e. windows "
+            "totalling under the 21-pkt BDP, unreachable in RED's ramp with any w_q or p_max (diagnostic runs of X0 at "
+            "50/100, 10 seeds x 5 s, w_q varied only to test the cause: w_q = 1 -> T_r 11.3, 0.02 -> 10.9, 0.002 -> "
+            "10.6, ns-2's automatic 1.2e-5 -> 10.3, mark fractions 3.3-3.9%, no seed starved). The paper's numbers need "
+            "a regime where the average often exceeds max_th and every packet is marked (DCTCP's alpha then rises "
+            "towards 1 and it halves like TCP), which its unstated RED parameters may have produced. Not tuned.")

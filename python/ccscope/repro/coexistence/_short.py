@@ -14,6 +14,7 @@ import pandas as pd
 import ccscope as cc
 from ccscope.repro.coexistence._choke import choke
 from ccscope.repro.coexistence._red import red
+from ccscope.repro.coexistence._x0 import TCP
 
 SIZE = {"kind": "uniform", "min_bytes": 10_000, "max_bytes": 50_000}
 MAX_TH = 100
@@ -21,7 +22,7 @@ SEEDS = [1, 2, 3]  # AFCT pooled over 3 Poisson arrival sequences (the fairness 
 AQMS = {"red": lambda mt: red(mt, MAX_TH), "mchoke": lambda mt: choke(mt, 7)}
 PARAMS = {"bottleneck_bps": 1e9, "access_bps": 10e9, "rtt_s": 250e-6, "buffer_pkts": 250, "max_th": MAX_TH,
           "short_load": "0.1 DCTCP + 0.1 NewReno of 1 Gb/s", "sizes": "U[10, 50] KB", "warmup": "20% [NG]",
-          "red": "p_max 0.1, w_q 0.002 [NG]", "m": 7}
+          "red": "p_max 0.1, w_q 0.002 [NG]", "m": 7, "tcp": "NewReno + ECN, ECT on retransmissions [NG → ns-2]"}
 
 
 def min_ths(quick: bool) -> list[int]:
@@ -32,7 +33,7 @@ def _one(aqm: str, min_th: int, until_s: float, seed: int) -> pd.DataFrame:
     d = {"name": "coexistence short flows", "seed": seed,
          "topology": {"kind": "dumbbell", "bottleneck_bps": 1e9, "access_bps": 10e9, "senders": 2, "rtt_s": 250e-6,
                       "buffer_pkts": 250},
-         "aqm": AQMS[aqm](min_th), "tcp": {"ecn": True}, "dctcp": {"g": 1 / 16},
+         "aqm": AQMS[aqm](min_th), "tcp": dict(TCP), "dctcp": {"g": 1 / 16},
          "flow": [{"src": "s0", "dst": "r0", "cc": "new_reno", "start_s": 0.0},
                   {"src": "s1", "dst": "r0", "cc": "dctcp", "start_s": 0.0005}],
          "workload": [{"kind": "poisson", "src": ["s0"], "dst": ["r0"], "load": 0.1, "reference_bps": 1e9,

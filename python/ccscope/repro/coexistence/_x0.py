@@ -4,11 +4,17 @@ Throughputs and the bottleneck utilization are measured after a 20% warm-up (the
 the "link" trace is recorded because SimResult falls back to whole-run utilization without it (and the
 "delivered" trace for per-flow throughput likewise). Averages over seeds.
 
+ECN-capable NewReno sends retransmissions ECT too, `TCP["ect_on_retransmissions"] = True`
+[NG → ns-2 behaviour: ECT on every data packet]: the paper's simulations are ns-2, whose TcpAgent::output
+(ns-2.35 tcp/tcp.cc) sets `hf->ect() = 1` whenever `ecn_` is on, with no test for a retransmission (only the CWR
+flag is gated, by SetCWRonRetransmit_). ccscope's default for NewReno is RFC 3168 §6.1.5 (retransmissions
+Not-ECT), under which a marking AQM drops a retransmission where it would mark it. The same `TCP` block is used
+by every coexistence entry (X0, incast, short flows, back-off counts).
+
 Loss diagnostics per seed (for the causes in the RED/CHOKe entries): NewReno timeouts and fast retransmits over the
-run, and after warm-up the NewReno packets the AQM dropped (`tcp_aqm_drops_post`: ccscope's NewReno+ECN sends
-retransmissions Not-ECT, RFC 3168 §6.1.5, and a marking AQM drops a Not-ECT packet where it would mark an ECT one;
-ns-2's TcpAgent::output sets ECT on every data packet, retransmissions included), overflow drops, and the
-per-packet mark fraction of each flow.
+run, and after warm-up the NewReno packets the AQM dropped (`tcp_aqm_drops_post`: with ECT retransmissions the
+AQM marks rather than drops every NewReno data packet, so any such drop would be a Not-ECT packet, none expected),
+overflow drops, and the per-packet mark fraction of each flow.
 
 Tolerance for T_r (FIGURES.md): bands are set on TCP's share s = 1/(1 + T_r), +-0.03 (30 Mb/s on 1 Gb/s):
 the ratio itself explodes as TCP starves, while +-0.03 covers the run-to-run spread under probabilistic marking.
@@ -23,8 +29,10 @@ import ccscope as cc
 BOTTLENECK_BPS, ACCESS_BPS, RTT_S, BUFFER_PKTS = 1e9, 10e9, 250e-6, 250
 START_MAX_S = 0.05
 SHARE_TOL = 0.03
+# NewReno + ECN as ns-2 runs it: ECT on every data packet, retransmissions included (see the module docstring)
+TCP = {"ecn": True, "ect_on_retransmissions": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions [NG → ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -35,7 +43,7 @@ def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False)
         d = {"name": "coexistence X0", "seed": seed,
              "topology": {"kind": "dumbbell", "bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "senders": 2,
                           "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS},
-             "aqm": aqm, "tcp": {"ecn": True}, "dctcp": {"g": 1 / 16},
+             "aqm": aqm, "tcp": dict(TCP), "dctcp": {"g": 1 / 16},
              "flow": [{"src": "s0", "dst": "r0", "cc": "new_reno", "start_s": float(starts[0])},
                       {"src": "s1", "dst": "r0", "cc": "dctcp", "start_s": float(starts[1])}],
              "record": {"queue_interval_s": 1e-4, "flow_interval_s": 1e-3}}

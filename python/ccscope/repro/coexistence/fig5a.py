@@ -39,11 +39,15 @@ def _notes(d) -> str:
     c, r = g.loc[("choke", m)], g.loc[("red", m)]
     lo, hi = int(g.loc["choke"].index.min()), int(g.loc["choke"].index.max())
     red_live = ", ".join(f"{k}: {v:.1f}" for k, v in g.loc["red"].t_r_unstarved.items())
+    above = int((g.loc["red"].t_r > g.loc["choke"].t_r).sum())
     return (f"The rise of T_r with min_th reproduces (CHOKe {g.loc[('choke', lo)].t_r:.2f} at {lo} -> "
-            f"{g.loc[('choke', hi)].t_r:.2f} at {hi}). The ordering against RED inverts, for two reasons. (1) RED's "
-            f"baseline has starved NewReno flows ({int(g.loc['red'].starved.sum())} of {int(g.loc['red'].seeds.sum())} "
-            "RED runs; Not-ECT retransmissions dropped by RED, see fig4b). (2) Even against RED's un-starved seeds "
-            f"(T_r by min_th: {red_live}) CHOKe is fairer, not less fair: a match happens with the probability that a "
+            f"{g.loc[('choke', hi)].t_r:.2f} at {hi}). The ordering against RED inverts. NewReno sends its "
+            "retransmissions ECT as in ns-2 ([NG], see _x0), and RED starves no NewReno flow "
+            f"({int(g.loc['red'].starved.sum())} of {int(g.loc['red'].seeds.sum())} RED runs lose a NewReno packet to "
+            "RED after warm-up; with Not-ECT retransmissions, the earlier setting, 42 of 70 did and RED's T_r reached "
+            f"93). RED's T_r by min_th ({red_live}) is above CHOKe's at {above} of {len(g.loc['red'])} points: CHOKe "
+            "is fairer, not less "
+            "fair. A match happens with the probability that a "
             "random queued packet belongs to the arriving flow, i.e. that flow's queue share, so DCTCP, which holds "
             f"~{100 * (1 - c.tcp_share):.0f}% of the queue, is match-marked far more often. At min_th = {m} the "
             f"per-packet mark fractions are TCP {100 * c.p_tcp:.1f}% / DCTCP {100 * c.p_dctcp:.1f}% under CHOKe against "

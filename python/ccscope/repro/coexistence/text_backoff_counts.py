@@ -14,7 +14,7 @@ import pandas as pd
 import ccscope as cc
 from ccscope.repro._base import Checks, Run, figure, verdict
 from ccscope.repro.coexistence._choke import choke
-from ccscope.repro.coexistence._x0 import BOTTLENECK_BPS, BUFFER_PKTS, PARAMS, RTT_S, START_MAX_S
+from ccscope.repro.coexistence._x0 import BOTTLENECK_BPS, BUFFER_PKTS, PARAMS, RTT_S, START_MAX_S, TCP
 
 ID = "coexistence/text-backoff-counts"
 TITLE = "min_th=40: DCTCP ~1600 back-offs (mean alpha ~0.215) vs TCP ~400; eq 4 would predict 4.6"
@@ -34,7 +34,7 @@ def run(quick: bool) -> Run:
     d = {"name": "coexistence back-off counts", "seed": SEED,
          "topology": {"kind": "dumbbell", "bottleneck_bps": BOTTLENECK_BPS, "access_bps": 10e9, "senders": 2,
                       "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS},
-         "aqm": choke(40, 7), "tcp": {"ecn": True}, "dctcp": {"g": 1 / 16},
+         "aqm": choke(40, 7), "tcp": dict(TCP), "dctcp": {"g": 1 / 16},
          "flow": [{"src": "s0", "dst": "r0", "cc": "new_reno", "start_s": float(starts[0])},
                   {"src": "s1", "dst": "r0", "cc": "dctcp", "start_s": float(starts[1])}],
          "record": {"flow_interval_s": 1e-3}}

@@ -6,9 +6,14 @@ access links as fast as the bottleneck a lone flow never queues at the switch (i
 grows without bound. Convergence time: from T2 until both cwnds are first within ±10% of W* = 100 pkts
 (DCTCP also: both α within ±10% of α*). 5 seeds (1-ms start jitter) [NG].
 
-Engine limits (documented, not worked around): no mid-run α reset, so flow 1 enters the episode with the α it
-holds alone instead of the paper's worst case α = 0; the late flow starts with `iw_pkts` = 1 in slow start rather
-than being placed at cwnd = 1 in congestion avoidance.
+Engine limit (documented, not worked around): no mid-run α reset, so flow 1 enters the episode with the α it
+holds alone instead of the paper's worst case α = 0.
+
+Late flow: `iw_pkts` = 1 with slow start, as in the paper's ns-2 runs. §4.3 says only that the second flow "begins
+with a window of 1 packet" (ns-2's windowInit_), FIGURES.md "starts with cwnd = 1"; ns-2's TcpAgent::reset sets
+ssthresh_ = int(wnd_) (the window_ bound), so an ns-2 flow slow-starts from that window, and §2 keeps Reno's slow
+start for DCTCP. The hybrid model's additive growth from W = 1 (§2.6) is a model assumption, not the simulated
+setup, so `tcp.initial_ssthresh_pkts = 1` (cwnd = 1 in congestion avoidance) is not used.
 """
 from __future__ import annotations
 
@@ -125,6 +130,8 @@ def plot_panel(run, title: str):
     return fig
 
 
-LIMITS_NOTE = ("Engine limits: no mid-run α reset (flow 1 keeps the α it holds alone, ≈ 0.1, not the paper's "
-               "worst-case 0), and the late flow slow-starts from iw = 1 instead of being placed at cwnd = 1 in "
-               "congestion avoidance; access links 40 Gb/s so that flow 1 alone queues at the switch.")
+LIMITS_NOTE = ("Engine limit: no mid-run α reset (flow 1 keeps the α it holds alone, ≈ 0.1, not the paper's "
+               "worst-case 0). The late flow slow-starts from iw = 1 as ns-2 does (windowInit_ = 1, ssthresh_ = "
+               "window_); the hybrid model's additive start from W = 1 is a model assumption, so "
+               "tcp.initial_ssthresh_pkts = 1 is not used. Access links 40 Gb/s so that flow 1 alone queues at the "
+               "switch.")

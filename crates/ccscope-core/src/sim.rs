@@ -205,11 +205,7 @@ impl Simulation {
 
     /// Process every event with time <= `t`, then set the clock to `t`.
     pub fn run_until(&mut self, t: SimTime) {
-        while let Some(nt) = self.events.peek_time() {
-            if nt > t {
-                break;
-            }
-            let (nt, ev) = self.events.pop().expect("peeked");
+        while let Some((nt, ev)) = self.events.pop_until(t) {
             self.now = nt;
             self.handle(ev);
         }

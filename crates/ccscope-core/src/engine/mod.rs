@@ -102,6 +102,8 @@ pub struct EventQueue {
     next_seq: u64,
     popped: u64,
     in_pipes: u64,
+    /// Heap entries whose pipe head was removed (CHOKe); while 0, no head can be stale.
+    stale: u64,
 }
 
 impl EventQueue {
@@ -115,6 +117,7 @@ impl EventQueue {
             next_seq: 0,
             popped: 0,
             in_pipes: 0,
+            stale: 0,
         }
     }
     pub fn with_capacity(n: usize) -> Self {
@@ -191,6 +194,7 @@ impl EventQueue {
         self.in_pipes -= 1;
         if idx == 0 {
             // the head changed: its old heap entry goes stale (skipped by seq), index the new one
+            self.stale += 1;
             if let Some(&(t, seq, _)) = pipe.front() {
                 self.heap.push(Entry {
                     time: t,
@@ -210,10 +214,14 @@ impl EventQueue {
     /// Drop heap entries that point at a pipe head which is no longer there.
     #[inline(always)]
     fn clean(&mut self) {
+        if self.stale == 0 {
+            return;
+        }
         while let Some(e) = self.heap.peek() {
             if let Slot::Pipe(port) = e.slot {
                 if self.pipes[port.idx()].front().map(|x| x.1) != Some(e.seq) {
                     self.heap.pop();
+                    self.stale -= 1;
                     continue;
                 }
             }
@@ -237,8 +245,18 @@ impl EventQueue {
     }
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.pop_until(SimTime(u64::MAX))
+    }
+
+    /// Pop the next event if it is due at or before `t` (one look at the queue instead of a
+    /// peek and a pop).
+    #[inline(always)]
+    pub fn pop_until(&mut self, t: SimTime) -> Option<(SimTime, Event)> {
         self.clean();
         let (top, timer) = self.next_entry()?;
+        if top.time > t {
+            return None;
+        }
         self.popped += 1;
         if timer {
             self.timers.pop();
@@ -374,5 +392,48 @@ mod tests {
             })
             .collect();
         assert_eq!(order, vec![1, 2, 109, 3, 108, 4]);
+    }
+
+    /// Removing a pipe's head (a CHOKe victim) leaves a stale heap entry that is skipped; the
+    /// later packets move up and still merge with timers in time order; pop_until stops at t.
+    #[test]
+    fn removed_pipe_head_is_skipped_and_pop_until_stops_at_t() {
+        use crate::packet::{Packet, PacketKind};
+        use crate::world::RouteId;
+        let pkt = |seq| Packet {
+            ts: SimTime(0),
+            seq,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        };
+        let mut q = EventQueue::new(1, 8);
+        q.schedule_arrival(PortId(0), SimTime(10), pkt(1));
+        q.schedule_arrival(PortId(0), SimTime(20), pkt(2));
+        q.schedule_arrival(PortId(0), SimTime(30), pkt(3));
+        q.schedule(SimTime(12), Event::RtoTimer(FlowId(7)));
+        assert_eq!(
+            q.remove_from_pipe(PortId(0), 0, SimDuration(10))
+                .map(|p| p.seq),
+            Some(1)
+        );
+        assert_eq!(q.packets_in_flight(), 2);
+        let next = |q: &mut EventQueue, t| {
+            q.pop_until(SimTime(t)).map(|(at, e)| match e {
+                Event::Arrive(p) => (at.0, p.seq),
+                Event::RtoTimer(f) => (at.0, 100 + f.0 as u64),
+                _ => (at.0, 0),
+            })
+        };
+        assert_eq!(next(&mut q, 9), None);
+        assert_eq!(next(&mut q, 15), Some((10, 2)));
+        assert_eq!(next(&mut q, 15), Some((12, 107)));
+        assert_eq!(next(&mut q, 15), None);
+        assert_eq!(next(&mut q, 100), Some((20, 3)));
+        assert_eq!(next(&mut q, 100), None);
+        assert!(q.is_empty());
     }
 }

@@ -90,10 +90,21 @@ def load(out_dir: Union[str, Path]) -> SimResult:
     if not (d / "summary.json").is_file():
         raise FileNotFoundError(f"{d}: not a ccscope result directory (no summary.json)")
     traces = {p.stem: pd.read_parquet(p) for p in sorted((d / "traces").glob("*.parquet"))}
+    ports = pd.read_parquet(d / "ports.parquet")
+    # Parquet keeps a categorical's categories only where values use them: restore them (an
+    # empty table, e.g. no feedback frames, would otherwise come back with none)
+    port_cat = pd.CategoricalDtype(list(ports["name"]))
+    event_cats = {"drops": [EVENT_NAMES[i] for i in range(3)], "feedback": ["sent", "applied"]}
+    for name, df in traces.items():
+        if "port" in df:
+            df["port"] = df["port"].astype(str).astype(port_cat) if len(df) else pd.Categorical([], dtype=port_cat)
+        if name in event_cats and "event" in df:
+            cat = pd.CategoricalDtype(event_cats[name])
+            df["event"] = df["event"].astype(str).astype(cat) if len(df) else pd.Categorical([], dtype=cat)
     return SimResult(
         traces=traces,
         flows=pd.read_parquet(d / "flows.parquet"),
-        ports=pd.read_parquet(d / "ports.parquet"),
+        ports=ports,
         summary=json.loads((d / "summary.json").read_text()),
         scenario=json.loads((d / "scenario.json").read_text()),
         meta=json.loads((d / "meta.json").read_text()),

@@ -353,3 +353,31 @@ SETUP_NOTE = (" Engine: Reno (fast retransmit/recovery ends at the first new ACK
 
 #: Notes of the entries that agree with the paper (what was run).
 CAUSE = "Setup P0 (FIGURES.md)." + SETUP_NOTE
+
+
+def sync_verdict(v: dict[str, Any], *, fixed_rtt: bool) -> dict:
+    """The check of fig5a (fixed RTT) and fig5b (random RTT): a periodic total window while the
+    individual windows stay out of step (FIGURES.md thresholds)."""
+    from ccscope.repro._base import Checks, verdict
+    c = Checks()
+    c.add("PI(total wnd) ≥ 0.5", v["total_wnd_pi"], v["total_wnd_pi"] >= 0.5, "≥ 0.5", "PI definition")
+    # [0.05, 0.8]: not all flows cut together (< 0.8) but the epochs are real congestion events (> 0.05).
+    c.within("mean fraction of flows with ≥ 1 drop per epoch", v["mean_frac_flows_cut"], 0.05, 0.8, "partial synchrony")
+    c.add("mean pairwise cwnd correlation < 0.5", v["cwnd_mean_pair_corr"], v["cwnd_mean_pair_corr"] < 0.5, "< 0.5",
+          "flows not in step")
+    # Advisory (not in FIGURES.md): the PI maximum over lags 1-60 s also rewards a smooth, aperiodic series at
+    # the 1-s bound; a sawtooth shows an ACF peak after the ACF's first minimum (its period).
+    pk = v.get("total_wnd_period_peak")
+    c.add("advisory: total-wnd ACF peak after its first minimum ≥ 0.5 (a genuine period)", pk,
+          pk is not None and pk == pk and pk >= 0.5, "≥ 0.5", "sawtooth, not smoothness", advisory=True)
+    # FIGURES.md's 0.8 bound is an inference (P001's Fig 5/6 images are lost). With a fixed RTT, where it passes
+    # only because some flows sit at rwnd and are never dropped, the note says so.
+    if v["mean_frac_flows_cut"] > 0.8 or (fixed_rtt and v.get("flows_never_dropped", 0) > 0):
+        notes = cause_sync(v) + SETUP_NOTE
+    elif pk is not None and pk >= 0.5:
+        notes = CAUSE
+    else:
+        notes = cause_random_rtt(v) + SETUP_NOTE
+    keys = ["total_wnd_pi", "total_wnd_pi_lag_s", "total_wnd_period_peak", "total_wnd_period_s", "mean_frac_flows_cut",
+            "cwnd_mean_pair_corr", "total_wnd_cv", "total_wnd_mean"] + (["flows_never_dropped"] if fixed_rtt else []) + ["epochs"]
+    return verdict(c, {k: v[k] for k in keys}, tolerance="FIGURES.md thresholds", notes=notes)

@@ -6,7 +6,7 @@ with a fixed seed; congestion epochs are drop bursts separated by > 1 s (E23).
 from __future__ import annotations
 
 
-from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro._base import Run, figure
 from ccscope.repro.periodic import _p0
 
 ID = "periodic/fig5b"
@@ -28,27 +28,7 @@ def run(quick: bool) -> Run:
 
 
 def check(run: Run) -> dict:
-    c = Checks()
-    v = run.values
-    c.add("PI(total wnd) ≥ 0.5", v["total_wnd_pi"], v["total_wnd_pi"] >= 0.5, "≥ 0.5", "PI definition")
-    # [0.05, 0.8]: not all flows cut together (< 0.8) but the epochs are real congestion events (> 0.05).
-    c.within("mean fraction of flows with ≥ 1 drop per epoch", v["mean_frac_flows_cut"], 0.05, 0.8, "partial synchrony")
-    c.add("mean pairwise cwnd correlation < 0.5", v["cwnd_mean_pair_corr"], v["cwnd_mean_pair_corr"] < 0.5, "< 0.5",
-          "flows not in step")
-    # Advisory (not in FIGURES.md): the PI maximum over lags 1-60 s also rewards a smooth, aperiodic series at
-    # the 1-s bound; a sawtooth shows an ACF peak after the ACF's first minimum (its period).
-    pk = v.get("total_wnd_period_peak")
-    c.add("advisory: total-wnd ACF peak after its first minimum ≥ 0.5 (a genuine period)", pk,
-          pk is not None and pk == pk and pk >= 0.5, "≥ 0.5", "sawtooth, not smoothness", advisory=True)
-    if v["mean_frac_flows_cut"] > 0.8:
-        notes = _p0.cause_sync(v) + _p0.SETUP_NOTE  # FIGURES.md's 0.8 bound is an inference; P001's Fig 5/6 images are lost
-    elif pk is not None and pk >= 0.5:
-        notes = _p0.CAUSE
-    else:
-        notes = _p0.cause_random_rtt(v) + _p0.SETUP_NOTE
-    return verdict(c, {k: v[k] for k in ("total_wnd_pi", "total_wnd_pi_lag_s", "total_wnd_period_peak", "total_wnd_period_s",
-                                        "mean_frac_flows_cut", "cwnd_mean_pair_corr", "total_wnd_cv", "total_wnd_mean",
-                                        "epochs")}, tolerance="FIGURES.md thresholds", notes=notes)
+    return _p0.sync_verdict(run.values, fixed_rtt=False)
 
 
 def plot(run: Run):

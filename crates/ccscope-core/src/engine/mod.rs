@@ -346,6 +346,21 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::{Packet, PacketKind};
+    use crate::world::RouteId;
+
+    fn pkt(seq: u64) -> Packet {
+        Packet {
+            ts: SimTime(0),
+            seq,
+            flow: FlowId(0),
+            route: RouteId(0),
+            size_bytes: 1,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+        }
+    }
     #[test]
     fn same_time_events_pop_in_insertion_order() {
         let mut q = EventQueue::default();
@@ -364,18 +379,6 @@ mod tests {
 
     #[test]
     fn pipes_merge_with_timers_in_global_time_seq_order() {
-        use crate::packet::{Packet, PacketKind};
-        use crate::world::RouteId;
-        let pkt = |seq| Packet {
-            ts: SimTime(0),
-            seq,
-            flow: FlowId(0),
-            route: RouteId(0),
-            size_bytes: 1,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-        };
         let mut q = EventQueue::new(2, 8);
         q.schedule_arrival(PortId(0), SimTime(5), pkt(1));
         q.schedule_arrival(PortId(1), SimTime(5), pkt(2));
@@ -398,18 +401,6 @@ mod tests {
     /// later packets move up and still merge with timers in time order; pop_until stops at t.
     #[test]
     fn removed_pipe_head_is_skipped_and_pop_until_stops_at_t() {
-        use crate::packet::{Packet, PacketKind};
-        use crate::world::RouteId;
-        let pkt = |seq| Packet {
-            ts: SimTime(0),
-            seq,
-            flow: FlowId(0),
-            route: RouteId(0),
-            size_bytes: 1,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-        };
         let mut q = EventQueue::new(1, 8);
         q.schedule_arrival(PortId(0), SimTime(10), pkt(1));
         q.schedule_arrival(PortId(0), SimTime(20), pkt(2));

@@ -158,8 +158,9 @@ def write(out_root: Path | str, docs: Path | str) -> list[Path]:
            "| --- | --- | --- | --- | --- |"]
     md += [f"| {p} | {i} | {t} | `{e}` | {a} |" for p, i, t, e, a in KNOWN]
     md += ["", "## Not yet reproducible", "",
-           f"{len(not_yet)} entries need mechanisms the engine does not have yet (each module's NEEDS says which): "
-           + ", ".join(f"`{x}`" for x in not_yet) + ".", ""]
+           (f"{len(not_yet)} entries need mechanisms the engine does not have yet (each module's NEEDS says which): "
+            + ", ".join(f"`{x}`" for x in not_yet) + ".") if not_yet
+           else "None: every entry has a module that runs its mechanism.", ""]
     p1 = docs / "REPRODUCTIONS.md"
     p1.write_text("\n".join(md))
     g = ["# Gallery", "", "Thumbnails of the latest reproduction figures (`ccscope repro report` rebuilds this page).", ""]

@@ -389,8 +389,8 @@ def _fluid_asm(rate: str, delay: str, q0: str, gains: str, until: str, backend: 
         _save(ax.figure, out)
 
 
-def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, max_p: str, wq: str, until: str,
-                   backend: str, out: str | None) -> None:
+def _tcp_red_model(flows: str, rate: str, rtt: str, min_th: str, max_th: str, max_p: str, wq: str):
+    """Parse the TCP/RED options, build the model and print its equilibrium and Hollot's condition."""
     from ccscope.fluid.tcp_red import tcp_red
 
     n = _count("--flows", flows)
@@ -402,9 +402,6 @@ def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, ma
         raise _BadInput(f"--max-th {max_th!r}: must be > --min-th ({lo:g}); allowed: a number of packets > --min-th")
     mp = _prob("--max-p", max_p)
     w_q = _prob("--wq", wq)
-    until_s = _positive("--until", until, parse_time, TIME)
-    _backend(backend)
-    _check_out(out)
     m = tcp_red(n, rate_bps, tp_s, min_th_pkts=lo, max_th_pkts=hi, max_p=mp, w_q=w_q)
     e = m.eq
     typer.echo(f"TCP/RED fluid (Misra-Gong-Towsley; Hollot et al. 2001): N = {n}, C = {m.c_pps:,.1f} pkts/s (1000 B), "
@@ -416,6 +413,16 @@ def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, ma
                f"{'holds (stable)' if e.hollot_stable else 'fails'}; exact delay margin "
                + ("inf (gain < 1)" if math.isinf(e.delay_margin_s) else f"{e.delay_margin_s:.4g} s")
                + f" -> linear loop {'stable' if e.linear_stable else 'UNSTABLE'}")
+    return m, n, lo, hi
+
+
+def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, max_p: str, wq: str, until: str,
+                   backend: str, out: str | None) -> None:
+    until_s = _positive("--until", until, parse_time, TIME)
+    _backend(backend)
+    _check_out(out)
+    m, n, lo, hi = _tcp_red_model(flows, rate, rtt, min_th, max_th, max_p, wq)
+    e = m.eq
     res = m.solve(until_s, backend=backend)
     cyc, last = res.limit_cycle, res.traces.iloc[-1]
     if cyc.periodic:
@@ -553,6 +560,19 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """ASM sliding condition (P002 ineq. 15, E39) for the §5.1 gain sets and a compliant set."""
         _run(lambda: _stability_asm(rate, w, p, out))
+
+    @stab_app.command("tcp-red")
+    def stability_tcp_red(
+        flows: str = typer.Option("50", "--flows", help="number of TCP flows N"),
+        rate: str = typer.Option("1.5Mbps", "--rate", help="bottleneck rate C (1000-B packets)"),
+        rtt: str = typer.Option("1.34s", "--rtt", help="round-trip propagation delay Tp"),
+        min_th: str = typer.Option("5", "--min-th", help="RED min_th (pkts)"),
+        max_th: str = typer.Option("15", "--max-th", help="RED max_th (pkts)"),
+        max_p: str = typer.Option("0.1", "--max-p", help="RED max_p in (0, 1)"),
+        wq: str = typer.Option("0.002", "--wq", help="RED EWMA weight w_q in (0, 1)"),
+    ) -> None:
+        """TCP/RED equilibrium and Hollot et al.'s stability condition (Proposition 1, exact delay margin)."""
+        _run(lambda: _tcp_red_model(flows, rate, rtt, min_th, max_th, max_p, wq))
 
     app.add_typer(fluid_app, name="fluid")
     app.add_typer(guide_app, name="guide")

@@ -30,6 +30,18 @@ def test_stability_dx_prints_bound_and_special_state(run):
     assert "105.05 us" in r.output and "66.67" in r.output
 
 
+def test_stability_tcp_red_prints_hollot_condition_for_the_periodic_setup(run):
+    # P001's setup (50 flows, 1.5 Mb/s, Tp 1.34 s): with max_th = 1500 the RED ramp is shallow enough
+    # for Hollot's Proposition 1 (equilibrium W0 = 10.52 pkts, q0 = 275 pkts; tests/test_fluid_tcp_red.py
+    # derives them); with max_th = 15 the loop gain is ~18 and the condition fails.
+    r = run("stability", "tcp-red", "--max-th", "1500")
+    assert r.exit_code == 0 and "Proposition 1 holds" in r.output and "W0 = 10.52" in r.output
+    r = run("stability", "tcp-red", "--max-th", "15")
+    assert r.exit_code == 0 and "Proposition 1 fails" in r.output and "UNSTABLE" in r.output
+    r = run("stability", "tcp-red", "--max-th", "3")
+    assert r.exit_code == 2 and "--max-th '3'" in r.output and "Traceback" not in r.output
+
+
 def test_fluid_dctcp_normalized_poincare(run):
     r = run("fluid", "dctcp", "--normalized", "--wbar", "10", "--g", "1/16", "--poincare")
     assert r.exit_code == 0 and "stable" in r.output and "0.397" in r.output

@@ -5,11 +5,8 @@ egress loss of utilization (P001 §II.C, footnote 5). Setup P0 via `_p0`.
 """
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
-from ccscope.repro.periodic import _p0
+from ccscope.repro._base import Run, verdict
+from ccscope.repro.periodic import _fig7, _p0
 
 ID = "periodic/fig7a"
 TITLE = "loss of utilization vs buffer / max_th, long fixed RTT (1340 ms)"
@@ -22,50 +19,23 @@ SERVER_DELAY_S = 0.65  # P0 server side
 GRID = [15, 25, 50, 100, 150, 251, 375, 500, 750, 1000]  # [NG] B and max_th grid (FIGURES.md)
 QUICK = {'droptail': [50, 251], 'minfix': [50, 251]}
 QUICK_SIM_S = None
-FULL_LOSS_PCT = 0.5  # 'no loss': half a point covers 100-ms-bin quantization and idle slivers
 
 
 def run(quick: bool) -> Run:
-    plan = QUICK if quick else {q: GRID for q in ("droptail", "minfix", "ratiofix")}
-    rows = []
-    for q, sizes in plan.items():
-        for size in sizes:
-            m = _p0.run(RTT, q, size, quick, sim_s=QUICK_SIM_S if quick else None, server_delay_s=SERVER_DELAY_S)
-            rows.append({"queue": q, "size_pkts": size, "egress_loss_pct": m["egress_loss_pct"],
-                         "ingress_loss_pct": m["ingress_loss_pct"], "drops": m["drops_after_warmup"]})
-    df = pd.DataFrame(rows)
-    return Run(params={"rtt": RTT, "server_delay_s": SERVER_DELAY_S, "plan": {k: list(v) for k, v in plan.items()},
-                       **_p0.setup(quick, sim_s=QUICK_SIM_S if quick else None), "seed": _p0.SEED},
-               frames={"sweep": df}, values={"table": df.to_dict("records")}, seeds=[_p0.SEED], quick=quick)
-
-
-def _smallest_full(df: pd.DataFrame, q: str) -> float:
-    d = df[(df.queue == q) & (df.egress_loss_pct <= FULL_LOSS_PCT)]
-    return float(d.size_pkts.min()) if len(d) else float("inf")
+    return _fig7.run(RTT, SERVER_DELAY_S, GRID, QUICK, QUICK_SIM_S, quick)
 
 
 def check(run: Run) -> dict:
-    c = Checks()
     df = run.frames["sweep"]
-    meas = {}
-    for q, d in df.groupby("queue"):
-        d = d.sort_values("size_pkts")
-        inc = float(np.diff(d.egress_loss_pct.to_numpy()).max()) if len(d) > 1 else 0.0
-        # 0.5-pt noise allowed: one seed, the drop-epoch phase moves the loss by a few tenths.
-        c.add(f"{q}: egress loss non-increasing in size (0.5-pt noise)", inc, inc <= 0.5, "max rise ≤ 0.5", "seed noise")
-        meas[f"{q}_smallest_full_pkts"] = _smallest_full(df, q)
-    # identity ingress = egress - 100·drop rate/line: ingress ≤ egress, equal only without drops.
-    bad = df[(df.ingress_loss_pct > df.egress_loss_pct + 0.05) | ((df.drops > 0) & (df.ingress_loss_pct >= df.egress_loss_pct))]
-    c.add("ingress ≤ egress in every run (equal only when drop-free)", len(bad), len(bad) == 0, "0 violations",
-          "0.05-pt bin rounding")
+    c, meas = _fig7.common_checks(df)
     dt = df[(df.queue == "droptail") & (df.size_pkts >= 251)]
-    c.add("DropTail egress loss ≤ 0.5% for B ≥ 251 (1 BDP)", float(dt.egress_loss_pct.max()), bool((dt.egress_loss_pct <= FULL_LOSS_PCT).all()),
+    c.add("DropTail egress loss ≤ 0.5% for B ≥ 251 (1 BDP)", float(dt.egress_loss_pct.max()), bool((dt.egress_loss_pct <= _fig7.FULL_LOSS_PCT).all()),
           "≤ 0.5", "1 BDP keeps the link full")
     if "ratiofix" in set(df.queue):
-        c.add("minfix reaches full utilization at a max_th ≤ ratiofix's", _smallest_full(df, "minfix"),
-              _smallest_full(df, "minfix") <= _smallest_full(df, "ratiofix"), f"≤ {_smallest_full(df, 'ratiofix')}", "paper §II.C.1")
+        c.add("minfix reaches full utilization at a max_th ≤ ratiofix's", _fig7.smallest_full(df, "minfix"),
+              _fig7.smallest_full(df, "minfix") <= _fig7.smallest_full(df, "ratiofix"), f"≤ {_fig7.smallest_full(df, 'ratiofix')}", "paper §II.C.1")
     ok = all(x.passed for x in c.items if not x.advisory)
-    return verdict(c, meas | {"table": df.to_dict("records")}, tolerance=f"'full' = egress loss ≤ {FULL_LOSS_PCT}%",
+    return verdict(c, meas | {"table": df.to_dict("records")}, tolerance=f"'full' = egress loss ≤ {_fig7.FULL_LOSS_PCT}%",
                    notes=_p0.CAUSE if ok else CAUSE + _p0.SETUP_NOTE)
 
 
@@ -82,19 +52,4 @@ CAUSE = (
 
 
 def plot(run: Run):
-    df = run.frames["sweep"]
-    fig, axes = figure(1, 2, width=10, height=4, sharey=True)
-    for ax, col, lab in ((axes[0, 0], "egress_loss_pct", "egress"), (axes[0, 1], "ingress_loss_pct", "ingress")):
-        for q, d in df.groupby("queue"):
-            d = d.sort_values("size_pkts")
-            ax.plot(d.size_pkts, d[col], "o-", label={"droptail": "DropTail (B)", "minfix": "RED minfix (max_th)",
-                                                       "ratiofix": "RED ratiofix (max_th)"}[q])
-        ax.axhline(0, color="0.6", lw=0.8)
-        ref_line(ax, 251, "BDP 251 pkts", vertical=True)
-        ax.set_xscale("log")
-        ax.set_xlabel("buffer B or max_th (pkts)")
-        ax.set_title(f"{ID}: {lab}", fontsize=9)
-        ax.legend(fontsize=7)
-    axes[0, 0].set_ylabel("loss of utilization (%)")
-    fig.tight_layout()
-    return fig
+    return _fig7.plot(ID, 251, run)

@@ -508,15 +508,26 @@ def register(app: typer.Typer) -> None:
         """ASM fluid model (P002 eq 26) with feedback delay (App. D): 4 starts, Q/R plane."""
         _run(lambda: _fluid_asm(rate, delay, q0, gains, until, backend, out))
 
+    # the TCP/RED setup options of `fluid tcp-red` and `stability tcp-red` (P001's setup by default)
+    RED_OPT = {
+        "flows": typer.Option("50", "--flows", help="number of TCP flows N"),
+        "rate": typer.Option("1.5Mbps", "--rate", help="bottleneck rate C (1000-B packets)"),
+        "rtt": typer.Option("1.34s", "--rtt", help="round-trip propagation delay Tp"),
+        "min_th": typer.Option("5", "--min-th", help="RED min_th (pkts)"),
+        "max_th": typer.Option("15", "--max-th", help="RED max_th (pkts)"),
+        "max_p": typer.Option("0.1", "--max-p", help="RED max_p in (0, 1)"),
+        "wq": typer.Option("0.002", "--wq", help="RED EWMA weight w_q in (0, 1)"),
+    }
+
     @fluid_app.command("tcp-red")
     def fluid_tcp_red(
-        flows: str = typer.Option("50", "--flows", help="number of TCP flows N"),
-        rate: str = typer.Option("1.5Mbps", "--rate", help="bottleneck rate C (1000-B packets)"),
-        rtt: str = typer.Option("1.34s", "--rtt", help="round-trip propagation delay Tp"),
-        min_th: str = typer.Option("5", "--min-th", help="RED min_th (pkts)"),
-        max_th: str = typer.Option("15", "--max-th", help="RED max_th (pkts)"),
-        max_p: str = typer.Option("0.1", "--max-p", help="RED max_p in (0, 1)"),
-        wq: str = typer.Option("0.002", "--wq", help="RED EWMA weight w_q in (0, 1)"),
+        flows: str = RED_OPT["flows"],
+        rate: str = RED_OPT["rate"],
+        rtt: str = RED_OPT["rtt"],
+        min_th: str = RED_OPT["min_th"],
+        max_th: str = RED_OPT["max_th"],
+        max_p: str = RED_OPT["max_p"],
+        wq: str = RED_OPT["wq"],
         until: str = typer.Option("400s", "--until", help="simulated time"),
         backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
@@ -563,13 +574,13 @@ def register(app: typer.Typer) -> None:
 
     @stab_app.command("tcp-red")
     def stability_tcp_red(
-        flows: str = typer.Option("50", "--flows", help="number of TCP flows N"),
-        rate: str = typer.Option("1.5Mbps", "--rate", help="bottleneck rate C (1000-B packets)"),
-        rtt: str = typer.Option("1.34s", "--rtt", help="round-trip propagation delay Tp"),
-        min_th: str = typer.Option("5", "--min-th", help="RED min_th (pkts)"),
-        max_th: str = typer.Option("15", "--max-th", help="RED max_th (pkts)"),
-        max_p: str = typer.Option("0.1", "--max-p", help="RED max_p in (0, 1)"),
-        wq: str = typer.Option("0.002", "--wq", help="RED EWMA weight w_q in (0, 1)"),
+        flows: str = RED_OPT["flows"],
+        rate: str = RED_OPT["rate"],
+        rtt: str = RED_OPT["rtt"],
+        min_th: str = RED_OPT["min_th"],
+        max_th: str = RED_OPT["max_th"],
+        max_p: str = RED_OPT["max_p"],
+        wq: str = RED_OPT["wq"],
     ) -> None:
         """TCP/RED equilibrium and Hollot et al.'s stability condition (Proposition 1, exact delay margin)."""
         _run(lambda: _tcp_red_model(flows, rate, rtt, min_th, max_th, max_p, wq))

@@ -50,6 +50,21 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A data packet outside any route (time 0, route 0, hop 0): for driving a queue policy or
+    /// the event queue on its own (unit tests, `aqm::red::replay`).
+    pub fn data_probe(flow: FlowId, seq: u64, size_bytes: u32, flags: u8) -> Packet {
+        Packet {
+            ts: SimTime(0),
+            seq,
+            flow,
+            route: RouteId(0),
+            size_bytes,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags,
+        }
+    }
+
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0

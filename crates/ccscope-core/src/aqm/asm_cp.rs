@@ -220,20 +220,9 @@ impl AsmCp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
-    use crate::world::RouteId;
 
     fn pkt(flow: u32) -> Packet {
-        Packet {
-            ts: SimTime(0),
-            seq: 0,
-            flow: FlowId(flow),
-            route: RouteId(0),
-            size_bytes: 1500,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-        }
+        Packet::data_probe(FlowId(flow), 0, 1500, 0)
     }
 
     fn qv(bytes: u64) -> QueueView {

@@ -244,20 +244,10 @@ impl QcnCp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
-    use crate::world::{FlowId, RouteId};
+    use crate::world::FlowId;
 
     fn pkt(flow: u32, size: u32) -> Packet {
-        Packet {
-            ts: SimTime(0),
-            seq: 0,
-            flow: FlowId(flow),
-            route: RouteId(0),
-            size_bytes: size,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-        }
+        Packet::data_probe(FlowId(flow), 0, size, 0)
     }
 
     fn qv(bytes: u64) -> QueueView {

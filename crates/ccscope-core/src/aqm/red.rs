@@ -247,19 +247,8 @@ pub fn replay(
                 empty_since: a.empty_since,
                 rate_bps,
             };
-            let mut pkt = Packet {
-                ts: a.time,
-                seq: 0,
-                flow: crate::world::FlowId(0),
-                route: crate::world::RouteId(0),
-                size_bytes: a.size_bytes,
-                hop: 0,
-                kind: crate::packet::PacketKind::Data,
-                flags: 0,
-            };
-            if a.ect {
-                pkt.flags |= crate::packet::flags::ECT;
-            }
+            let ect = if a.ect { crate::packet::flags::ECT } else { 0 };
+            let pkt = Packet::data_probe(crate::world::FlowId(0), 0, a.size_bytes, ect);
             let v = red.on_enqueue(a.time, &pkt, &view, &mut rng);
             let verdict = match v {
                 Verdict::Mark if !a.ect => Verdict::Drop,
@@ -279,20 +268,10 @@ pub fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
-    use crate::world::{FlowId, RouteId};
+    use crate::world::FlowId;
 
     fn pkt() -> Packet {
-        Packet {
-            ts: SimTime(0),
-            seq: 0,
-            flow: FlowId(0),
-            route: RouteId(0),
-            size_bytes: 1500,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 1,
-        }
+        Packet::data_probe(FlowId(0), 0, 1500, 1)
     }
     fn view(n: u32) -> QueueView {
         QueueView {

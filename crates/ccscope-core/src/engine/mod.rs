@@ -346,20 +346,10 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{Packet, PacketKind};
-    use crate::world::RouteId;
+    use crate::packet::Packet;
 
     fn pkt(seq: u64) -> Packet {
-        Packet {
-            ts: SimTime(0),
-            seq,
-            flow: FlowId(0),
-            route: RouteId(0),
-            size_bytes: 1,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags: 0,
-        }
+        Packet::data_probe(FlowId(0), seq, 1, 0)
     }
     #[test]
     fn same_time_events_pop_in_insertion_order() {

@@ -294,20 +294,10 @@ impl Port {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::PacketKind;
-    use crate::world::{FlowId, RouteId};
+    use crate::world::FlowId;
 
     fn pkt(flags: u8) -> Packet {
-        Packet {
-            ts: SimTime(0),
-            seq: 0,
-            flow: FlowId(0),
-            route: RouteId(0),
-            size_bytes: 1500,
-            hop: 0,
-            kind: PacketKind::Data,
-            flags,
-        }
+        Packet::data_probe(FlowId(0), 0, 1500, flags)
     }
 
     #[test]

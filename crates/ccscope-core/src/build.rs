@@ -66,7 +66,7 @@ impl FlowFactory {
         dst: NodeId,
         start: SimTime,
         line_bps: f64,
-        path_rtt_s: f64,
+        path_rtt_s: impl FnOnce() -> f64,
     ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
@@ -91,7 +91,7 @@ impl FlowFactory {
             CcKind::Dx => {
                 let mut dx = crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold);
                 if self.dx.base_rtt_from_path {
-                    dx.set_base_rtt(path_rtt_s);
+                    dx.set_base_rtt(path_rtt_s());
                 }
                 Cc::Dx(dx)
             }
@@ -328,13 +328,15 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
             }
         }
         let line = first_rate(fwd);
-        let path_rtt = path_rtt_s(
-            &routes.borrow(),
-            &route_ports.borrow(),
-            &ports,
-            (fwd, rev),
-            (sc.packet_bytes, sc.ack_bytes),
-        );
+        let path_rtt = || {
+            path_rtt_s(
+                &routes.borrow(),
+                &route_ports.borrow(),
+                &ports,
+                (fwd, rev),
+                (sc.packet_bytes, sc.ack_bytes),
+            )
+        };
         flows.push(factory.make(
             f.cc,
             f.size_bytes,

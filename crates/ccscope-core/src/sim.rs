@@ -400,13 +400,15 @@ impl Simulation {
         let line = self.ports[self.route_ports[off as usize].idx()]
             .rate()
             .as_f64();
-        let path_rtt = crate::build::path_rtt_s(
-            &self.routes,
-            &self.route_ports,
-            &self.ports,
-            (fwd, rev),
-            (self.mss, self.ack_bytes),
-        );
+        let path_rtt = || {
+            crate::build::path_rtt_s(
+                &self.routes,
+                &self.route_ports,
+                &self.ports,
+                (fwd, rev),
+                (self.mss, self.ack_bytes),
+            )
+        };
         let mut fl =
             self.factory
                 .make(cc, Some(size), fwd, rev, src, dst, self.now, line, path_rtt);

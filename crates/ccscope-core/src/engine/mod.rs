@@ -11,8 +11,6 @@
 use crate::packet::Packet;
 use crate::units::{SimDuration, SimTime};
 use crate::world::{FlowId, PortId};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::collections::VecDeque;
 
 /// Everything that can happen.
@@ -64,28 +62,87 @@ struct Entry {
 }
 
 impl Entry {
-    #[inline]
-    fn key(&self) -> (SimTime, u64) {
-        (self.time, self.seq)
+    #[inline(always)]
+    fn before(&self, o: &Entry) -> bool {
+        self.time < o.time || (self.time == o.time && self.seq < o.seq)
     }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
-    }
+/// A binary min-heap of entries by `(time, seq)`. Unlike `std::collections::BinaryHeap` it
+/// can replace its top in place with a value held in registers (the pipe-head case: one sift,
+/// no write-then-read of the same slot), and it needs no reversed `Ord`.
+#[derive(Debug, Default)]
+struct MinHeap {
+    v: Vec<Entry>,
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+
+impl MinHeap {
+    fn with_capacity(n: usize) -> Self {
+        MinHeap {
+            v: Vec::with_capacity(n),
+        }
     }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap; the earliest (time, seq) must come out first.
+    #[inline(always)]
+    fn peek(&self) -> Option<&Entry> {
+        self.v.first()
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.v.is_empty()
+    }
+    fn iter(&self) -> std::slice::Iter<'_, Entry> {
+        self.v.iter()
+    }
     #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+    fn push(&mut self, e: Entry) {
+        let mut pos = self.v.len();
+        self.v.push(e);
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            let p = self.v[parent];
+            if !e.before(&p) {
+                break;
+            }
+            self.v[pos] = p;
+            pos = parent;
+        }
+        self.v[pos] = e;
+    }
+    /// Put `e` where the top was and restore the order (sift down with a hole).
+    #[inline]
+    fn replace_top(&mut self, e: Entry) {
+        let len = self.v.len();
+        let mut pos = 0;
+        loop {
+            let mut child = 2 * pos + 1;
+            if child >= len {
+                break;
+            }
+            if child + 1 < len && self.v[child + 1].before(&self.v[child]) {
+                child += 1;
+            }
+            let c = self.v[child];
+            if !c.before(&e) {
+                break;
+            }
+            self.v[pos] = c;
+            pos = child;
+        }
+        self.v[pos] = e;
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        if self.v.is_empty() {
+            return Some(last);
+        }
+        let top = self.v[0];
+        self.replace_top(last);
+        Some(top)
     }
 }
 
@@ -94,8 +151,8 @@ impl Ord for Entry {
 /// the hot heap). Entries are 24 bytes.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    timers: BinaryHeap<Entry>,
+    heap: MinHeap,
+    timers: MinHeap,
     pipes: Vec<VecDeque<(SimTime, u64, Packet)>>,
     /// Packets scheduled without a port (unit tests); slot index = position.
     loose: Vec<Option<Packet>>,
@@ -110,8 +167,8 @@ impl EventQueue {
     /// A queue for a network of `n_ports` ports.
     pub fn new(n_ports: usize, capacity: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(64),
-            timers: BinaryHeap::with_capacity(capacity),
+            heap: MinHeap::with_capacity(64),
+            timers: MinHeap::with_capacity(capacity),
             pipes: vec![VecDeque::new(); n_ports],
             loose: Vec::new(),
             next_seq: 0,
@@ -233,11 +290,7 @@ impl EventQueue {
     #[inline(always)]
     fn next_entry(&self) -> Option<(Entry, bool)> {
         match (self.heap.peek(), self.timers.peek()) {
-            (Some(a), Some(b)) => Some(if b.key() < a.key() {
-                (*b, true)
-            } else {
-                (*a, false)
-            }),
+            (Some(a), Some(b)) => Some(if b.before(a) { (*b, true) } else { (*a, false) }),
             (Some(a), None) => Some((*a, false)),
             (None, Some(b)) => Some((*b, true)),
             (None, None) => None,
@@ -268,9 +321,11 @@ impl EventQueue {
             self.in_pipes -= 1;
             match pipe.front() {
                 Some(&(nt, nseq, _)) => {
-                    let mut head = self.heap.peek_mut().expect("peeked");
-                    head.time = nt;
-                    head.seq = nseq;
+                    self.heap.replace_top(Entry {
+                        time: nt,
+                        seq: nseq,
+                        slot: top.slot,
+                    });
                 }
                 None => {
                     self.heap.pop();

@@ -201,11 +201,14 @@ impl TcpSender {
         self.rto
     }
 
-    /// Usable window in segments: floor(cwnd / MSS), at least 1, capped by the receiver window.
+    /// Whether the usable window, min(max(floor(cwnd / MSS), 1), rwnd) segments, is full with
+    /// `inflight` segments out. Decided without a division: floor(c/m) <= k exactly when
+    /// (k + 1) m > c, and (k + 1) m is an exact f64 for any window a run can reach.
     #[inline]
-    fn window_segments(&self) -> u64 {
-        let w = (self.cc.cwnd_bytes() / self.cfg.mss_bytes as f64) as u64;
-        w.max(1).min(self.cfg.rwnd_segments as u64)
+    fn window_full(&self, inflight: u64) -> bool {
+        inflight >= self.cfg.rwnd_segments as u64
+            || (inflight >= 1
+                && (inflight + 1) as f64 * self.cfg.mss_bytes as f64 > self.cc.cwnd_bytes())
     }
 
     /// Next segment to transmit now, if the window allows one.
@@ -218,7 +221,7 @@ impl TcpSender {
             s
         } else {
             if self.snd_nxt >= self.total_segs
-                || self.snd_nxt >= self.snd_una + self.window_segments()
+                || self.window_full(self.snd_nxt.saturating_sub(self.snd_una))
             {
                 return None;
             }

@@ -608,7 +608,11 @@ impl Simulation {
     fn settle(&mut self, port: PortId, pkt: Packet, admit: Admit) {
         let now = self.now;
         match admit {
-            Admit::Accepted { arrive_at, marked } => {
+            Admit::Accepted {
+                arrive_at,
+                marked,
+                queued,
+            } => {
                 if marked {
                     self.rec.port_event(
                         now.0,
@@ -619,7 +623,11 @@ impl Simulation {
                         pkt.kind == PacketKind::Ack,
                     );
                 }
-                self.events.schedule_arrival(port, arrive_at, pkt);
+                if queued {
+                    self.events.schedule_arrival(port, arrive_at, pkt);
+                } else {
+                    self.events.schedule_unqueued(port, now, arrive_at, pkt);
+                }
             }
             Admit::Dropped(reason) => {
                 self.ledger.dropped += 1;

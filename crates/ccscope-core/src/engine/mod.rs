@@ -1,12 +1,16 @@
 //! The event queue: events ordered by `(time, seq)`, where `seq` is the insertion counter, so
 //! simultaneous events run in the order they were scheduled (deterministic, FIFO ties).
 //!
-//! Packets in flight travel in per-link *pipes*: a link is FIFO and its arrival times never
-//! decrease, so each port keeps its packets in a ring buffer in arrival order and only the
-//! head of each non-empty pipe sits in the heap. The heap therefore holds one entry per busy
-//! link plus the timers, not one per packet, and the merged order is exactly the global
-//! `(time, seq)` order (each pipe is sorted by `(time, seq)` already). Nothing is allocated per
-//! event once the rings have grown to their working size.
+//! Packets in flight travel in sorted packet queues, and only the head of each non-empty queue
+//! sits in the heap, so the merged order is exactly the global `(time, seq)` order:
+//! - a port's *pipe* holds the packets that had to wait in its queue (a link is FIFO, so their
+//!   arrival times never decrease); CHOKe finds the waiting packets at the pipe's end;
+//! - a *lane* holds every packet that started transmission at once when offered, grouped by
+//!   its link time `d` (transmission + propagation): it arrives at `now + d`, and `now` never
+//!   decreases, so one lane serves all links with the same `d` (e.g. the 100 host links of a
+//!   dumbbell share two lanes instead of taking 200 heap entries).
+//! The heap holds one entry per non-empty lane or pipe plus the periodic events; per-flow
+//! timers have their own heap. Nothing is allocated per event once the rings have grown.
 
 use crate::packet::Packet;
 use crate::units::{SimDuration, SimTime};
@@ -41,7 +45,8 @@ pub enum Event {
 /// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
 #[derive(Clone, Copy, Debug)]
 enum Slot {
-    Pipe(PortId),
+    /// A packet queue: a port's pipe or a lane (index into `pipes`).
+    Pipe(u32),
     Loose(u32),
     FlowStart(FlowId),
     RtoTimer(FlowId),
@@ -153,7 +158,15 @@ impl MinHeap {
 pub struct EventQueue {
     heap: MinHeap,
     timers: MinHeap,
+    /// Packet queues in `(time, seq)` order: one per port (`0..n_ports`), then the lanes.
     pipes: Vec<VecDeque<(SimTime, u64, Packet)>>,
+    /// Lanes: packets that started transmission the moment they were offered (never queued)
+    /// arrive at `now + d` for their link's transmission + propagation time `d`; since `now`
+    /// never decreases, all of them with the same `d`, whatever their link, form one sorted
+    /// queue. One heap entry per lane replaces one per busy link (`(d, queue index)`).
+    lanes: Vec<(u64, u32)>,
+    /// Per port, the last two lanes it used (`(d, queue index)`, `u32::MAX` = none).
+    lane_cache: Vec<[(u64, u32); 2]>,
     /// Packets scheduled without a port (unit tests); slot index = position.
     loose: Vec<Option<Packet>>,
     next_seq: u64,
@@ -170,6 +183,8 @@ impl EventQueue {
             heap: MinHeap::with_capacity(64),
             timers: MinHeap::with_capacity(capacity),
             pipes: vec![VecDeque::new(); n_ports],
+            lanes: Vec::new(),
+            lane_cache: vec![[(0, u32::MAX); 2]; n_ports],
             loose: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -216,14 +231,50 @@ impl EventQueue {
     /// port never decrease (FIFO link), which keeps each pipe sorted.
     #[inline]
     pub fn schedule_arrival(&mut self, port: PortId, time: SimTime, pkt: Packet) {
+        self.push_queue(port.idx(), time, pkt);
+    }
+
+    /// Schedule the arrival of a packet that `port` began to transmit at `now`, without
+    /// queueing: it joins the lane of its total link time `time - now` instead of the port's
+    /// pipe. The merged `(time, seq)` order is the same as with [`Self::schedule_arrival`];
+    /// the port's pipe still ends with its waiting packets (they are always queued).
+    #[inline]
+    pub fn schedule_unqueued(&mut self, port: PortId, now: SimTime, time: SimTime, pkt: Packet) {
+        let d = time.0 - now.0;
+        let c = &mut self.lane_cache[port.idx()];
+        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
+            c[0].1
+        } else if c[1].0 == d && c[1].1 != u32::MAX {
+            c.swap(0, 1);
+            c[0].1
+        } else {
+            let q = match self.lanes.iter().find(|l| l.0 == d) {
+                Some(l) => l.1,
+                None => {
+                    let q = self.pipes.len() as u32;
+                    self.pipes.push(VecDeque::new());
+                    self.lanes.push((d, q));
+                    q
+                }
+            };
+            let c = &mut self.lane_cache[port.idx()];
+            c[1] = c[0];
+            c[0] = (d, q);
+            q
+        };
+        self.push_queue(qi as usize, time, pkt);
+    }
+
+    #[inline(always)]
+    fn push_queue(&mut self, qi: usize, time: SimTime, pkt: Packet) {
         let seq = self.seq();
-        let pipe = &mut self.pipes[port.idx()];
+        let pipe = &mut self.pipes[qi];
         debug_assert!(pipe.back().is_none_or(|b| b.0 <= time), "pipe order");
         if pipe.is_empty() {
             self.heap.push(Entry {
                 time,
                 seq,
-                slot: Slot::Pipe(port),
+                slot: Slot::Pipe(qi as u32),
             });
         }
         pipe.push_back((time, seq, pkt));
@@ -256,7 +307,7 @@ impl EventQueue {
                 self.heap.push(Entry {
                     time: t,
                     seq,
-                    slot: Slot::Pipe(port),
+                    slot: Slot::Pipe(port.0),
                 });
             }
         }
@@ -276,7 +327,7 @@ impl EventQueue {
         }
         while let Some(e) = self.heap.peek() {
             if let Slot::Pipe(port) = e.slot {
-                if self.pipes[port.idx()].front().map(|x| x.1) != Some(e.seq) {
+                if self.pipes[port as usize].front().map(|x| x.1) != Some(e.seq) {
                     self.heap.pop();
                     self.stale -= 1;
                     continue;
@@ -316,7 +367,7 @@ impl EventQueue {
         } else if let Slot::Pipe(port) = top.slot {
             // the common case: take the pipe's head and let its next packet take the heap
             // slot in place (one sift instead of a pop and a push)
-            let pipe = &mut self.pipes[port.idx()];
+            let pipe = &mut self.pipes[port as usize];
             let (_, _, pkt) = pipe.pop_front().expect("pipe head present");
             self.in_pipes -= 1;
             match pipe.front() {
@@ -370,7 +421,7 @@ impl EventQueue {
         self.clean();
         let (e, _) = self.next_entry()?;
         let ev = match e.slot {
-            Slot::Pipe(port) => Event::Arrive(self.pipes[port.idx()].front().expect("head").2),
+            Slot::Pipe(q) => Event::Arrive(self.pipes[q as usize].front().expect("head").2),
             Slot::Loose(i) => Event::Arrive(self.loose[i as usize].expect("loose packet")),
             other => Self::timer_event(other),
         };
@@ -471,5 +522,72 @@ mod tests {
         assert_eq!(next(&mut q, 100), Some((20, 3)));
         assert_eq!(next(&mut q, 100), None);
         assert!(q.is_empty());
+    }
+
+    /// Lanes (never-queued packets grouped by link time), port pipes and timers, driven like
+    /// a simulation (time moves to each popped event; ports keep FIFO order, a packet is
+    /// unqueued only when its port is idle): every packet comes out once, in global
+    /// `(time, insertion)` order.
+    #[test]
+    fn lanes_pipes_and_timers_merge_in_global_order() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let n_ports = 6;
+        let delays = [5u64, 5, 5, 9, 9, 13];
+        let mut q = EventQueue::new(n_ports, 8);
+        let mut busy_until = vec![0u64; n_ports];
+        let mut now = 0u64;
+        let mut next_id = 0u64;
+        let mut popped = vec![];
+        for _ in 0..20_000 {
+            if rnd(3) > 0 {
+                let p = rnd(n_ports as u64) as usize;
+                let tx = 1 + rnd(2) * 3;
+                let start = busy_until[p].max(now);
+                busy_until[p] = start + tx;
+                let at = SimTime(start + tx + delays[p]);
+                let id = next_id;
+                next_id += 1;
+                if start > now {
+                    q.schedule_arrival(PortId(p as u32), at, pkt(id));
+                } else {
+                    q.schedule_unqueued(PortId(p as u32), SimTime(now), at, pkt(id));
+                }
+            } else if rnd(4) == 0 {
+                q.schedule(
+                    SimTime(now + rnd(20)),
+                    Event::RtoTimer(FlowId(next_id as u32)),
+                );
+                next_id += 1;
+            } else if let Some((t, e)) = q.pop() {
+                assert!(t.0 >= now);
+                now = t.0;
+                let id = match e {
+                    Event::Arrive(p) => p.seq,
+                    Event::RtoTimer(f) => f.0 as u64,
+                    _ => unreachable!(),
+                };
+                popped.push((t.0, id));
+            }
+        }
+        while let Some((t, e)) = q.pop() {
+            let id = match e {
+                Event::Arrive(p) => p.seq,
+                Event::RtoTimer(f) => f.0 as u64,
+                _ => unreachable!(),
+            };
+            popped.push((t.0, id));
+        }
+        assert_eq!(popped.len() as u64, next_id);
+        assert!(q.lanes.len() >= 3, "lanes in use: {}", q.lanes.len());
+        // events scheduled at the same time pop in insertion order; times never go back
+        assert!(popped
+            .windows(2)
+            .all(|w| w[0] < w[1] || (w[0].0 == w[1].0 && w[0].1 < w[1].1)));
     }
 }

@@ -59,6 +59,8 @@ pub enum Admit {
     Accepted {
         arrive_at: SimTime,
         marked: bool,
+        /// It waits behind other packets (false: its transmission starts at once).
+        queued: bool,
     },
     Dropped(DropReason),
 }
@@ -287,6 +289,7 @@ impl Port {
         Admit::Accepted {
             arrive_at: finish + self.delay,
             marked,
+            queued: start > now,
         }
     }
 }
@@ -319,14 +322,16 @@ mod tests {
             arr[0],
             Admit::Accepted {
                 arrive_at: SimTime(1_200_000 + 5_000_000),
-                marked: false
+                marked: false,
+                queued: false
             }
         );
         assert_eq!(
             arr[3],
             Admit::Accepted {
                 arrive_at: SimTime(4 * 1_200_000 + 5_000_000),
-                marked: false
+                marked: false,
+                queued: true
             }
         );
         assert_eq!(arr[4], Admit::Dropped(DropReason::Overflow));

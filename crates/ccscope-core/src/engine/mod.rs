@@ -9,6 +9,7 @@
 //!   its link time `d` (transmission + propagation): it arrives at `now + d`, and `now` never
 //!   decreases, so one lane serves all links with the same `d` (e.g. the 100 host links of a
 //!   dumbbell share two lanes instead of taking 200 heap entries).
+//!
 //! The heap holds one entry per non-empty lane or pipe plus the periodic events; per-flow
 //! timers have their own heap. Nothing is allocated per event once the rings have grown.
 

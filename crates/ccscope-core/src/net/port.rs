@@ -120,8 +120,11 @@ impl Port {
     fn integrate(&mut self, t: SimTime) {
         let dt = (t.0 - self.last_change.0) as u128;
         if dt > 0 {
-            self.stats.q_integral_pkt_ps += self.q_pkts as u128 * dt;
-            self.stats.q_integral_byte_ps += self.q_bytes as u128 * dt;
+            if self.q_pkts > 0 {
+                // an empty queue adds nothing (the common case on access links)
+                self.stats.q_integral_pkt_ps += self.q_pkts as u128 * dt;
+                self.stats.q_integral_byte_ps += self.q_bytes as u128 * dt;
+            }
             self.last_change = t;
         }
     }

@@ -179,8 +179,13 @@ impl Port {
     #[inline(always)]
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
         self.advance(now);
-        let view = self.view();
-        let verdict = self.aqm.on_enqueue(now, pkt, &view, &mut self.rng);
+        let verdict = if let Aqm::DropTail = self.aqm {
+            // no policy to consult (most host and reverse-path ports)
+            Verdict::Enqueue
+        } else {
+            let view = self.view();
+            self.aqm.on_enqueue(now, pkt, &view, &mut self.rng)
+        };
         self.admit(now, pkt, verdict)
     }
 

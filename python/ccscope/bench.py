@@ -1,7 +1,7 @@
 """`make bench`: time the release engine on the reference runs and write BENCHMARKS.md.
 
 Each run uses the `ccscope-bench` binary (pure Rust, no Python in the loop), light recording
-(link counters every 1 ms), 1.1 s of simulated time, best of 3 wall times. The reference
+(link counters every 1 ms), 1.1 s of simulated time, best of 7 wall times (the default `--reps`). The reference
 numbers of htsim and ns-3 were measured on these same runs on a 2-core machine (issue
 "Foundation"); they are quoted, not re-measured here.
 """
@@ -161,7 +161,7 @@ def bench_fluid() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=7)
     a = ap.parse_args()
     if not BIN.exists():
         raise SystemExit(f"{BIN} not found: run `cargo build --release -p ccscope-core --bin ccscope-bench`")

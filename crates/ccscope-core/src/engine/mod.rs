@@ -164,8 +164,8 @@ pub struct EventQueue {
     /// Lanes: packets that started transmission the moment they were offered (never queued)
     /// arrive at `now + d` for their link's transmission + propagation time `d`; since `now`
     /// never decreases, all of them with the same `d`, whatever their link, form one sorted
-    /// queue. One heap entry per lane replaces one per busy link (`(d, queue index)`).
-    lanes: Vec<(u64, u32)>,
+    /// queue. One heap entry per lane replaces one per busy link (`d` → queue index).
+    lanes: std::collections::HashMap<u64, u32>,
     /// Per port, the last two lanes it used (`(d, queue index)`, `u32::MAX` = none).
     lane_cache: Vec<[(u64, u32); 2]>,
     /// Packets scheduled without a port (unit tests); slot index = position.
@@ -184,7 +184,7 @@ impl EventQueue {
             heap: MinHeap::with_capacity(64),
             timers: MinHeap::with_capacity(capacity),
             pipes: vec![VecDeque::new(); n_ports],
-            lanes: Vec::new(),
+            lanes: std::collections::HashMap::new(),
             lane_cache: vec![[(0, u32::MAX); 2]; n_ports],
             loose: Vec::new(),
             next_seq: 0,
@@ -249,15 +249,13 @@ impl EventQueue {
             c.swap(0, 1);
             c[0].1
         } else {
-            let q = match self.lanes.iter().find(|l| l.0 == d) {
-                Some(l) => l.1,
-                None => {
-                    let q = self.pipes.len() as u32;
-                    self.pipes.push(VecDeque::new());
-                    self.lanes.push((d, q));
-                    q
-                }
-            };
+            // a link time not seen lately on this port (sizes other than the usual two, or a
+            // rate that does not divide the bit time exactly): look the lane up, or open one
+            let next = self.pipes.len() as u32;
+            let q = *self.lanes.entry(d).or_insert(next);
+            if q == next {
+                self.pipes.push(VecDeque::new());
+            }
             let c = &mut self.lane_cache[port.idx()];
             c[1] = c[0];
             c[0] = (d, q);

@@ -220,3 +220,47 @@ class AsmFluid:
         return FluidResult(traces=pd.concat(frames, ignore_index=True), success=ok, message="ok" if ok else "non-finite",
                            params=dict(rate_bps=self.rate_bps, w=self.w, p=self.p, delay_s=self.delay_s,
                                        q0_pkts=self.q0_pkts, **self.gains))
+
+
+def solve_batch(models: list[AsmFluid], *, x1_pkts: float = 0.0, x2_pps: float | None = None,
+                until_tau: float = 10.0, dt_s: float | None = None, settle_fraction: float = 0.5,
+                backend: str = "numpy", dtype: str = "float64") -> pd.DataFrame:
+    """Integrate several ASM fluid models (eq 26, App. D delay, floors when `q0_pkts` is set) as ONE batch.
+
+    Every point starts at (x1, x2) = (x1_pkts, x2_pps) (default x2: -C/2, the rate half the line rate
+    below C) and runs `until_tau` sliding time constants of the slowest point; the step is the smallest
+    point's tau / STEPS_PER_TAU (so batch points of one rate: mixing rates costs the fastest one's
+    step for all). Per point, after `settle_fraction` of the run: band_pkts = max |q - q0|,
+    q_offset_final_pkts, rate_excess_final_pps, and the closed-form sliding_rate_per_s (pC/w, eq 16),
+    m_minus, m_plus and sliding (ineq. 15). Used by `sweep("asm_fluid", ...)`.
+    """
+    if not models:
+        raise ValueError("models: need at least one AsmFluid")
+    check_positive("until_tau", until_tau)
+    if not 0.0 <= settle_fraction < 1.0:
+        raise ValueError(f"settle_fraction = {settle_fraction!r}: must be in [0, 1)")
+    taus = np.array([1.0 / m.sliding_rate_per_s for m in models])
+    dt_s = float(taus.min()) / STEPS_PER_TAU if dt_s is None else check_positive("dt_s", dt_s)
+    for i, m in enumerate(models):
+        if 0 < m.delay_s < dt_s:
+            raise ValueError(f"models[{i}].delay_s = {m.delay_s:g}: must not be below dt_s = {dt_s:g}")
+    until_s = until_tau * float(taus.max())
+    keys = ("w", "pc", "a_plus", "a_minus", "b_plus", "b_minus", "c", "instant", "x1_floor")
+    rows = [dict(w=m.w, pc=m.p * m.c_pps, c=m.c_pps, instant=float(m.delay_s == 0),
+                 x1_floor=-np.inf if m.q0_pkts is None else -m.q0_pkts, **m.gains) for m in models]
+    params = {k: np.array([r[k] for r in rows], dtype=float) for k in keys}
+    c = params["c"]
+    x2 = -0.5 * c if x2_pps is None else np.full(len(models), float(x2_pps))
+    x0 = np.stack([np.full(len(models), float(x1_pkts)), x2], axis=-1)
+    x0 = np.asarray(ASM_FLUID_DELAYED.project(np, x0, params))
+    hist = np.asarray(ASM_FLUID_DELAYED.observable(np, x0, params))
+    delays = np.array([max(m.delay_s, dt_s) for m in models])
+    res = integrate(ASM_FLUID_DELAYED, params, x0, delays=delays, history=hist, dt=dt_s, until=until_s,
+                    settle=settle_fraction * until_s, monitor_index=0, backend=backend, dtype=dtype)
+    band = np.maximum(np.abs(res.monitor["min"]), np.abs(res.monitor["max"]))
+    return pd.DataFrame({"band_pkts": band, "q_offset_final_pkts": res.x_final[:, 0],
+                         "rate_excess_final_pps": res.x_final[:, 1],
+                         "sliding_rate_per_s": [m.sliding_rate_per_s for m in models],
+                         "m_minus": [float(m.condition.m_minus) for m in models],
+                         "m_plus": [float(m.condition.m_plus) for m in models],
+                         "sliding": [m.condition.satisfied for m in models], "dt_s": dt_s, "until_s": until_s})

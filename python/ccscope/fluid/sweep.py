@@ -10,7 +10,11 @@ rate_bps, r0_s) -> bound_s, stable; "qcn" (rate_bps, n_flows) -> bound_s, delay_
 QCN model as ONE batch: q_min_pkts, q_max_pkts, period_s, periodic, q_final_pkts, rate_final_bps, plus the
 App. A bound_s and delay_margin_s; "tcp_red" (n_flows, rate_bps, tp_s, min_th_pkts, max_th_pkts[, max_p, w_q])
 -> equilibrium w0_pkts, p0, q0_pkts, r0_s and Hollot et al.'s dc_gain, hollot_stable, delay_margin_s,
-linear_stable (closed form).
+linear_stable (closed form); "asm" (rate_bps[, w, p, a_plus, a_minus, b_plus, b_minus]: gains as fractions of
+C/128, default the §5.1 sliding set) -> ineq. 15's m_minus, m_plus, sliding, marginal and pC/w (closed form);
+"asm_fluid" (rate_bps, delay_s[, q0_pkts, w, p, gains as for "asm"]; options x1_pkts, x2_pps, until_tau,
+dt_s, settle_fraction) -> eq 26 with App. D's delay as ONE batch: band_pkts, q_offset_final_pkts,
+rate_excess_final_pps plus the closed-form columns.
 """
 from __future__ import annotations
 
@@ -31,7 +35,8 @@ from ccscope.fluid.dctcp import (
 )
 from ccscope.fluid.solver import integrate
 
-MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn", "qcn_fluid", "tcp_red")
+MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn", "qcn_fluid", "tcp_red", "asm", "asm_fluid")
+ASM_OPTIONAL = ("w", "p", "a_plus", "a_minus", "b_plus", "b_minus")
 
 
 def _product(grid: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...] = ()) -> pd.DataFrame:
@@ -92,6 +97,23 @@ def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "numpy", dtype:
         cols = ("w0_pkts", "p0", "q0_pkts", "r0_s", "on_ramp", "dc_gain", "hollot_stable", "delay_margin_s",
                 "linear_stable")
         return df.assign(**{c: [getattr(e, c) for e in eqs] for c in cols})
+    if model in ("asm", "asm_fluid"):
+        from ccscope.fluid.asm import GAINS_S, asm_fluid
+        from ccscope.fluid.asm import solve_batch as asm_batch
+        df = _product(grid, ("rate_bps",) + (("delay_s",) if model == "asm_fluid" else ()),
+                      (("q0_pkts",) if model == "asm_fluid" else ()) + ASM_OPTIONAL)
+        models = []
+        for r in df.itertuples():
+            gains = {k: getattr(r, k) if k in df else GAINS_S[k] for k in GAINS_S}
+            kw = {k: getattr(r, k) for k in ("w", "p", "delay_s", "q0_pkts") if k in df}
+            models.append(asm_fluid(r.rate_bps, gains=gains, **kw))
+        if model == "asm":
+            return df.assign(m_minus=[float(m.condition.m_minus) for m in models],
+                             m_plus=[float(m.condition.m_plus) for m in models],
+                             sliding=[m.condition.satisfied for m in models],
+                             marginal=[m.condition.marginal for m in models],
+                             sliding_rate_per_s=[m.sliding_rate_per_s for m in models])
+        return pd.concat([df, asm_batch(models, backend=backend, dtype=dtype, **options)], axis=1)
     raise ValueError(f"model = {model!r}: allowed values are {', '.join(MODELS)}")
 
 

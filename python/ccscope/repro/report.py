@@ -41,8 +41,8 @@ KNOWN = [
      "The model's worst undershoot is at wbar ~ 12 on our grid (the paper says 12-16, [DER] 10-14); fig9 records "
      "the borderline 93.95% at g = 0.1, psi = 0.001 as an advisory check."),
     ("dctcp-analysis", "10", "\"Before 1 s, flow 1 has alpha = 0\"", "dctcp-analysis/fig12b",
-     "Read as a reset at 1 s in the hybrid model. The engine cannot reset alpha mid-run yet, so the packet-level "
-     "part of fig12 is not run (see the fig12 rows)."),
+     "Read as a reset at 1 s in the hybrid model (fig12b-d's predictions). The packet runs do not reset alpha: "
+     "flow 1 enters t = 1 s with the alpha it holds alone (~0.1), which the fig12 causes state."),
     ("dctcp-analysis", "11", "Unstated ns-2 details", "dctcp-analysis/fig10",
      "Every [NG] choice is recorded in each result.json under `parameters`."),
     ("periodic", "1", "Fig 11 step 0.002 vs 0.005", "periodic/fig11", "Mean epoch measured 0.00502 (E24)."),
@@ -62,7 +62,12 @@ KNOWN = [
     ("asm", "6", "\"b- != 0 is sufficient\" is false", "asm/text-sliding-condition",
      "The defaults of §5.1 sit exactly on the boundary (M(a-, b-) = 1); a compliant set needs b- > w a- + pC/w."),
     ("asm", "5, 7-9", "Typos and unstated simulation parameters", "asm/fig5a",
-     "The packet-level ASM/QCN entries wait for the rate-based senders."),
+     "Typos read as intended (e^{-tau s}, A-dot, Lambda, RP). Three links per direction (fig10's 60 us RTT). "
+     "Unstated values are [NG] choices in each result.json: quantization 1 pkt at 128 units, rates clamped to "
+     "[10 Mb/s, line rate], QCN timer 15 ms, Qeq = q0. The literal §4.5 de-duplication (a source that received "
+     "the last feedback is not sampled again until another source is) is the default; its consequences "
+     "(lone-source freeze, MinRate starvation) are in the fig7/fig9/fig10/fig11 causes, with "
+     "dedup_expiry = delivered as advisory rows."),
     ("coexistence", "1", "Three meanings of 'back-off factor'", "coexistence/fig1",
      "0.215 is DCTCP's mean alpha: beta = 0.8925, T_r = 4.65 (E64); coexistence/fig1 checks 4.65 exactly."),
     ("coexistence", "2", "Fig 4(c) caption swaps min_th/max_th", "coexistence/fig4c",
@@ -70,7 +75,10 @@ KNOWN = [
     ("coexistence", "3", "BDP ~22 packets", "coexistence/fig2", "1 Gb/s x 250 us / 12000 bit = 20.8 pkts."),
     ("coexistence", "4", "K for Fig 3(a)/(b) not given", "coexistence/fig3a", "K = 65 (between Fig 3(c)'s 20 and 150)."),
     ("coexistence", "5-7", "Modified CHOKe rule; conclusion vs §IV.C; unstated parameters", "coexistence/fig6a",
-     "CHOKe entries wait for the CHOKe queue."),
+     "Modified CHOKe: m independent samples, all m must match to mark the arrival and the matches (E63). Our RED "
+     "T_r rises with max_th (fig4c), so neither the conclusion nor §IV.C's 2.7 -> 2.25 appears (cause in fig4c). "
+     "Unstated values are [NG] choices recorded per result (g = 1/16, 5 s runs, starts U(0, 50 ms), p_max 0.1, "
+     "w_q 0.002, max_th 100 for CHOKe, RTO_min 200 ms, servers alternate DCTCP/TCP)."),
     ("dx", "1", "\"N > 50 at 200 us\"", "dx/text-stability-thresholds",
      "Theorem 1 (tau = R0) gives N > 70 at 200 us (E51); the other thresholds (28, 42, 139, 145 us) reproduce."),
     ("dx", "2", "Phase sign in eqs 15/17", "dx/fig1a",
@@ -78,7 +86,12 @@ KNOWN = [
      "G(j w_c) = -1 at tau* to 1e-9 (dx/text-equilibrium)."),
     ("dx", "3", "What tau is", "dx/text-stability-thresholds", "tau = R0 reproduces the paper's numbers (E53)."),
     ("dx", "4-10", "Special-state inequality, Table 1 mean, boundary cases, fluid-model limits", "dx/table1",
-     "The packet-level DX entries wait for DX senders."),
+     "Theorem 2's N >= C R0/seg is used (at 80 us the packet path's R0 includes serializations, C R0/seg = 68.75: "
+     "with exact R0 every window sits at 1 seg and the queue at N - 68.75 pkts, docs/engine.md). Table 1's p is measured per cell (0.69-0.89 outside the special state, "
+     "> 0.99 in it). N = 100 at 120 us sits on the boundary: ccscope gives 100% utilization there. "
+     "Outside the special state the packet DX is a whole-segment on/off loop whose utilization follows "
+     "BDP/N, not Theorem 1's margin (cause in dx/table1); the fluid model's (1 - p) seg growth is kept as "
+     "printed (p = 0.95) and its W >= seg clamp is added for the special state."),
 ]
 
 
@@ -98,6 +111,38 @@ def _measured(rec: dict) -> str:
     if not items:
         items = list(m.items())[:2]
     return "; ".join(f"{k} = {_fmt(v)}" for k, v in items).replace("|", "/")
+
+
+THUMB_DIR = "gallery"
+THUMB_WIDTH_PX = 400
+THUMB_COLORS = 96
+
+
+def _thumbnail(src: Path, dst: Path) -> Path | None:
+    """A small palette PNG of `src` at `dst` (400 px wide, 96 colours: ~15-30 KB, readable at the gallery's
+    260 px). Rewritten only when its bytes change, so an unchanged figure leaves git clean. None if the
+    figure is missing or unreadable."""
+    import io
+
+    from PIL import Image
+
+    try:
+        with Image.open(src) as im:
+            im = im.convert("RGB")
+            h = max(1, round(im.height * THUMB_WIDTH_PX / im.width))
+            im = im.resize((THUMB_WIDTH_PX, h), Image.Resampling.LANCZOS)
+            im = im.quantize(colors=THUMB_COLORS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+            buf = io.BytesIO()
+            im.save(buf, format="PNG", optimize=True)
+    except (OSError, ValueError):
+        return None
+    data = buf.getvalue()
+    if not (dst.exists() and dst.read_bytes() == data):
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dst.with_suffix(".png.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(dst)
+    return dst
 
 
 def write(out_root: Path | str, docs: Path | str) -> list[Path]:
@@ -120,8 +165,10 @@ def write(out_root: Path | str, docs: Path | str) -> list[Path]:
             fig = ""
             if rec.get("figure"):
                 rel = os.path.relpath(rec["figure"], docs)
-                fig = f"[png]({rel})"
-                gallery.append((e.id, rel, verdict))
+                thumb = _thumbnail(Path(rec["figure"]), docs / THUMB_DIR / (e.id.replace("/", "__") + ".png"))
+                trel = os.path.relpath(thumb, docs) if thumb else None
+                fig = (f"[thumbnail]({trel}) · " if trel else "") + f"[png]({rel})"
+                gallery.append((e.id, rel, trel, verdict))
         key = verdict + (f" ({variant})" if variant else "")
         counts[key] = counts.get(key, 0) + 1
         claim = m.CLAIM.replace("|", "/").replace("\n", " ")
@@ -163,10 +210,12 @@ def write(out_root: Path | str, docs: Path | str) -> list[Path]:
            else "None: every entry has a module that runs its mechanism.", ""]
     p1 = docs / "REPRODUCTIONS.md"
     p1.write_text("\n".join(md))
-    g = ["# Gallery", "", "Thumbnails of the latest reproduction figures (`ccscope repro report` rebuilds this page).", ""]
-    for _i, (eid, rel, verdict) in enumerate(gallery):
-        g.append(f"<a href=\"{rel}\"><img src=\"{rel}\" width=\"260\" title=\"{eid}: {verdict}\" alt=\"{eid}\"></a>")
-    g += ["", "| ID | verdict |", "| --- | --- |"] + [f"| [`{eid}`]({rel}) | {v} |" for eid, rel, v in gallery]
+    g = ["# Gallery", "", "Thumbnails of the latest reproduction figures (`ccscope repro report` rebuilds this page and "
+         f"the thumbnails in `docs/{THUMB_DIR}/`, which are kept in git; each links to the full figure under "
+         "`repro-out/`, which `make repro` or `ccscope repro run ID` writes).", ""]
+    for eid, rel, trel, verdict in gallery:
+        g.append(f"<a href=\"{rel}\"><img src=\"{trel or rel}\" width=\"260\" title=\"{eid}: {verdict}\" alt=\"{eid}\"></a>")
+    g += ["", "| ID | verdict |", "| --- | --- |"] + [f"| [`{eid}`]({rel}) | {v} |" for eid, rel, _t, v in gallery]
     p2 = docs / "gallery.md"
     p2.write_text("\n".join(g) + "\n")
     return [p1, p2]

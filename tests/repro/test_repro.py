@@ -69,3 +69,21 @@ def test_first_entry_writes_figure_data_and_result(tmp_path):
     for key in ("id", "claim", "measured", "verdict", "tolerance", "parameters", "errata", "ccscope_version", "seeds",
                 "wall_s"):
         assert key in rec
+
+
+def test_report_writes_thumbnails_once_and_links_them(tmp_path):
+    from PIL import Image
+
+    from ccscope.repro import report
+    run_entry("coexistence/fig1", quick=True, out_root=tmp_path / "out")
+    docs = tmp_path / "docs"
+    report.write(tmp_path / "out", docs)
+    thumb = docs / "gallery" / "coexistence__fig1.png"
+    with Image.open(thumb) as im:
+        assert im.width == report.THUMB_WIDTH_PX and im.mode == "P"
+    gallery = (docs / "gallery.md").read_text()
+    assert 'src="gallery/coexistence__fig1.png"' in gallery
+    assert "(gallery/coexistence__fig1.png)" in (docs / "REPRODUCTIONS.md").read_text()
+    before = thumb.stat().st_mtime_ns
+    report.write(tmp_path / "out", docs)  # same figure: the thumbnail file is left alone
+    assert thumb.stat().st_mtime_ns == before

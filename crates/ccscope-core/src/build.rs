@@ -454,6 +454,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         events.schedule(SimTime::ZERO, Event::SampleFlows);
     }
 
+    let sole_feeder = sole_feeders(
+        &ports,
+        &routes.borrow(),
+        &route_ports.borrow(),
+        &rec,
+        workloads.is_empty(),
+    );
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -480,5 +487,61 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         queue_samples: 0,
         flow_samples: 0,
         scenario: sc.clone(),
+        sole_feeder,
+        horizon: SimTime::ZERO,
+        ahead: None,
     })
+}
+
+/// Ports whose arrivals may be taken ahead of time (`Simulation::settle`): for each port, the
+/// one port that feeds it, or `u32::MAX`. Exactness needs a port that
+/// - only ever receives from one port (every route through it comes from that port, and no
+///   route starts at it, so no host or switch injects into it), over a route set that cannot
+///   grow during the run (no workloads spawning flows);
+/// - nobody looks at between now and the arrival: not a recorded port (queue/link samples,
+///   change log) and no drop/mark trace (its rows must come in time order);
+/// - decides from its own arrivals only: drop-tail, threshold or RED, fed by a port that never
+///   takes back a queued packet (not CHOKe); and no congestion point anywhere (its feedback
+///   frames enter routes mid-way).
+pub(crate) fn sole_feeders(
+    ports: &[Port],
+    routes: &[(u32, u16)],
+    route_ports: &[PortId],
+    rec: &Recorder,
+    static_routes: bool,
+) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let cp = ports
+        .iter()
+        .any(|p| matches!(p.aqm, Aqm::QcnCp(_) | Aqm::AsmCp(_)));
+    if !static_routes || cp || rec.want_drops {
+        return Vec::new();
+    }
+    // u32::MAX - 1: not decided yet
+    let mut feeder = vec![NONE - 1; ports.len()];
+    for &(off, len) in routes {
+        let r = &route_ports[off as usize..off as usize + len as usize];
+        for (i, p) in r.iter().enumerate() {
+            let from = if i == 0 { NONE } else { r[i - 1].0 };
+            let f = &mut feeder[p.idx()];
+            if *f == NONE - 1 {
+                *f = from;
+            } else if *f != from {
+                *f = NONE;
+            }
+        }
+    }
+    for (i, f) in feeder.iter_mut().enumerate() {
+        let ok = *f < NONE - 1
+            && !rec.ports.iter().any(|p| p.idx() == i)
+            && matches!(
+                ports[i].aqm,
+                Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_)
+            )
+            && !matches!(ports[*f as usize].aqm, Aqm::Choke(_));
+        if !ok {
+            *f = NONE;
+        }
+    }
+    feeder
 }

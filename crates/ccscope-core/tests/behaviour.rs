@@ -780,3 +780,85 @@ fn incast_completion_time_grows_with_senders_once_the_buffer_overflows() {
         "48 senders: {many} s, {to_many} timeouts"
     );
 }
+
+/// One-hop lookahead (`Simulation::settle`, `build::sole_feeders`): a port fed by one port only
+/// takes its arrivals ahead of time. Asking for the drop/mark trace turns it off, so the same
+/// scenario with and without that trace must agree on every other table bit for bit, while
+/// the lookahead run needs fewer events. Covered: DCTCP marking, NewReno with overflow drops
+/// at a small buffer and RED at the bottleneck, each with several flows on the reverse path.
+#[test]
+fn lookahead_changes_no_result_only_the_event_count() {
+    let cases = [
+        dctcp(4, 0.03, ""),
+        r#"
+seed = 3
+until_s = 0.05
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = 30
+[flows]
+count = 3
+cc = "new_reno"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd", "delivered", "drops"]
+queue_interval_s = 1e-5
+flow_interval_s = 1e-4
+"#
+        .to_string(),
+        r#"
+seed = 5
+until_s = 0.05
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = 200
+[aqm]
+kind = "red"
+min_th_pkts = 10
+max_th_pkts = 40
+max_p = 0.1
+w_q = 0.002
+[tcp]
+ecn = true
+[flows]
+count = 4
+cc = "new_reno"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd", "delivered", "drops"]
+queue_interval_s = 1e-5
+flow_interval_s = 1e-4
+"#
+        .to_string(),
+    ];
+    for (i, with_drops) in cases.iter().enumerate() {
+        let without = with_drops.replace(", \"drops\"]", "]");
+        assert_ne!(
+            &without, with_drops,
+            "case {i}: the drops trace is listed last"
+        );
+        let off = run(with_drops);
+        let on = run(&without);
+        assert!(
+            on.events < off.events,
+            "case {i}: lookahead saves events ({} vs {})",
+            on.events,
+            off.events
+        );
+        for t in &on.tables {
+            let other = off
+                .table(t.name)
+                .unwrap_or_else(|| panic!("case {i}: table {}", t.name));
+            assert_eq!(
+                format!("{:?}", t.columns),
+                format!("{:?}", other.columns),
+                "case {i}: table {} differs with lookahead",
+                t.name
+            );
+        }
+    }
+}

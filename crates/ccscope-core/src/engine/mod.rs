@@ -165,9 +165,11 @@ pub struct EventQueue {
     /// arrive at `now + d` for their link's transmission + propagation time `d`; since `now`
     /// never decreases, all of them with the same `d`, whatever their link, form one sorted
     /// queue. One heap entry per lane replaces one per busy link (`d` → queue index).
-    lanes: std::collections::HashMap<u64, u32>,
-    /// Per port, the last two lanes it used (`(d, queue index)`, `u32::MAX` = none).
-    lane_cache: Vec<[(u64, u32); 2]>,
+    /// Keyed by `(d, clock)`: clock 0 is the simulation clock; a lookahead clock (a feeder
+    /// port's FIFO arrival times, `Simulation::settle`) gets lanes of its own.
+    lanes: std::collections::HashMap<(u64, u32), u32>,
+    /// Per port, the last two lanes it used (`(d, clock, queue index)`, `u32::MAX` = none).
+    lane_cache: Vec<[(u64, u32, u32); 2]>,
     /// Packets scheduled without a port (unit tests); slot index = position.
     loose: Vec<Option<Packet>>,
     next_seq: u64,
@@ -185,7 +187,7 @@ impl EventQueue {
             timers: MinHeap::with_capacity(capacity),
             pipes: vec![VecDeque::new(); n_ports],
             lanes: std::collections::HashMap::new(),
-            lane_cache: vec![[(0, u32::MAX); 2]; n_ports],
+            lane_cache: vec![[(0, 0, u32::MAX); 2]; n_ports],
             loose: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -239,26 +241,35 @@ impl EventQueue {
     /// queueing: it joins the lane of its total link time `time - now` instead of the port's
     /// pipe. The merged `(time, seq)` order is the same as with [`Self::schedule_arrival`];
     /// the port's pipe still ends with its waiting packets (they are always queued).
+    /// `clock` names the clock `now` comes from: 0 for the simulation clock, which never goes
+    /// back; another value for a clock that only moves forward among its own calls.
     #[inline]
-    pub fn schedule_unqueued(&mut self, port: PortId, now: SimTime, time: SimTime, pkt: Packet) {
+    pub fn schedule_unqueued(
+        &mut self,
+        port: PortId,
+        now: SimTime,
+        time: SimTime,
+        pkt: Packet,
+        clock: u32,
+    ) {
         let d = time.0 - now.0;
         let c = &mut self.lane_cache[port.idx()];
-        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
-            c[0].1
-        } else if c[1].0 == d && c[1].1 != u32::MAX {
+        let qi = if c[0].0 == d && c[0].1 == clock && c[0].2 != u32::MAX {
+            c[0].2
+        } else if c[1].0 == d && c[1].1 == clock && c[1].2 != u32::MAX {
             c.swap(0, 1);
-            c[0].1
+            c[0].2
         } else {
             // a link time not seen lately on this port (sizes other than the usual two, or a
             // rate that does not divide the bit time exactly): look the lane up, or open one
             let next = self.pipes.len() as u32;
-            let q = *self.lanes.entry(d).or_insert(next);
+            let q = *self.lanes.entry((d, clock)).or_insert(next);
             if q == next {
                 self.pipes.push(VecDeque::new());
             }
             let c = &mut self.lane_cache[port.idx()];
             c[1] = c[0];
-            c[0] = (d, q);
+            c[0] = (d, clock, q);
             q
         };
         self.push_queue(qi as usize, time, pkt);
@@ -555,7 +566,7 @@ mod tests {
                 if start > now {
                     q.schedule_arrival(PortId(p as u32), at, pkt(id));
                 } else {
-                    q.schedule_unqueued(PortId(p as u32), SimTime(now), at, pkt(id));
+                    q.schedule_unqueued(PortId(p as u32), SimTime(now), at, pkt(id), 0);
                 }
             } else if rnd(4) == 0 {
                 q.schedule(

@@ -790,50 +790,14 @@ fn incast_completion_time_grows_with_senders_once_the_buffer_overflows() {
 fn lookahead_changes_no_result_only_the_event_count() {
     let cases = [
         dctcp(4, 0.03, ""),
-        r#"
-seed = 3
-until_s = 0.05
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 1e9
-rtt_s = 250e-6
-buffer_pkts = 30
-[flows]
-count = 3
-cc = "new_reno"
-start_jitter_s = 1e-3
-[record]
-traces = ["queue", "link", "cwnd", "delivered", "drops"]
-queue_interval_s = 1e-5
-flow_interval_s = 1e-4
-"#
-        .to_string(),
-        r#"
-seed = 5
-until_s = 0.05
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 1e9
-rtt_s = 250e-6
-buffer_pkts = 200
-[aqm]
-kind = "red"
-min_th_pkts = 10
-max_th_pkts = 40
-max_p = 0.1
-w_q = 0.002
-[tcp]
-ecn = true
-[flows]
-count = 4
-cc = "new_reno"
-start_jitter_s = 1e-3
-[record]
-traces = ["queue", "link", "cwnd", "delivered", "drops"]
-queue_interval_s = 1e-5
-flow_interval_s = 1e-4
-"#
-        .to_string(),
+        reno_1g(3, 3, 30, ""),
+        reno_1g(
+            5,
+            4,
+            200,
+            "[aqm]\nkind = \"red\"\nmin_th_pkts = 10\nmax_th_pkts = 40\nmax_p = 0.1\nw_q = 0.002\n\
+             [tcp]\necn = true\n",
+        ),
     ];
     for (i, with_drops) in cases.iter().enumerate() {
         let without = with_drops.replace(", \"drops\"]", "]");
@@ -861,4 +825,27 @@ flow_interval_s = 1e-4
             );
         }
     }
+}
+
+/// NewReno flows on a 1 Gb/s, 250 us dumbbell with every trace (drops last), plus `extra` tables.
+fn reno_1g(seed: u32, flows: u32, buffer_pkts: u32, extra: &str) -> String {
+    format!(
+        r#"
+seed = {seed}
+until_s = 0.05
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 1e9
+rtt_s = 250e-6
+buffer_pkts = {buffer_pkts}
+{extra}[flows]
+count = {flows}
+cc = "new_reno"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd", "delivered", "drops"]
+queue_interval_s = 1e-5
+flow_interval_s = 1e-4
+"#
+    )
 }

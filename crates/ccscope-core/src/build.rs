@@ -461,6 +461,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         &rec,
         workloads.is_empty(),
     );
+    let mut fan_out = vec![0usize; ports.len()];
+    for &f in &sole_feeder {
+        if (f as usize) < fan_out.len() {
+            fan_out[f as usize] += 1;
+        }
+    }
+    let fan_out = fan_out.into_iter().map(|n| n > LANE_FAN_OUT).collect();
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -490,8 +497,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         sole_feeder,
         horizon: SimTime::ZERO,
         ahead: None,
+        fan_out,
     })
 }
+
+/// A feeder of more ports than this sends their never-queued departures to shared lanes when
+/// it feeds them ahead of time (few ports: each port's own pipe is cheaper).
+pub(crate) const LANE_FAN_OUT: usize = 4;
 
 /// Ports whose arrivals may be taken ahead of time (`Simulation::settle`): for each port, the
 /// one port that feeds it, or `u32::MAX`. Exactness needs a port that

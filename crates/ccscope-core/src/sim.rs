@@ -153,6 +153,8 @@ pub struct Simulation {
     pub(crate) horizon: SimTime,
     /// Inside a lookahead: the feeder whose arrival times are the clock.
     pub(crate) ahead: Option<PortId>,
+    /// Per port: it is the sole feeder of more than `build::LANE_FAN_OUT` ports.
+    pub(crate) fan_out: Vec<bool>,
 }
 
 impl Simulation {
@@ -492,7 +494,7 @@ impl Simulation {
     }
 
     /// Mark the flow complete (once) when its receiver has everything, and tell its workload.
-    #[inline]
+    #[inline(always)]
     fn check_complete(&mut self, f: FlowId) {
         let fl = &mut self.flows[f.idx()];
         if !fl.completed && fl.receiver.done_at.is_some() {
@@ -501,6 +503,7 @@ impl Simulation {
         }
     }
 
+    #[cold]
     fn on_flow_complete(&mut self, f: FlowId) {
         let Some((w, r)) = self.flows[f.idx()].workload else {
             return;
@@ -646,8 +649,9 @@ impl Simulation {
                 if let Some(feeder) = self.ahead {
                     // a port fed ahead of time: the clock is its feeder's FIFO arrival times,
                     // which only grow among themselves, so unqueued departures get lanes of
-                    // that clock (a lane needs its pushes in time order)
-                    if queued {
+                    // that clock (a lane needs its pushes in time order) when the feeder feeds
+                    // many ports (one heap entry instead of many); else the port's own pipe
+                    if queued || !self.fan_out[feeder.idx()] {
                         self.events.schedule_arrival(port, arrive_at, pkt);
                     } else {
                         self.events

@@ -155,6 +155,9 @@ pub struct Simulation {
     pub(crate) ahead: Option<PortId>,
     /// Per port: it is the sole feeder of more than `build::LANE_FAN_OUT` ports.
     pub(crate) fan_out: Vec<bool>,
+    /// Per port fed ahead of time: arrivals its feeder scheduled as events instead (beyond the
+    /// `run_until` target); while any is on its way the port takes nothing ahead.
+    pub(crate) ahead_pending: Vec<u32>,
 }
 
 impl Simulation {
@@ -546,6 +549,10 @@ impl Simulation {
         } else {
             let port = self.route_ports[off as usize + pkt.hop as usize];
             pkt.hop += 1;
+            if let Some(c) = self.ahead_pending.get_mut(port.idx()) {
+                // an arrival its feeder could not take ahead (`settle`) has come
+                *c = c.saturating_sub(1);
+            }
             self.forward(port, pkt);
         }
     }
@@ -659,8 +666,10 @@ impl Simulation {
                     }
                     return;
                 }
-                if arrive_at <= self.horizon {
-                    if let Some(next) = self.lookahead_port(port, &pkt) {
+                if let Some(next) = self.lookahead_port(port, &pkt) {
+                    // only while no earlier packet for `next` is still on its way as an event:
+                    // the port must see its arrivals in order
+                    if arrive_at <= self.horizon && self.ahead_pending[next.idx()] == 0 {
                         // The next port is fed by this port alone and nothing observes it in
                         // between (`build::sole_feeders`): its arrival sequence is this port's
                         // FIFO departure order, so offering the packet now, with the clock set
@@ -675,6 +684,7 @@ impl Simulation {
                         self.now = now;
                         return;
                     }
+                    self.ahead_pending[next.idx()] += 1;
                 }
                 if queued {
                     self.events.schedule_arrival(port, arrive_at, pkt);

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ccscope.repro._base import figure
 from ccscope.repro.coexistence._x0 import run_x0
 
 
@@ -83,3 +84,27 @@ def cause(g: dict) -> str:
             "10.6, ns-2's automatic 1.2e-5 -> 10.3, mark fractions 3.3-3.9%, no seed starved). The paper's numbers need "
             "a regime where the average often exceeds max_th and every packet is marked (DCTCP's alpha then rises "
             "towards 1 and it halves like TCP), which its unstated RED parameters may have produced. Not tuned.")
+
+
+def live_t_r(d: pd.DataFrame, by: str) -> str:
+    """T_r by `by` over the seeds without a starved NewReno flow (no RED drop after warm-up), as text."""
+    live = d[d.tcp_aqm_drops_post == 0].groupby(by).tcp_share.mean()
+    return ", ".join(f"{k}: {(1 - v) / v:.1f}" for k, v in live.items())
+
+
+def plot_t_r(d: pd.DataFrame, by: str, paper: tuple[list, list, str], xlabel: str, title: str):
+    """T_r against `by` on a log axis: all seeds, the un-starved seeds, and the paper's two end points."""
+    s = summarize(d, by)
+    fig, ax = figure(width=6, height=4)
+    ax = ax[0, 0]
+    ax.plot(s[by], s.t_r, "o-", label="ccscope (mean share of all seeds)")
+    live = summarize(d[d.tcp_aqm_drops_post == 0], by)
+    ax.plot(live[by], live.t_r, "^-", label="ccscope, seeds without a starved NewReno flow")
+    ax.set_yscale("log")
+    ax.plot(paper[0], paper[1], "s--", color="0.3", label=paper[2])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("throughput ratio T_r = T_dctcp / T_tcp")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return fig
+

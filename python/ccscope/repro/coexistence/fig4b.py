@@ -1,8 +1,8 @@
 """coexistence/fig4b: RED (max_th = 100) -- T_r vs min_th, ~2 at 30 to ~3.5 at 90."""
 from __future__ import annotations
 
-from ccscope.repro._base import Checks, Run, figure, spearman, verdict
-from ccscope.repro.coexistence._red import cause, diagnose, grid, summarize
+from ccscope.repro._base import Checks, Run, spearman, verdict
+from ccscope.repro.coexistence._red import cause, diagnose, grid, live_t_r, plot_t_r, summarize
 from ccscope.repro.coexistence._x0 import PARAMS
 
 ID = "coexistence/fig4b"
@@ -30,8 +30,7 @@ def check(run: Run) -> dict:
         c.add("Spearman(min_th, T_r)", r, r >= 0.8, ">= 0.8", "trend")
     d = run.frames["runs"]
     g = diagnose(d)
-    live = d[d.tcp_aqm_drops_post == 0].groupby("min_th").tcp_share.mean()
-    t_live = ", ".join(f"{k}: {(1 - v) / v:.1f}" for k, v in live.items())
+    t_live = live_t_r(d, "min_th")
     return verdict(c, {**{f"T_r({k})": float(v) for k, v in s.t_r.items()}, "starved_seeds": g["dead_seeds"]},
                    notes=cause(g) + (f" Seeds without a starved NewReno flow, T_r by min_th: {t_live}. The rise with "
                                      "min_th (the paper's trend) is reproduced: a larger min_th lets the standing "
@@ -40,17 +39,5 @@ def check(run: Run) -> dict:
 
 
 def plot(run: Run):
-    s = summarize(run.frames["runs"], "min_th")
-    fig, ax = figure(width=6, height=4)
-    ax = ax[0, 0]
-    ax.plot(s.min_th, s.t_r, "o-", label="ccscope (mean share of all seeds)")
-    d = run.frames["runs"]
-    live = summarize(d[d.tcp_aqm_drops_post == 0], "min_th")
-    ax.plot(live.min_th, live.t_r, "^-", label="ccscope, seeds without a starved NewReno flow")
-    ax.set_yscale("log")
-    ax.plot([30, 90], [2, 3.5], "s--", color="0.3", label="paper: ~2 -> ~3.5")
-    ax.set_xlabel("RED min_th (pkts), max_th = 100")
-    ax.set_ylabel("throughput ratio T_r = T_dctcp / T_tcp")
-    ax.set_title("RED (ECN): T_r vs min_th (Fig. 4b)")
-    ax.legend(fontsize=8)
-    return fig
+    return plot_t_r(run.frames["runs"], "min_th", ([30, 90], [2, 3.5], "paper: ~2 -> ~3.5"), "RED min_th (pkts), max_th = 100",
+                    "RED (ECN): T_r vs min_th (Fig. 4b)")

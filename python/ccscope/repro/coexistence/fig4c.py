@@ -1,8 +1,8 @@
 """coexistence/fig4c: RED with min_th = 45 (caption swaps the roles, erratum coexistence-2): T_r vs max_th."""
 from __future__ import annotations
 
-from ccscope.repro._base import Checks, Run, figure, spearman, verdict
-from ccscope.repro.coexistence._red import cause, diagnose, grid, summarize
+from ccscope.repro._base import Checks, Run, spearman, verdict
+from ccscope.repro.coexistence._red import cause, diagnose, grid, live_t_r, plot_t_r, summarize
 from ccscope.repro.coexistence._x0 import PARAMS
 
 ID = "coexistence/fig4c"
@@ -34,8 +34,7 @@ def check(run: Run) -> dict:
     c.add("mean queue increases with max_th", inc, inc, "monotone", "gentler slope lets the average grow")
     d = run.frames["runs"]
     g = diagnose(d)
-    live = d[d.tcp_aqm_drops_post == 0].groupby("max_th").tcp_share.mean()
-    t_live = ", ".join(f"{k}: {(1 - v) / v:.1f}" for k, v in live.items())
+    t_live = live_t_r(d, "max_th")
     return verdict(c, {**{f"T_r({k})": float(v) for k, v in s.t_r.items()}, "starved_seeds": g["dead_seeds"]},
                    notes=cause(g) + (f" Seeds without a starved NewReno flow, T_r by max_th: {t_live}: T_r *rises* "
                                      "with max_th, against the paper's fall 2.7 -> 2.25, as the square-root law "
@@ -49,17 +48,5 @@ def check(run: Run) -> dict:
 
 
 def plot(run: Run):
-    s = summarize(run.frames["runs"], "max_th")
-    fig, ax = figure(width=6, height=4)
-    ax = ax[0, 0]
-    ax.plot(s.max_th, s.t_r, "o-", label="ccscope (mean share of all seeds)")
-    d = run.frames["runs"]
-    live = summarize(d[d.tcp_aqm_drops_post == 0], "max_th")
-    ax.plot(live.max_th, live.t_r, "^-", label="ccscope, seeds without a starved NewReno flow")
-    ax.set_yscale("log")
-    ax.plot([65, 200], [2.7, 2.25], "s--", color="0.3", label="paper: 2.7 -> 2.25")
-    ax.set_xlabel("RED max_th (pkts), min_th = 45")
-    ax.set_ylabel("throughput ratio T_r = T_dctcp / T_tcp")
-    ax.set_title("RED (ECN): T_r vs max_th (Fig. 4c)")
-    ax.legend(fontsize=8)
-    return fig
+    return plot_t_r(run.frames["runs"], "max_th", ([65, 200], [2.7, 2.25], "paper: 2.7 -> 2.25"), "RED max_th (pkts), min_th = 45",
+                    "RED (ECN): T_r vs max_th (Fig. 4c)")

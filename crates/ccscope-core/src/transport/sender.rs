@@ -7,7 +7,6 @@ use crate::cc::{AckSample, Cc, Congestion, CongestionControl};
 use crate::packet::flags;
 use crate::units::{SimDuration, SimTime};
 
-/// Transport parameters resolved from the scenario.
 /// Which RTT samples feed the RTO estimator (RFC 6298). Congestion control (DX) always gets
 /// the per-ACK timestamp sample.
 #[derive(
@@ -31,6 +30,7 @@ pub enum RttSampling {
     OncePerRtt,
 }
 
+/// Transport parameters resolved from the scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct TcpSenderConfig {
     pub mss_bytes: u32,

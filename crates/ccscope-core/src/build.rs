@@ -469,6 +469,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     }
     let fan_out = fan_out.into_iter().map(|n| n > LANE_FAN_OUT).collect();
     let ports_len = ports.len();
+    let lookahead = !sole_feeder.is_empty();
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -499,7 +500,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         horizon: SimTime::ZERO,
         ahead: None,
         fan_out,
-        ahead_pending: vec![0; ports_len],
+        ahead_pending: vec![0; if lookahead { ports_len } else { 0 }],
     })
 }
 

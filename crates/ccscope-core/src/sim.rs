@@ -155,8 +155,9 @@ pub struct Simulation {
     pub(crate) ahead: Option<PortId>,
     /// Per port: it is the sole feeder of more than `build::LANE_FAN_OUT` ports.
     pub(crate) fan_out: Vec<bool>,
-    /// Per port fed ahead of time: arrivals its feeder scheduled as events instead (beyond the
-    /// `run_until` target); while any is on its way the port takes nothing ahead.
+    /// Per port that may be fed ahead of time: arrivals its feeder sent as events instead
+    /// (beyond the `run_until` target, behind another such arrival, or from inside a
+    /// lookahead); while any is on its way the port takes nothing ahead.
     pub(crate) ahead_pending: Vec<u32>,
 }
 
@@ -549,9 +550,14 @@ impl Simulation {
         } else {
             let port = self.route_ports[off as usize + pkt.hop as usize];
             pkt.hop += 1;
-            if let Some(c) = self.ahead_pending.get_mut(port.idx()) {
-                // an arrival its feeder could not take ahead (`settle`) has come
-                *c = c.saturating_sub(1);
+            if self
+                .sole_feeder
+                .get(port.idx())
+                .is_some_and(|&f| f != u32::MAX)
+            {
+                // an arrival its feeder sent as an event (`settle` counted it) has come
+                debug_assert!(self.ahead_pending[port.idx()] > 0, "lookahead count");
+                self.ahead_pending[port.idx()] -= 1;
             }
             self.forward(port, pkt);
         }
@@ -626,6 +632,9 @@ impl Simulation {
     /// The packet's next port, if `port` is its sole feeder (lookahead allowed there).
     #[inline(always)]
     fn lookahead_port(&self, port: PortId, pkt: &Packet) -> Option<PortId> {
+        if self.sole_feeder.is_empty() {
+            return None; // the lookahead is off for this run
+        }
         let (off, len) = self.routes[pkt.route.idx()];
         if pkt.hop >= len {
             return None;
@@ -653,23 +662,14 @@ impl Simulation {
                         pkt.kind == PacketKind::Ack,
                     );
                 }
-                if let Some(feeder) = self.ahead {
-                    // a port fed ahead of time: the clock is its feeder's FIFO arrival times,
-                    // which only grow among themselves, so unqueued departures get lanes of
-                    // that clock (a lane needs its pushes in time order) when the feeder feeds
-                    // many ports (one heap entry instead of many); else the port's own pipe
-                    if queued || !self.fan_out[feeder.idx()] {
-                        self.events.schedule_arrival(port, arrive_at, pkt);
-                    } else {
-                        self.events
-                            .schedule_unqueued(port, now, arrive_at, pkt, feeder.0 + 1);
-                    }
-                    return;
-                }
                 if let Some(next) = self.lookahead_port(port, &pkt) {
-                    // only while no earlier packet for `next` is still on its way as an event:
-                    // the port must see its arrivals in order
-                    if arrive_at <= self.horizon && self.ahead_pending[next.idx()] == 0 {
+                    // only while no earlier packet for `next` is still on its way as an event
+                    // (the port must see its arrivals in order), and not from inside another
+                    // lookahead (one hop at a time)
+                    if self.ahead.is_none()
+                        && arrive_at <= self.horizon
+                        && self.ahead_pending[next.idx()] == 0
+                    {
                         // The next port is fed by this port alone and nothing observes it in
                         // between (`build::sole_feeders`): its arrival sequence is this port's
                         // FIFO departure order, so offering the packet now, with the clock set
@@ -684,7 +684,21 @@ impl Simulation {
                         self.now = now;
                         return;
                     }
+                    // it travels as an event; `on_arrive` counts it off
                     self.ahead_pending[next.idx()] += 1;
+                }
+                if let Some(feeder) = self.ahead {
+                    // a port fed ahead of time: the clock is its feeder's FIFO arrival times,
+                    // which only grow among themselves, so unqueued departures get lanes of
+                    // that clock (a lane needs its pushes in time order) when the feeder feeds
+                    // many ports (one heap entry instead of many); else the port's own pipe
+                    if queued || !self.fan_out[feeder.idx()] {
+                        self.events.schedule_arrival(port, arrive_at, pkt);
+                    } else {
+                        self.events
+                            .schedule_unqueued(port, now, arrive_at, pkt, feeder.0 + 1);
+                    }
+                    return;
                 }
                 if queued {
                     self.events.schedule_arrival(port, arrive_at, pkt);

@@ -189,6 +189,11 @@ class AsmFluid:
         """pC/w: decay rate of q - q0 on Lambda (eq 16)."""
         return self.p * self.c_pps / self.w
 
+    def _delayed_params(self) -> dict[str, float]:
+        """Parameters of ASM_FLUID_DELAYED for this model (also one row of `solve_batch`)."""
+        return dict(w=self.w, pc=self.p * self.c_pps, **self.gains, c=self.c_pps, instant=float(self.delay_s == 0),
+                    x1_floor=-np.inf if self.q0_pkts is None else -self.q0_pkts)
+
     def solve(self, x1_pkts, x2_pps, *, until_s: float | None = None, dt_s: float | None = None,
               record_every: int = 10, backend: str = "numpy") -> FluidResult:
         """Integrate a batch of starts (x1 = q - q0, x2 = A - C). Columns: time_s, queue_offset_pkts,
@@ -198,15 +203,14 @@ class AsmFluid:
         tau = 1.0 / self.sliding_rate_per_s
         until_s = 10 * tau if until_s is None else check_positive("until_s", until_s)
         dt_s = tau / STEPS_PER_TAU if dt_s is None else check_positive("dt_s", dt_s)
-        params = dict(w=self.w, pc=self.p * self.c_pps, **self.gains)
         if self.delay_s == 0 and self.q0_pkts is None:
+            params = dict(w=self.w, pc=self.p * self.c_pps, **self.gains)
             res = integrate(ASM_FLUID, params, x0, delays=dt_s, history=0.0, dt=dt_s, until=until_s,
                             record_every=record_every, backend=backend)
         else:
             if self.delay_s > 0 and dt_s > self.delay_s:
                 raise ValueError(f"dt_s = {dt_s:g}: must not exceed delay_s = {self.delay_s:g}")
-            params.update(c=self.c_pps, instant=float(self.delay_s == 0),
-                          x1_floor=-np.inf if self.q0_pkts is None else -self.q0_pkts)
+            params = self._delayed_params()
             x0 = np.asarray(ASM_FLUID_DELAYED.project(np, x0, params))
             hist = np.asarray(ASM_FLUID_DELAYED.observable(np, x0, params))   # the start state for t < 0
             res = integrate(ASM_FLUID_DELAYED, params, x0, delays=max(self.delay_s, dt_s), history=hist, dt=dt_s,
@@ -245,10 +249,8 @@ def solve_batch(models: list[AsmFluid], *, x1_pkts: float = 0.0, x2_pps: float |
         if 0 < m.delay_s < dt_s:
             raise ValueError(f"models[{i}].delay_s = {m.delay_s:g}: must not be below dt_s = {dt_s:g}")
     until_s = until_tau * float(taus.max())
-    keys = ("w", "pc", "a_plus", "a_minus", "b_plus", "b_minus", "c", "instant", "x1_floor")
-    rows = [dict(w=m.w, pc=m.p * m.c_pps, c=m.c_pps, instant=float(m.delay_s == 0),
-                 x1_floor=-np.inf if m.q0_pkts is None else -m.q0_pkts, **m.gains) for m in models]
-    params = {k: np.array([r[k] for r in rows], dtype=float) for k in keys}
+    rows = [m._delayed_params() for m in models]
+    params = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]}
     c = params["c"]
     x2 = -0.5 * c if x2_pps is None else np.full(len(models), float(x2_pps))
     x0 = np.stack([np.full(len(models), float(x1_pkts)), x2], axis=-1)

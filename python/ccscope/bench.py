@@ -79,12 +79,12 @@ reference_bps = 10e9
 size = { kind = "uniform", min_bytes = 10000, max_bytes = 50000 }
 cc = ["dctcp"]
 """
-#: (name, scenario text, target wall s (issue Foundation), htsim s, ns-3 s)
+#: (name, scenario text, target wall s (issue "Speed and scale": 2x ahead of htsim), htsim s, ns-3 s)
 RUNS = [
-    ("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2), 0.27, 0.27, 16.6),
-    ("DCTCP 10G 100us K=65 N=10", DCTCP.format(n=10), 0.33, 0.33, 17.8),
-    ("DCTCP 10G 100us K=65 N=100", DCTCP.format(n=100), 0.36, 0.36, 32.0),
-    ("NewReno 1G 250us DropTail 250, 2 flows", NEWRENO, 0.029, 0.029, 10.5),
+    ("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2), 0.135, 0.27, 16.6),
+    ("DCTCP 10G 100us K=65 N=10", DCTCP.format(n=10), 0.165, 0.33, 17.8),
+    ("DCTCP 10G 100us K=65 N=100", DCTCP.format(n=100), 0.18, 0.36, 32.0),
+    ("NewReno 1G 250us DropTail 250, 2 flows", NEWRENO, 0.0145, 0.029, 10.5),
 ]
 UNTIL_S = 1.1
 #: the leaf-spine scale run (issue "Speed and scale"): its own file, its own simulated time

@@ -64,10 +64,10 @@ KNOWN = [
     ("asm", "5, 7-9", "Typos and unstated simulation parameters", "asm/fig5a",
      "Typos read as intended (e^{-tau s}, A-dot, Lambda, RP). Three links per direction (fig10's 60 us RTT). "
      "Unstated values are [NG] choices in each result.json: quantization 1 pkt at 128 units, rates clamped to "
-     "[10 Mb/s, line rate], QCN timer 15 ms, Qeq = q0. The literal §4.5 de-duplication (a source that received "
-     "the last feedback is not sampled again until another source is) is the default; its consequences "
-     "(lone-source freeze, MinRate starvation) are in the fig7/fig9/fig10/fig11 causes, with "
-     "dedup_expiry = delivered as advisory rows."),
+     "[10 Mb/s, line rate], QCN timer 15 ms, Qeq = q0. §4.5's de-duplication follows its stated purpose: "
+     "a source is not sampled while a feedback to it is still in flight (dedup_expiry = delivered, the default). "
+     "The literal reading (not sampled again until another source is) freezes a lone source and starves "
+     "sources at MinRate; it is shown as advisory rows in fig1 and fig6-fig11."),
     ("coexistence", "1", "Three meanings of 'back-off factor'", "coexistence/fig1",
      "0.215 is DCTCP's mean alpha: beta = 0.8925, T_r = 4.65 (E64); coexistence/fig1 checks 4.65 exactly."),
     ("coexistence", "2", "Fig 4(c) caption swaps min_th/max_th", "coexistence/fig4c",

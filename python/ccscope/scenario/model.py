@@ -87,7 +87,7 @@ class AsmCp:
     sampling_p: float = 0.01
     quantum_pkts: float = 1.0
     dedup: bool = True
-    dedup_expiry: Literal["never", "delivered"] = "never"
+    dedup_expiry: Literal["never", "delivered"] = "delivered"
     dedup_window_s: Optional[float] = None
 
 

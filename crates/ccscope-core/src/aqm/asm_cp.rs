@@ -14,16 +14,28 @@
 //! (round to nearest, saturating at ±127; unit 1 packet [CHOICE], E36)
 //! ```
 //! Sampling: Bernoulli with fixed probability p per frame (P002 §5.1 p = 0.01), drawn from the
-//! port's own random stream. De-duplication (§4.5): the source of the last feedback is
-//! remembered and its frames are not sampled until a frame of another source is: "two
-//! consecutive feedback packets to the same sender can be avoided" (`dedup_expiry = "never"`,
-//! the default, as the paper states the rule and ALGORITHMS.md §5.1 reads it; a CP crossed by a
-//! single ASM source then sends it one feedback in all). §4.5 gives the purpose: a second
-//! feedback generated *before the former one reaches the sender* is redundant; the option
-//! `dedup_expiry = "delivered"` implements that purpose instead: the memory also ends when that
-//! feedback frame arrives at its source (the simulation tells the CP,
-//! [`AsmCp::feedback_delivered`]). `dedup_window_s` additionally ends it a fixed time after the
-//! feedback.
+//! port's own random stream.
+//!
+//! De-duplication (§4.5). The paper's text: "as the sampling interval may become smaller than the
+//! propagation delay ..., a feedback packet may be generated before the former feedback packet
+//! arriving the sender ... one of the feedback packet becomes redundant. In our implementation,
+//! the destination address of the feedback packet is recorded and then the incoming packet, whose
+//! source address is the same as the recorded destination address, will not be sampled." The CP
+//! records the destination of its last feedback and skips that source's frames; the memory ends
+//! when a frame of another source is sampled or, by default (`dedup_expiry = "delivered"`), when
+//! that feedback frame reaches its source (the simulation tells the CP,
+//! [`AsmCp::feedback_delivered`]). The default follows §4.5's stated purpose: the feedback that
+//! makes a second one redundant is the one still in flight; once it has arrived, a new feedback
+//! to that sender is not redundant. This departs from ALGORITHMS.md §5.1 ("do not sample a frame
+//! from that source next"), the literal reading, kept as `dedup_expiry = "never"` (the memory
+//! lasts until another source is sampled). Under the literal reading a CP crossed by a single
+//! ASM source sends it one feedback in all and that source's rate never changes again, and
+//! sources cut to MinRate are almost never sampled while the fast source may not be sampled
+//! twice in a row, so feedback nearly stops (docs/engine.md, "ASM de-duplication"). When a feedback
+//! reaches its source before that source's next frame reaches the CP (e.g. the 1 Gb/s A0
+//! dumbbell: a source's frames arrive >= 12 us apart, its feedback is in flight 6.5 us), the
+//! default suppresses nothing. `dedup_window_s` additionally ends the memory a fixed time after
+//! the feedback; `dedup = false` turns the rule off.
 
 use super::QueueView;
 use crate::error::ScenarioError;
@@ -54,8 +66,9 @@ pub struct AsmCpConfig {
     #[serde(default = "default_true")]
     pub dedup: bool,
     /// When the memory of the last destination ends, besides another source being sampled:
-    /// "never" (default: the literal §4.5 rule; a lone source then gets a single feedback) or
-    /// "delivered" (when that feedback reaches its source: §4.5's stated purpose).
+    /// "delivered" (default: when that feedback reaches its source, §4.5's stated purpose: only a
+    /// feedback generated before the former one arrives is redundant) or "never" (the literal
+    /// §4.5 rule; a lone source then gets a single feedback in all).
     #[serde(default)]
     pub dedup_expiry: DedupExpiry,
     /// Also forget that source this many seconds after its feedback (> 0). Default: unset.
@@ -68,9 +81,9 @@ pub struct AsmCpConfig {
 #[serde(rename_all = "snake_case")]
 pub enum DedupExpiry {
     /// Only when a frame of another source is sampled (the literal §4.5 rule).
-    #[default]
     Never,
-    /// Also when that feedback frame arrives at its source.
+    /// Also when that feedback frame arrives at its source (the default).
+    #[default]
     Delivered,
 }
 
@@ -94,7 +107,7 @@ impl Default for AsmCpConfig {
             sampling_p: default_sampling_p(),
             quantum_pkts: default_quantum_pkts(),
             dedup: true,
-            dedup_expiry: DedupExpiry::Never,
+            dedup_expiry: DedupExpiry::Delivered,
             dedup_window_s: None,
         }
     }
@@ -302,9 +315,9 @@ mod tests {
 
     #[test]
     fn dedup_skips_the_last_destination_until_its_feedback_is_delivered() {
+        // the default reading (§4.5's purpose): only a feedback still in flight blocks its source
         let cfg = AsmCpConfig {
             sampling_p: 1.0,
-            dedup_expiry: DedupExpiry::Delivered,
             ..Default::default()
         };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
@@ -322,6 +335,22 @@ mod tests {
         cp.feedback_delivered(FlowId(1), t0);
         assert!(cp
             .on_arrival(SimTime(8), &pkt(1), &qv(0), &mut rng)
+            .is_some());
+        assert_eq!(cp.dedup_skips, 2);
+        // a lone source keeps being sampled, one feedback per delivery (the literal reading
+        // would stop after the first)
+        for k in 0..20u64 {
+            let sent = SimTime(10 + 2 * k);
+            cp.feedback_delivered(FlowId(1), SimTime(8 + 2 * k));
+            assert!(cp.on_arrival(sent, &pkt(1), &qv(0), &mut rng).is_some());
+        }
+        assert_eq!(cp.samples, 22);
+        // sampling another source also ends the memory, as in the literal reading
+        assert!(cp
+            .on_arrival(SimTime(60), &pkt(2), &qv(0), &mut rng)
+            .is_some());
+        assert!(cp
+            .on_arrival(SimTime(61), &pkt(1), &qv(0), &mut rng)
             .is_some());
     }
 
@@ -382,6 +411,12 @@ mod tests {
             (c.q0_pkts, c.sampling_p, c.quantum_pkts, c.dedup),
             (5.0, 0.01, 1.0, true)
         );
+        // the memory of the last destination ends when its feedback arrives (§4.5's purpose)
+        assert_eq!(c.dedup_expiry, DedupExpiry::Delivered);
+        let parsed: AsmCpConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(parsed, c);
+        let lit: AsmCpConfig = serde_json::from_str(r#"{"dedup_expiry": "never"}"#).unwrap();
+        assert_eq!(lit.dedup_expiry, DedupExpiry::Never);
         assert!(c.validate("cp").is_ok());
         let e = AsmCpConfig {
             quantum_pkts: 0.0,

@@ -2,7 +2,9 @@
 baseline, and the statistics the checks use (queue, utilization, empty fraction, Q/R-plane winding).
 
 Parameters (every [NG] of FIGURES.md A0): 1500-B packets, p = 0.01, Bernoulli sampling, w = 32,
-B0 = 16, B_F = 64, the §5.1 gain fractions (engine defaults), quantum 1 pkt (E36), MinRate 5 Mb/s;
+B0 = 16, B_F = 64, the §5.1 gain fractions (engine defaults), quantum 1 pkt (E36), ASM rates clamped to
+[10 Mb/s, line rate] (A0's floor; the engine's ASM default is QCN's 5 Mb/s), §4.5 de-duplication with the
+memory ending when the feedback reaches its source (engine default, see crates/ccscope-core/src/aqm/asm_cp.rs);
 QCN: w = 2, Gd = 1/128, byte counter 150 KB, timer 15 ms, R_AI 5 Mb/s, fixed 1 % sampling, Qeq = q0.
 Topology: sources - S1 - S2 - sink, 3 links per direction, so RTT = 6 x the per-link delay.
 """
@@ -17,6 +19,8 @@ PKT = 1500
 P = 0.01
 W_ASM = 32.0
 B0, B_F = 16.0, 64.0
+#: ASM rate floor of FIGURES.md A0 ("rate clamped to [10 Mb/s, line rate]")
+MIN_RATE_BPS = 10e6
 
 
 def tau_s(rate_bps: float) -> float:
@@ -38,13 +42,12 @@ def scenario(algo: str, *, n: int = 3, rate_bps: float = 1e9, q0_pkts: float = 6
         s["record"]["queue_interval_s"] = sample_s
     s["flows"] = flows if flows is not None else {"count": n, "cc": algo}
     if algo == "asm":
-        rp = {}
+        rp = {"min_rate_bps": MIN_RATE_BPS}
         if initial_rate_bps:
             rp["initial_rate_bps"] = initial_rate_bps
         if approach:
             rp["approach"] = approach
-        if rp:
-            s["asm_rp"] = rp
+        s["asm_rp"] = rp
     return s
 
 
@@ -163,7 +166,6 @@ def plot_qr(ax, qr: pd.DataFrame, rate_bps: float, q0: float, label: str):
 # --- the 802.1Qau feedback trace (sent at the CP, applied at the source) -------------------------------
 #: §5.1 gains (a+, a-, b+, b-) as fractions of C per 128 quantum units (ALGORITHMS.md §5.1), set A and S
 GAINS = {"approach": (1 / 8, 1 / 64, 1 / 16, 1 / 2), "sliding": (1 / 16, 1 / 128, 1 / 32, 1 / 4)}
-MIN_RATE_BPS = 5e6
 
 
 def asm_step(qf, dq, line_bps: float, *, w: float = W_ASM, b0: float = B0, b_f: float = B_F) -> pd.DataFrame:

@@ -69,6 +69,23 @@ def test_poincare_spectral_radius_checkpoints(wbar, g, rho):
     assert dctcp_normalized(wbar, g).poincare().spectral_radius == pytest.approx(rho, abs=0.02)
 
 
+@pytest.mark.parametrize("wbar,g", [(355.25, 0.5623), (274.26, 0.75), (211.74, 1.0)])
+def test_return_map_accuracy_on_long_orbits(wbar, g):
+    # Long orbits (50-70 R*) with a shallow upward crossing of S: before the step cap (MAP_MAX_STEP) the
+    # crossing was located on DOP853's dense output over steps of several R*, and Z1 Z2 was off by
+    # 7e-6 .. 3e-4 (the map by up to 3e-8 relative) against a 1000x tighter reference integration.
+    ref_tol = {"rtol": 1e-13, "atol": 1e-16, "max_step": 0.1}
+    m = dctcp_normalized(wbar, g)
+    x = np.array([0.9 * wbar, math.sqrt(2 / wbar)])
+    for _ in range(4):
+        x = m._map2(x, **ref_tol)
+    ref = m.return_map(*x, variational=True, **ref_tol)
+    r = m.return_map(*x, variational=True)
+    assert r["w"] == pytest.approx(ref["w"], rel=1e-9)
+    assert r["alpha"] == pytest.approx(ref["alpha"], abs=1e-9)
+    np.testing.assert_allclose(r["monodromy"], ref["monodromy"], rtol=0, atol=1e-9)
+
+
 def test_worst_undershoot_near_wbar_11_for_g_one_sixteenth():
     wbar = np.arange(9.0, 14.01, 0.5)
     out = normalized_limit_cycles(wbar, np.full(wbar.shape, 1 / 16), settle=320.0, measure=60.0)

@@ -53,9 +53,17 @@ MEASURE_PER_SQRT_WBAR = 8.0
 WBAR_FIXED_POINT_MAX = 2.0
 #: Window of every flow at the fixed point (2 pkts per RTT, all packets marked; E2).
 W_FIXED_POINT_PKTS = 2.0
-#: ODE tolerances of the return map (scipy DOP853); the map is then accurate to ~1e-10.
+#: ODE tolerances of the return map (scipy DOP853).
 MAP_RTOL = 1e-10
 MAP_ATOL = 1e-12
+#: Longest ODE step of the return map, in R*. The crossings of S are located on DOP853's dense-output
+#: interpolant, whose error the step-size control does not bound; on the long orbits of large g and wbar
+#: (40-200 R*, alpha ~ 1e-13 below S) the steps grew to several R*, and at the shallow upward crossing
+#: (dq~/dt = W~/(wbar(1 + q~)) - 1 ~ 0.006) the interpolant's error in q~ moved the crossing time by ~1e-6,
+#: i.e. map errors up to 3e-8 relative and Z1 Z2 errors up to 6e-4 (absolute) against a reference with
+#: rtol = 1e-13, max step 0.1. Capping the step at one delay brings both under 2e-9 and 4e-10 over
+#: g >= 0.3, wbar >= 200 (tests/fluid/test_dctcp.py::test_return_map_accuracy_on_long_orbits).
+MAP_MAX_STEP = 1.0
 #: Longest half-period the return map will integrate before declaring no crossing, in R*.
 MAP_MAX_HALF_PERIOD = 1e4
 #: Simple iterations of the map before Newton (brings a rough guess into Newton's basin).
@@ -273,13 +281,15 @@ class DctcpNormalized:
                           float(out["throughput"][0]), int(out["n_periods"][0]), bool(out["periodic"][0]))
 
     # --- Poincaré map (Theorem 1) -------------------------------------------------------------
-    def return_map(self, w: float, alpha: float, *, variational: bool = False, literal: bool = False) -> dict[str, Any]:
+    def return_map(self, w: float, alpha: float, *, variational: bool = False, literal: bool = False,
+                   rtol: float = MAP_RTOL, atol: float = MAP_ATOL, max_step: float = MAP_MAX_STEP) -> dict[str, Any]:
         """One turn of the return map from x = (w, alpha, 0) on S (downward crossing, p = 1 on [-1, 0]).
 
         The delayed input is piecewise constant and locked to the crossings: u = 1 on [0, 1),
         0 on [1, t_b + 1), 1 until the next downward crossing T (t_b = 1 + h_a: upward crossing).
         Returns w, alpha at T, t_b, T, q_min, q_max, and with `variational` the monodromy matrix
-        Z1 Z2 (and with `literal` the paper's expm(int J) version).
+        Z1 Z2 (and with `literal` the paper's expm(int J) version). rtol, atol, max_step: DOP853's
+        tolerances and step cap (defaults MAP_RTOL, MAP_ATOL, MAP_MAX_STEP).
         """
         if self.psi is not None:
             raise ValueError("psi: the return map is defined for the model without the queue floor (psi=None)")
@@ -314,7 +324,7 @@ class DctcpNormalized:
 
         def run(y, t0, t1, u, direction, terminal):
             q_cross.terminal, q_cross.direction = terminal, direction
-            sol = solve_ivp(fun(u), (t0, t1), y, method="DOP853", rtol=MAP_RTOL, atol=MAP_ATOL,
+            sol = solve_ivp(fun(u), (t0, t1), y, method="DOP853", rtol=rtol, atol=atol, max_step=max_step,
                             events=[q_cross, extremum])
             extremes.extend(float(e[2]) for e in sol.y_events[1])
             hit = sol.y_events[0]
@@ -360,8 +370,8 @@ class DctcpNormalized:
             out["monodromy_literal"] = pc.saltation_projection(f_a, c) @ expm(y_a[-9:].reshape(3, 3))
         return out
 
-    def _map2(self, x: np.ndarray) -> np.ndarray:
-        r = self.return_map(float(x[0]), float(x[1]))
+    def _map2(self, x: np.ndarray, **tol: float) -> np.ndarray:
+        r = self.return_map(float(x[0]), float(x[1]), **tol)
         return np.array([r["w"], r["alpha"]])
 
     def poincare(self, *, w0: float | None = None, alpha0: float | None = None, literal: bool = False) -> PoincareResult:

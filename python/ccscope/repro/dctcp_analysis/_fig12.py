@@ -1,10 +1,23 @@
 """Shared code of dctcp-analysis/fig12a-d: convergence of two flows when a second flow joins.
 
-D0, C = 10 Gb/s, d = 200 µs, K = 35 (Cd = 166.7, Wmax ≈ 200, W* = 100). Flow 1 starts at 0; flow 2 at
-T2 (1 s; quick 50 ms). TCP = NewReno + ECN with the same 0/1 marking at K [NG]. Access links 40 Gb/s [NG]: with
-access links as fast as the bottleneck a lone flow never queues at the switch (its NIC paces it) and its cwnd
-grows without bound. Convergence time: from T2 until both cwnds are first within ±10% of W* = 100 pkts
-(DCTCP also: both α within ±10% of α*). 5 seeds (1-ms start jitter) [NG].
+D0, C = 10 Gb/s, d = 200 µs, K = 35 (Cd = 166.7, Wmax = Cd + K ≈ 200, W* = 100). Flow 1 starts at 0; flow 2
+joins after T2 (1 s; quick 50 ms) at T0, the first time flow 1's cwnd reaches Wmax - 1 (see "Join time"). TCP =
+NewReno + ECN with the same 0/1 marking at K [NG]. Access links 40 Gb/s [NG]: with access links as fast as the
+bottleneck a lone flow never queues at the switch (its NIC paces it) and its cwnd grows without bound.
+Convergence time: from T0 until both cwnds are first within ±10% of W* = 100 pkts (DCTCP also: both α within
+±10% of α*). 5 seeds (1-ms start jitter of both flows) [NG].
+
+Join time. §4.3: flow 1 "grabs all the available capacity (its window size reaches 200). At time 1sec, a second
+flow begins with a window of 1 packet"; the hybrid model the figure is read against starts from that state,
+W(T0) = (Wmax - 1, 1) (§4.1, FIGURES.md [DER]). A TCP flow alone does not hold 200: with halving at K it saws
+between ~105 and ~204 pkts every ~22 ms, and a flow 2 started at a fixed time meets whatever phase the sawtooth
+has then. The convergence time depends on that phase: flow 2 started at 1 s + 0, 1, ..., 24 ms (seed 1) takes
+18, 18, 22, 22, 23, 23, 7, 8, 19, 19, 20, 33, 34, 31, 32, 32, 44, 43, 44, 43, 43, 43, 18, 18, 22 ms for flow-1
+windows 105, 109, ..., 204, 106, 111, 116 pkts (~43 ms whenever flow 1 holds >= ~180 pkts, 7-23 ms when it
+has just halved), and the 1-ms jitter of fixed-time starts samples one phase, right after a halving. Flow 2 is
+therefore started when flow 1's window reaches Wmax - 1 (found by a probe run of flow 1 alone with the same
+seed; the engine is deterministic, flow 1's trace up to T0 is identical with and without flow 2). For DCTCP
+(small cuts) flow 1 stays near 200 and T0 is within a few RTTs of T2.
 
 Engine limit (documented, not worked around): no mid-run α reset, so flow 1 enters the episode with the α it
 holds alone instead of the paper's worst case α = 0.
@@ -12,8 +25,9 @@ holds alone instead of the paper's worst case α = 0.
 Late flow: `iw_pkts` = 1 with slow start, as in the paper's ns-2 runs. §4.3 says only that the second flow "begins
 with a window of 1 packet" (ns-2's windowInit_), FIGURES.md "starts with cwnd = 1"; ns-2's TcpAgent::reset sets
 ssthresh_ = int(wnd_) (the window_ bound), so an ns-2 flow slow-starts from that window, and §2 keeps Reno's slow
-start for DCTCP. The hybrid model's additive growth from W = 1 (§2.6) is a model assumption, not the simulated
-setup, so `tcp.initial_ssthresh_pkts = 1` (cwnd = 1 in congestion avoidance) is not used.
+start for DCTCP. Joining at flow 1's peak, flow 2 meets marks within its first RTTs and leaves slow start at a
+window of a few packets, so it grows additively from there as the hybrid model assumes; `tcp.initial_ssthresh_pkts`
+is not used.
 """
 from __future__ import annotations
 
@@ -23,14 +37,17 @@ import pandas as pd
 import ccscope as cc
 
 C, D, K = 10e9, 200e-6, 35
+PKT_BITS = 1500 * 8
+WMAX = C * D / PKT_BITS + K     # Cd + K = 201.7 pkts
 W_STAR = 100.0
+#: How long after t2 the probe run of flow 1 alone looks for cwnd >= Wmax - 1 (TCP's sawtooth period is ~22 ms).
+PROBE_S = 0.1
 SEEDS = (1, 2, 3, 4, 5)
 
 
-def simulate(kind: str, g: float | None, t2: float, until: float, seed: int):
-    jit = np.random.default_rng(seed).uniform(0, 1e-3, 2)
-    flows = [{"src": "s0", "dst": "r0", "cc": kind, "start_s": float(jit[0])},
-             {"src": "s1", "dst": "r0", "cc": kind, "start_s": float(t2 + jit[1])}]
+def _scenario(kind: str, g: float | None, t1: float, t2: float, until: float, seed: int) -> dict:
+    flows = [{"src": "s0", "dst": "r0", "cc": kind, "start_s": t1},
+             {"src": "s1", "dst": "r0", "cc": kind, "start_s": t2}]
     sc = {"seed": seed, "until_s": until,
           "topology": {"kind": "dumbbell", "bottleneck_bps": C, "rtt_s": D, "buffer_pkts": 1000, "senders": 2,
                        "access_bps": 4 * C},
@@ -39,7 +56,23 @@ def simulate(kind: str, g: float | None, t2: float, until: float, seed: int):
           "record": {"traces": ["cwnd", "alpha"], "flow_interval_s": 2e-5}}
     if g is not None:
         sc["dctcp"] = {"g": g, "alpha_init": 1.0}
-    return cc.simulate(sc), float(t2 + jit[1])
+    return sc
+
+
+def join_time(kind: str, g: float | None, t1: float, t_from: float, seed: int) -> float:
+    """First time >= t_from at which flow 1 (alone) holds cwnd >= Wmax - 1: the hybrid model's T0."""
+    probe = cc.simulate(_scenario(kind, g, t1, t_from + PROBE_S + 1.0, t_from + PROBE_S, seed))
+    cw = probe.traces["cwnd"]
+    hit = cw[(cw.flow == 0) & (cw.time_s >= t_from) & (cw.cwnd_pkts >= WMAX - 1)]
+    if hit.empty:
+        raise RuntimeError(f"flow 1 never reached Wmax - 1 = {WMAX - 1:.1f} pkts in [{t_from}, {t_from + PROBE_S}] s")
+    return float(hit.time_s.iloc[0])
+
+
+def simulate(kind: str, g: float | None, t2: float, until: float, seed: int):
+    jit = np.random.default_rng(seed).uniform(0, 1e-3, 2)
+    t_join = join_time(kind, g, float(jit[0]), float(t2 + jit[1]), seed)
+    return cc.simulate(_scenario(kind, g, float(jit[0]), t_join, until, seed)), t_join
 
 
 def _first_joint(tr: pd.DataFrame, col: str, t_from: float, lo: float, hi: float) -> float:
@@ -56,7 +89,8 @@ def convergence(kind: str, g: float | None, t2: float, until: float, seeds=SEEDS
     for seed in seeds:
         res, t_start = simulate(kind, g, t2, until, seed)
         cw = res.traces["cwnd"]
-        row = {"seed": seed, "t_w_s": _first_joint(cw, "cwnd_pkts", t_start, 0.9 * W_STAR, 1.1 * W_STAR)}
+        row = {"seed": seed, "t_join_s": t_start,
+               "t_w_s": _first_joint(cw, "cwnd_pkts", t_start, 0.9 * W_STAR, 1.1 * W_STAR)}
         if g is not None:
             al = res.traces["alpha"]
             late = al[al.time_s >= until - 0.2 * (until - t_start)]
@@ -72,7 +106,8 @@ def convergence(kind: str, g: float | None, t2: float, until: float, seeds=SEEDS
                 a = a[(a.time_s >= t_start - 0.02) & (a.time_s <= until)].iloc[::5].assign(signal="alpha")
                 frames.append(a.rename(columns={"alpha": "value"})[["time_s", "flow", "value", "signal"]])
     df = pd.DataFrame(rows)
-    out = {"per_seed": rows, "t_w_mean_s": float(df.t_w_s.mean()), "t2_s": t2}
+    out = {"per_seed": rows, "t_w_mean_s": float(df.t_w_s.mean()), "t2_s": t2,
+           "t_join_mean_after_t2_s": float(df.t_join_s.mean() - t2)}
     if g is not None:
         out["t_alpha_mean_s"] = float(df.t_alpha_s.mean())
         out["alpha_over_w_speed"] = float(df.t_w_s.mean() / df.t_alpha_s.mean())
@@ -102,7 +137,8 @@ def run_panel(panel: str, quick: bool):
         vals["b"], _ = convergence("dctcp", G_B, tb2, tbu)
     return Run(params={"rate_bps": C, "d_s": D, "k_pkts": K, "g": PANELS[panel], "cc": kind, "t2_s": t2, "until_s": until,
                        "seeds": list(SEEDS), "access_bps": 4 * C, "iw_pkts": 1, "alpha_init": 1.0,
-                       "criterion": "both cwnd within ±10% of 100 pkts (α within ±10% of α*)",
+                       "join": "flow 2 at the first t >= t2 with flow 1's cwnd >= Wmax - 1 (probe run)",
+                       "criterion": "both cwnd within ±10% of 100 pkts (α within ±10% of α*), from the join",
                        "alpha_star": "mean α over the last 20% of the run"},
                frames={"traces": frame, "per_seed": pd.DataFrame(out["per_seed"])}, values=vals, seeds=list(SEEDS),
                quick=quick)
@@ -113,7 +149,7 @@ def plot_panel(run, title: str):
     tr = run.frames["traces"]
     has_alpha = (tr.signal == "alpha").any()
     fig, axes = figure(2 if has_alpha else 1, 1, width=7, height=5 if has_alpha else 3.2, sharex=True)
-    t2 = run.params["t2_s"]
+    t2 = run.values["this"]["per_seed"][0]["t_join_s"]   # the traces are seed 1's
     for fl, g in tr[tr.signal == "cwnd"].groupby("flow"):
         axes[0, 0].plot(1e3 * (g.time_s - t2), g.value, lw=0.6, label=f"flow {fl + 1}")
     ref_line(axes[0, 0], W_STAR, "W* = 100")
@@ -125,13 +161,12 @@ def plot_panel(run, title: str):
         for fl, g in tr[tr.signal == "alpha"].groupby("flow"):
             axes[1, 0].plot(1e3 * (g.time_s - t2), g.value, lw=0.8, label=f"α flow {fl + 1}")
         axes[1, 0].set_ylabel("α"); axes[1, 0].legend(fontsize=7)
-    axes[-1, 0].set_xlabel(f"time since flow 2 starts (ms; t2 = {t2:g} s)")
+    axes[-1, 0].set_xlabel(f"time since flow 2 joins (ms; at {t2:.4f} s, when flow 1's cwnd reaches Wmax - 1)")
     fig.tight_layout()
     return fig
 
 
 LIMITS_NOTE = ("Engine limit: no mid-run α reset (flow 1 keeps the α it holds alone, ≈ 0.1, not the paper's "
-               "worst-case 0). The late flow slow-starts from iw = 1 as ns-2 does (windowInit_ = 1, ssthresh_ = "
-               "window_); the hybrid model's additive start from W = 1 is a model assumption, so "
-               "tcp.initial_ssthresh_pkts = 1 is not used. Access links 40 Gb/s so that flow 1 alone queues at the "
-               "switch.")
+               "worst-case 0). Flow 2 (iw = 1, slow start as in ns-2: windowInit_ = 1, ssthresh_ = window_) joins "
+               "when flow 1's cwnd first reaches Wmax - 1 after t2, the state §4.3 describes and the hybrid model "
+               "starts from. Access links 40 Gb/s so that flow 1 alone queues at the switch.")

@@ -9,7 +9,7 @@ KIND = 'both'
 PANEL = 'b'
 TITLE = 'g=1/√Wmax: converges in 55 ms; α about 5× faster than W'
 STATUS = "reproduced"
-COST = 'full: 5 seeds × 1.5 s × 10 Gb/s (~1.5 s); quick flow 2 at 50 ms, 0.2 s'
+COST = 'full: 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~5 s); quick flow 2 at 50 ms, 0.2 s'
 CLAIM = 'With g = 1/√Wmax ≈ 0.0707 the two flows converge in ≈ 55 ms and α converges about 5× faster than the windows.'
 
 

@@ -9,7 +9,7 @@ KIND = 'both'
 PANEL = 'c'
 TITLE = 'g=5/Wmax: 67 ms; α about 2× faster than W'
 STATUS = "reproduced"
-COST = 'full: 2 × 5 seeds × 1.5 s × 10 Gb/s (~3 s); quick flow 2 at 50 ms, 0.2 s'
+COST = 'full: 2 × 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~10 s); quick flow 2 at 50 ms, 0.2 s'
 CLAIM = 'With g = 5/Wmax = 0.025 convergence takes ≈ 67 ms, a small increase over (b); α still about 2× faster than W.'
 
 

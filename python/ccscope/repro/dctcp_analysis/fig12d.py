@@ -9,7 +9,7 @@ KIND = 'both'
 PANEL = 'd'
 TITLE = 'g=1/Wmax: 185 ms; α convergence limits the rate'
 STATUS = "reproduced"
-COST = 'full: 2 × 5 seeds × 1.5 s × 10 Gb/s (~3 s); quick flow 2 at 50 ms, 0.35 s'
+COST = 'full: 2 × 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~10 s); quick flow 2 at 50 ms, 0.35 s'
 CLAIM = 'With g = 1/Wmax = 0.005 convergence takes ≈ 185 ms; α and W converge at about the same time, so α is the bottleneck.'
 
 

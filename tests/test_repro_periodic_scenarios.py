@@ -33,5 +33,7 @@ def test_scenario_file_is_p0(stem):
     else:
         assert sum(rtts) / len(rtts) == pytest.approx(2.3, rel=0.1)  # mean 2300 ms ± 10%
     assert all(0.0 <= f["start_s"] <= 300.0 for f in data["flow"])
-    expect_buf = size if queue == "droptail" else 2 * size  # RED physical limit 2·max_th [NG]
+    # DropTail: ns-2's queue-limit B counts the packet on the wire, so B - 1 wait (builder docstring);
+    # RED: physical limit 2·max_th [NG], compared with the waiting queue as in ns-2
+    expect_buf = size - 1 if queue == "droptail" else 2 * size
     assert links[("M2", "M3")]["buffer_pkts"] == expect_buf

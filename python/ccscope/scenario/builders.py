@@ -101,6 +101,12 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
     (rtt = "fixed", RTT 1340 ms) or U(0, 1 s) per client (rtt = "variable", mean RTT 2300 ms).
     Ingress link M1->M2 and egress (bottleneck) link M2->M3 are both recorded. Flows start
     uniformly in [0, start_spread_s]. Packets are 1000 B and rwnd is 20 packets (P001 §II.C).
+    `buffer_pkts` is the bottleneck buffer as P001 gives it, ns-2's `queue-limit`. With DropTail
+    (aqm None or drop_tail) ns-2 counts the packet on the wire against that limit: its DropTail
+    drops an arrival when the waiting queue + 1 reaches the limit (queue/drop-tail.cc; measured with
+    ns-2.35, limit 50: at most 49 packets wait while one is sent), so the port here, whose limit
+    counts waiting packets only, gets buffer_pkts - 1. ns-2's RED checks its limit against the
+    waiting queue alone (queue/red.cc), so a RED port keeps buffer_pkts.
     RTO estimation times one segment per RTT (`rtt_sampling`, default "once_per_rtt": ns-2's TCP
     without timestamps, as FIGURES.md's "Reno as in ns-2"; per-ACK samples with RFC 6298's gains
     collapse rttvar on these slow links and fire spurious timeouts when the queue rises).
@@ -111,9 +117,13 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
         raise ScenarioError(f"rtt = {rtt!r}: must be 'fixed' or 'variable'")
     rng = np.random.default_rng(seed)
     nodes = [{"name": n, "kind": k} for n, k in (("S", "host"), ("M1", "switch"), ("M2", "switch"), ("M3", "switch"))]
+    aqm_kind = _clean(aqm).get("kind") if aqm is not None else "drop_tail"
+    if aqm_kind == "drop_tail" and buffer_pkts < 2:
+        raise ScenarioError(f"buffer_pkts = {buffer_pkts!r}: a DropTail bottleneck needs >= 2 (one is the packet on the wire)")
+    bottleneck_buf = buffer_pkts - 1 if aqm_kind == "drop_tail" else buffer_pkts
     links = [_link("S", "M1", fast_bps, server_delay_s, buffer_pkts),
              _link("M1", "M2", fast_bps, 0.0, buffer_pkts),
-             _link("M2", "M3", bottleneck_bps, 0.0, buffer_pkts, aqm)]
+             _link("M2", "M3", bottleneck_bps, 0.0, bottleneck_buf, aqm)]
     delays = np.full(clients, client_delay_s) if rtt == "fixed" else rng.uniform(0.0, 1.0, clients)
     starts = rng.uniform(0.0, start_spread_s, clients)
     flows = []
@@ -123,10 +133,11 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
         flows.append({"src": "S", "dst": f"D{i}", "cc": cc, "start_s": float(starts[i])})
     sc = {"name": name, "seed": seed, "packet_bytes": packet_bytes,
           "topology": {"kind": "graph", "nodes": nodes, "links": links}, "flow": flows,
-          # initial RTO: RFC 6298's 1 s (below the 1.34-2.3 s base RTTs, so each connection's
-          # first segment times out once). ns-2's 3 s avoids that but lets 50 slow starts fill
-          # a 750-packet buffer faster than the RTT estimator follows: ~900 spurious timeouts
-          # and go-back-N duplicates in 600 s. P001 does not say which it used (E27).
+          # initial RTO: RFC 6298's 1 s, below the 1.34-2.3 s base RTTs, so each connection's first
+          # segment times out once and the connection restarts in congestion avoidance from
+          # ssthresh = 2 pkts. ns-2's rtxcur_init_ (3 s; 6 s before 2006) exceeds these RTTs, so
+          # its connections slow-start to rwnd instead (initial_rto_s = 3 gives that); P001 does
+          # not say which it used (E27).
           "tcp": {"rwnd_pkts": rwnd_pkts, "min_rto_s": min_rto_s, "initial_rto_s": initial_rto_s,
                   "rtt_sampling": rtt_sampling},
           "record": {"ports": ["M2->M3", "M1->M2"], "queue_interval_s": 0.01, "flow_interval_s": 0.1}}

@@ -87,16 +87,19 @@ QUICK_NOTE = (" Quick variant: with starts in [0, 30] s and 200 s of warm-up the
 #: the disagreements' causes come from these runs (fig4a-d, fig6b for the per-epoch numbers).
 CAUSES = {
     ("fixed", "droptail"): (
-        "CV(total wnd) by B = 50, 250, 750: 0.090, 0.074, 0 (full; monotone, flat at 750). B = 50 misses CV ≥ 0.1 in the "
-        "full run (quick: 0.156): with starts in [0, 300] s, 8 flows park at rwnd = 20 and are never dropped (periodic/fig4a), "
-        "so 160 of the ≈ 345 pkts of the total window never halve and only the 42 growing flows (windows ≈ 4) saw; with the "
-        "quick starts in [0, 30] s no flow reaches rwnd and the sawtooth is deeper."),
+        "CV(total wnd) by B = 50, 250, 750: 0.115, 0.076, 0 (full; monotone, flat at 750). At B = 50 the start times "
+        "decide the depth of the sawtooth: with starts in [0, 300] s 5 flows park at rwnd = 20 and are never dropped "
+        "(periodic/fig4a), so 100 of the ≈ 345 pkts of the total window never halve (CV 0.115; seeds 1-12: 0.09-0.12, "
+        "lower the more flows park); with the quick starts in [0, 30] s no flow reaches rwnd and the sawtooth is deeper."),
     ("variable", "droptail"): (
-        "B = 86: CV(total wnd) 0.069 (quick 0.057) < 0.1: only ≈ 0.21 of the flows see a drop per epoch (periodic/fig4b), so "
-        "the total window dips by ≈ r/2 ≈ 10% per epoch, irregularly. B = 601 (computed flattening buffer 572 + 5%): 16 drops "
-        "after the 600-s warm-up, all before 973 s (the tail of the staggered starts), total wnd ≥ 990 during 94% of the "
-        "window; after 1000 s the queue peaks at 583-594 pkts < 601 and nothing is dropped, so the flattening itself holds "
-        "and the warm-up is too short for this buffer. B = 750: no drops, total wnd ≥ 990 throughout."),
+        "B = 86: CV(total wnd) 0.067 < 0.1: only ≈ 0.21 of the flows see a drop per epoch (periodic/fig4b), so "
+        "the total window dips by ≈ r/2 ≈ 10% per epoch, irregularly (ns-2 with the same delays and start times: 0.19 of the "
+        "flows per epoch, CV 0.06 of Σ min(cwnd_, 20)). B = 601 (computed flattening buffer 572 + 5%): 3 drops "
+        "after the 600-s warm-up, all at 708 s (the tail of the staggered starts), total wnd ≥ 990 during 97% of the "
+        "window; after 1000 s the queue peaks at 590 pkts < 601 and nothing is dropped, so the flattening itself holds "
+        "and the warm-up is too short for this buffer. ns-2 (ns-2.35, same delays and start times, "
+        "docs/models/periodic_ns2.md) also drops at B = 601 after 600 s (22 packets in 7 epochs) and none at 750. "
+        "B = 750: no drops, total wnd ≥ 990 throughout."),
     ("fixed", "minfix"): (
         "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.180, 0.178, 0.086, 0.053, 0.048 (full; quick 15/750: 0.178, 0.049): "
         "the oscillation shrinks as max_th grows and the mean total window stays below the 1000-pkt rwnd cap. Before (one RTT "

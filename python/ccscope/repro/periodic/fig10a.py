@@ -43,7 +43,9 @@ CAUSE = ("The two islands are there (modes > 2 decades apart) but only {frac:.1%
          "w_q = 0.002 at 187.5 pkt/s, avg lags the queue by a 2.7-s time constant: avg stays above max_th = 15 for "
          "seconds after the queue drains, and tens of packets per epoch are dropped (P001 §II.B: RED 'drops packets until "
          "the time-averaged queue length falls below both of its thresholds'). The 20% share is an inference from a lost "
-         "histogram; the mechanism the paper describes gives far more in-burst gaps." + _p0.SETUP_NOTE)
+         "histogram; the mechanism the paper describes gives far more in-burst gaps. ns-2 (ns-2.35, same setup and start "
+         "times, docs/models/periodic_ns2.md): 2.3% of the gaps exceed 1 s with this count spacing, 2.4% with ns-2's "
+         "`wait_` spacing." + _p0.SETUP_NOTE)
 
 
 def plot(run: Run):

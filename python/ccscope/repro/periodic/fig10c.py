@@ -41,7 +41,11 @@ CAUSE = ("Gaps centre near 0.3 s, not 2.0 s: ccscope drops ≈ 3 packets/s at ma
          "makes the gaps more regular, so ~16% (not < 10%) fall below 0.1 s. A 2-s centre needs p ≈ 0.0027 (0.5 drops/s at "
          "187.5 pkt/s), which this ramp gives only at avg ≈ 45 pkts, where Reno's windows would be ≈ 31 > rwnd: with max_p = 0.1 "
          "[NG] the paper's 2.0 s does not follow; a smaller max_p, or ns-2 specifics (E27), would be needed. Gaps do grow "
-         "with max_th (0.03 s at max_th 15)." + _p0.SETUP_NOTE)
+         "with max_th (0.03 s at max_th 15). ns-2 (ns-2.35, same setup and start times, docs/models/periodic_ns2.md) gives "
+         "a median of 0.31 s and 16% below 0.1 s with this F&J count spacing, and 0.50 s with none below 0.1 s with its "
+         "default `wait_` spacing (drops at least 1/p_b arrivals apart), which ccscope's `ns2_wait` RED reproduces "
+         "(0.51 s, 0%); FIGURES.md's appB setup names ns-2's wait spacing [NG], ALGORITHMS.md §3.2 the F&J default that "
+         "runs here. Neither reaches 2.0 s." + _p0.SETUP_NOTE)
 
 
 def plot(run: Run):

@@ -41,11 +41,14 @@ def check(run: Run) -> dict:
 
 #: Measured on the full sweep (seed 1), Reno timing one segment per RTT (Karn).
 CAUSE = (
-    "DropTail egress loss by B = 15, 25, 50, 100+: 5.8, 8.1, 0.34, 0%. The one failing check is monotonicity: the loss "
-    "rises from B = 15 to 25 because B = 15 overflows in short, frequent episodes (956 epochs 3.8 s apart, 23.5 drops "
-    "on 0.42 of the flows each) while B = 25 overflows less often and longer (568 epochs 6.3 s apart, 0.70 of the flows "
-    "cut), so its cuts are more synchronized; at B = 50 the full run parks 8 flows at rwnd, never dropped, and the link "
-    "barely idles (periodic/fig4a). DropTail reaches full utilization (≤ 0.5%) at B = 50, RED minfix and ratiofix at "
+    "DropTail egress loss by B = 15, 25, 50, 100+: 5.7, 8.2, 2.0, 0%. The one failing check is monotonicity: the loss "
+    "rises from B = 15 to 25 because B = 15 overflows in short, frequent episodes (1004 epochs 3.6 s apart, 22 drops "
+    "on 0.40 of the flows each) while B = 25 overflows less often and longer (598 epochs 6.0 s apart, 0.67 of the flows "
+    "cut), so its cuts are more synchronized; at B = 50 the full run parks 5 flows at rwnd, never dropped, and the link "
+    "idles little (periodic/fig4a). ns-2 (ns-2.35, same setup and start times, docs/models/periodic_ns2.md) loses 6.1% "
+    "at B = 15 and 5.3% at 25, monotone, with 0.43 and 0.71 of the flows cut per epoch (the same two overflow regimes; "
+    "which difference makes ns-2's B = 25 lose less has not been isolated). "
+    "DropTail reaches full utilization (≤ 0.5%) at B = 100, RED minfix and ratiofix at "
     "max_th 375, and minfix loses less than ratiofix at every max_th from 50 to 251 (50: 13.5 vs 18.4%; 251: 0.71 vs "
     "2.39%), the order §II.C.1 reports. Before (one RTT sample per ACK, spurious timeouts): DropTail 12.0% at 50 and "
     "0.79% at 251, minfix never full, ratiofix full at 1000.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
+from ccscope.repro._base import SIMULATOR_MISSES_TOO, Checks, Run, figure, ref_line, verdict
 from ccscope.repro.periodic import _p0
 
 
@@ -56,16 +56,33 @@ def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
     if queue == "droptail":
         # fig8a: the largest B; fig8b: every B ≥ the computed flattening buffer + 5% (FIGURES.md).
         flat = [s for s in chosen if s >= 1.05 * v["flatten_buffer_pkts"]] if "flatten_buffer_pkts" in v else [chosen[-1]]
-        for b in (f"{s:g}" for s in flat):
+        # Random RTTs (fig8b): FIGURES.md's [DER] flattening buffer + 5% and its CV line are inferences, and
+        # ns-2, the paper's simulator, run on this setup with the same delays and start times (seed 1, 600-4200 s,
+        # docs/models/periodic_ns2.md) misses all three the same way: at B = 601 it drops 9 packets after
+        # warm-up with total wnd ≥ 990 during 96.0% of the window, and at B = 86 its CV is 0.060. They are
+        # advisory there; the largest B (750 in the full grid) keeps the paper's statement, flat at 1000 once the buffer holds every rwnd, strict.
+        ns2 = rtt == "variable"
+        for s_ in flat:
+            b = f"{s_:g}"
+            last = s_ == max(flat)
+            basis = SIMULATOR_MISSES_TOO if ns2 and not last else ""
             c.add(f"B = {b}: total wnd ≥ 990 during ≥ 99% of the window", v[b]["frac_ge_990"], v[b]["frac_ge_990"] >= 0.99,
-                  "≥ 0.99", "every flow at rwnd")
-            c.add(f"B = {b}: no drops after warm-up", v[b]["drops"], v[b]["drops"] == 0, "0", "exact")
+                  "≥ 0.99", "every flow at rwnd" + ("; ns-2 at B = 601: 0.960" if basis else ""), basis=basis)
+            c.add(f"B = {b}: no drops after warm-up", v[b]["drops"], v[b]["drops"] == 0, "0",
+                  "exact" + ("; ns-2 at B = 601: 9 drops" if basis else ""), basis=basis)
         small = f"{chosen[0]:g}"
-        c.add(f"B = {small}: CV(total wnd) ≥ 0.1", v[small]["cv"], v[small]["cv"] >= 0.1, "≥ 0.1", "visible sawtooth")
+        c.add(f"B = {small}: CV(total wnd) ≥ 0.1", v[small]["cv"], v[small]["cv"] >= 0.1, "≥ 0.1",
+              "visible sawtooth" + ("; ns-2 at B = 86: 0.060" if ns2 else ""), basis=SIMULATOR_MISSES_TOO if ns2 else "")
         if rtt == "fixed":  # FIGURES.md lists the monotonicity check for fig8a only
             c.add("CV non-increasing in the buffer", ups, ups == 0, "0 rises", "0.005 CV noise")
     else:
-        c.add("CV non-increasing in max_th (one inversion allowed)", ups, ups <= 1, "≤ 1 rise", "one seed")
+        # fig8f (ratiofix, random RTTs): ns-2, the paper's simulator, on this setup (same delays and start times,
+        # F&J count spacing as here, seed 1, 600-4200 s) rises twice too: CV 0.088, 0.132, 0.137, 0.063, 0.016 at
+        # max_th 15, 50, 250, 750, 1500, so FIGURES.md's monotonicity is advisory there. (fig8d, minfix: ns-2 is
+        # monotone, 0.088 -> 0.038, and the check stays strict.)
+        ns2 = rtt == "variable" and queue == "ratiofix"
+        c.add("CV non-increasing in max_th (one inversion allowed)", ups, ups <= 1, "≤ 1 rise",
+              "one seed" + ("; ns-2 on this setup: 2 rises" if ns2 else ""), basis=SIMULATOR_MISSES_TOO if ns2 else "")
         lo, hi = f"{chosen[0]:g}", f"{chosen[-1]:g}"
         c.add(f"CV at {hi} ≤ 0.5 × CV at {lo}", v[hi]["cv"], v[hi]["cv"] <= 0.5 * v[lo]["cv"], f"≤ {0.5 * v[lo]['cv']:.3g}", "oscillation shrinks")
         c.add(f"mean total wnd at {hi} < 950", v[hi]["mean"], v[hi]["mean"] < 950, "< 950", "RED keeps windows below rwnd")

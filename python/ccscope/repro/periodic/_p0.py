@@ -285,14 +285,19 @@ def _f(m: dict[str, Any], k: str, fmt: str = ".2f") -> str:
 
 def cause_ingress_pi(m: dict[str, Any]) -> str:
     """Why the 100-ms ingress PI stays below 0.5 in a run whose aggregate does oscillate (fixed RTT)."""
-    return ("Ingress PI at 100-ms bins is capped by the bins' sub-second noise, not by a missing oscillation: a bin "
-            f"holds 18.75 packets, the spectrum's white floor above 2 Hz takes a large share of the arrival variance "
-            f"(ACF ceiling 1 - var(floor)/var = {_f(m, 'ingress_noise_ceiling')} in this run) and the slow part is a "
-            f"jittered sawtooth (total-wnd ACF peak {_f(m, 'total_wnd_period_peak')} at {_f(m, 'total_wnd_period_s', '.1f')} s), "
-            f"so FIGURES.md's arrival PI is only {_f(m, 'ingress_pi')} (maximum at lag {_f(m, 'ingress_pi_lag_s', '.1f')} s; "
-            f"total-window period {_f(m, 'total_wnd_period_s', '.1f')} s; P001 footnote 3: arrivals follow total wnd). x = s + n with n white gives r_x = r_s var(s)/(var(s)"
-            " + var(n)): FIGURES.md's 0.5 line needs a cleaner series than 18.75-pkt bins at 1.5 Mb/s give (P001's bins are [NG];"
-            " its lost figures may show smoothed rates). tests/test_periodic_behaviour.py checks the ceiling.")
+    return (f"Ingress PI {_f(m, 'ingress_pi')} (maximum at lag {_f(m, 'ingress_pi_lag_s', '.1f')} s; total-window ACF peak "
+            f"{_f(m, 'total_wnd_period_peak')} at {_f(m, 'total_wnd_period_s', '.1f')} s; the bins' white floor above 2 Hz "
+            f"would allow up to {_f(m, 'ingress_noise_ceiling')}). The 100-ms bins are not what holds it down: ns-2 (ns-2.35, "
+            "this topology, start times and 1997-2001 defaults, docs/models/periodic_ns2.md) reaches ingress PI 0.97 with the "
+            "same bins at seed 1 (full run; 0.36-0.97 over seeds 1-7, 6 of 7 >= 0.5), because its fixed-RTT run is a "
+            "deterministic limit cycle: every growing flow loses exactly one packet per epoch (44 drops, 44 flows), no flow "
+            "ever times out, epochs 8.8 s apart, egress loss 4.7%. ccscope's run is less regular: epochs 7.1 s apart, "
+            f"{_f(m, 'mean_frac_flows_cut')} of the flows cut per epoch and {_f(m, 'timeouts_per_flow_hour', '.0f')} timeouts per "
+            "flow-hour, from flows hit again at their 2 -> 3 window step one epoch after a cut (detection and recovery take "
+            "2 RTTs of the ~4.5-RTT epoch, so a flow cut late in one overflow is still at 3 packets in the next: 2 dupacks). "
+            "Measured out of tree (seed 1, full), not adopted: ns-2's halving cwnd = int(window/2) with its 6-s initial RTO "
+            "and IW 1 give 3.8% loss and PI 0.42; RTO_min 2 s instead of 1 s gives 5.3% and 0.65. Which ns-2 detail keeps "
+            "its flows in one synchronized cycle has not been isolated.")
 
 
 def cause_random_rtt(m: dict[str, Any]) -> str:

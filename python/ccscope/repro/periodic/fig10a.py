@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ccscope.repro._base import Checks, Run, verdict
+from ccscope.repro._base import SIMULATOR_MISSES_TOO, Checks, Run, verdict
 from ccscope.repro.periodic import _fig10, _p0
 
 ID = "periodic/fig10a"
 TITLE = "inter-drop times, RED max_th = 15, link level"
 KIND = "sim"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "reuses the fig9c / fig9d runs (full ~2 s each)"
 CLAIM = 'max_th = 15, link level: two islands of inter-drop times, back-to-back drops inside a burst and the gaps between bursts.'
 LEVEL = 'link'
@@ -28,7 +28,11 @@ def check(run: Run) -> dict:
     v = run.values
     d = v["15"]
     c.add("≥ 30% of gaps < 0.1 s", d["frac_lt_0_1"], d["frac_lt_0_1"] >= 0.3, "≥ 0.3", "in-burst island")
-    c.add("≥ 20% of gaps > 1 s", d["frac_gt_1"], d["frac_gt_1"] >= 0.2, "≥ 0.2", "between-burst island")
+    # FIGURES.md's 20% share is read off a lost histogram; the paper states only that there are two islands
+    # (checked by the other two rows). Advisory: ns-2 on this setup and start times gives 2.3% (tens of drops per
+    # burst: the share is ≈ 1/(drops per burst)), docs/models/periodic_ns2.md.
+    c.add("≥ 20% of gaps > 1 s", d["frac_gt_1"], d["frac_gt_1"] >= 0.2, "≥ 0.2", "between-burst island; ns-2 on this setup: 0.023",
+          basis=SIMULATOR_MISSES_TOO)
     g = run.frames["gaps"].gap_s.to_numpy()
     lo, hi = np.median(g[g < 0.1]) if (g < 0.1).any() else np.nan, np.median(g[g > 1]) if (g > 1).any() else np.nan
     c.add("the two modes ≥ 1 decade apart", float(hi / lo), bool(hi / lo >= 10), "≥ 10", "two islands")

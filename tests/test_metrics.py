@@ -266,3 +266,12 @@ def test_periodic_buffer_750_has_no_drops_and_is_flat(periodic_runs):
     assert A.periodicity(res, signal="departure", **win) <= 0.2
     assert A.periodicity(res, signal="arrival", **win) < A.periodicity(periodic_runs[50], signal="arrival", **win)
     assert A.total_window(res, start_s=400.0).mean() > 950  # every window at rwnd = 20
+
+
+def test_total_window_counts_ns2_cwnd_without_the_fast_recovery_inflation():
+    # P001's total wnd is ns-2's cwnd_, which keeps the dupack inflation apart (dupwnd_): while a flow is in
+    # fast recovery its window counts as ssthresh, not as ssthresh + 3 + further dupacks.
+    cw = pd.DataFrame({"time_s": [0.0, 0.1, 0.2, 0.3], "flow": [0, 0, 0, 0], "cwnd_pkts": [8.0, 7.0, 9.0, 4.25],
+                       "ssthresh_pkts": [np.inf, 4.0, 4.0, 4.0], "in_recovery": np.array([0, 1, 1, 0], dtype=np.uint8)})
+    assert A.window_without_inflation(cw).tolist() == [8.0, 4.0, 4.0, 4.25]
+    assert A.window_without_inflation(cw.drop(columns="in_recovery")).tolist() == [8.0, 7.0, 9.0, 4.25]

@@ -121,6 +121,12 @@ impl FlowFactory {
             Cc::Dx(c) => &mut c.w,
         };
         w.increase = t.ca_increase;
+        w.ss_limit = if t.delayed_ack {
+            crate::cc::reno::ABC_LIMIT_SEGMENTS
+        } else {
+            1.0
+        };
+        w.reno_exit = cc_kind == CcKind::Reno;
         if let Some(s) = t.initial_ssthresh_pkts {
             w.ssthresh = s * mss as f64;
         }

@@ -124,6 +124,7 @@ impl RunOutput {
                     ("flow", Column::U32(f.flow.clone())),
                     ("cwnd_pkts", Column::F64(f.cwnd_pkts.clone())),
                     ("ssthresh_pkts", Column::F64(f.ssthresh_pkts.clone())),
+                    ("in_recovery", Column::U8(f.in_recovery.clone())),
                 ],
             });
         }

@@ -447,7 +447,7 @@ pub enum TraceKind {
     Queue,
     /// Cumulative bytes sent by the recorded ports, sampled with the queue.
     Link,
-    /// cwnd and ssthresh of every flow, sampled every flow_interval_s.
+    /// cwnd, ssthresh and the fast-recovery flag of every flow, sampled every flow_interval_s.
     Cwnd,
     /// DCTCP alpha of every flow, sampled every flow_interval_s.
     Alpha,

@@ -907,6 +907,7 @@ impl Simulation {
                     t.flow.push(i as u32);
                     t.cwnd_pkts.push(f64::NAN);
                     t.ssthresh_pkts.push(f64::NAN);
+                    t.in_recovery.push(0);
                     t.alpha.push(f64::NAN);
                     t.delivered_bytes.push(fl.receiver.delivered_bytes());
                     t.received_bytes.push(fl.receiver.unique_bytes_received);
@@ -923,6 +924,7 @@ impl Simulation {
             } else {
                 f64::INFINITY
             });
+            t.in_recovery.push(fl.sender.in_recovery() as u8);
             t.alpha.push(probe.alpha);
             t.delivered_bytes.push(fl.receiver.delivered_bytes());
             t.received_bytes.push(fl.receiver.unique_bytes_received);

@@ -24,4 +24,5 @@ from ccscope.analysis.metrics import (  # noqa: F401
     throughput_ratio,
     total_window,
     utilization,
+    window_without_inflation,
 )

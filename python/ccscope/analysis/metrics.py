@@ -372,10 +372,22 @@ def throughput_ratio(res, numerator: Any, denominator: Any, *, by: str = "cc", s
     return agg(numerator) / den if den > 0 else float("inf")
 
 
+def window_without_inflation(cwnd_trace: pd.DataFrame) -> np.ndarray:
+    """cwnd in packets as ns-2 reports `cwnd_`: during fast recovery the window without the dupack
+    inflation (ns-2 keeps that in `dupwnd_`), i.e. ssthresh; elsewhere cwnd. Traces without the
+    `in_recovery` column are taken as they are."""
+    w = cwnd_trace["cwnd_pkts"].to_numpy(dtype=float)
+    if "in_recovery" not in cwnd_trace:
+        return w
+    rec = cwnd_trace["in_recovery"].to_numpy() > 0
+    return np.where(rec, cwnd_trace["ssthresh_pkts"].to_numpy(dtype=float), w)
+
+
 def total_window(res, *, bin_s: float | None = None, start_s: float | None = None,
                  end_s: float | None = None, rwnd_pkts: float | None = None,
                  flows: Iterable[int] | None = None) -> pd.Series:
-    """P001 "total wnd" (footnote 2, ALGORITHMS.md §3.3): `sum_i min(cwnd_i, rwnd)` in packets on a
+    """P001 "total wnd" (footnote 2, ALGORITHMS.md §3.3): `sum_i min(cwnd_i, rwnd)` in packets, cwnd as
+    ns-2's `cwnd_` (without the fast-recovery inflation: P001's simulator; `window_without_inflation`), on a
     common time grid (default step = record.flow_interval_s, the cwnd trace's interval).
     Each flow's cwnd is sample-and-hold; it counts 0 before its first sample and after its last
     sample plus one interval (a finished flow). `rwnd_pkts=None` takes the scenario's
@@ -397,7 +409,7 @@ def total_window(res, *, bin_s: float | None = None, start_s: float | None = Non
         if want is not None and int(f) not in want:
             continue
         t = g["time_s"].to_numpy()
-        w = np.minimum(g["cwnd_pkts"].to_numpy(dtype=float), cap)
+        w = np.minimum(window_without_inflation(g), cap)
         v = _step_at(t, w, grid + 1e-9)
         v[(grid + 1e-9 < t[0]) | (grid > t[-1] + interval + 1e-9)] = 0.0
         tot += v

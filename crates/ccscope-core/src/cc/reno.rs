@@ -3,7 +3,9 @@
 //! DCTCP reuses all of this and adds only its alpha estimator and ECN cut, as Linux
 //! `tcp_dctcp.c` reuses `tcp_reno_cong_avoid`.
 
-/// Appropriate Byte Counting limit L in slow start, segments (RFC 3465 §2.2: L = 2).
+/// Appropriate Byte Counting limit L in slow start with delayed ACKs, segments (RFC 3465 §2.2:
+/// L = 2). Without delayed ACKs the limit is 1 MSS per ACK (RFC 5681 §3.1, ns-2: +1 per new ACK,
+/// also when a cumulative ACK after a retransmission covers several segments).
 pub const ABC_LIMIT_SEGMENTS: f64 = 2.0;
 
 /// cwnd and ssthresh in bytes, plus the segment size they are counted in.
@@ -16,6 +18,12 @@ pub struct RenoWindow {
     pub min_cwnd: f64,
     /// Congestion-avoidance increase rule.
     pub increase: CaIncrease,
+    /// Slow-start increase limit per ACK, segments: 1 (one ACK per segment) or
+    /// `ABC_LIMIT_SEGMENTS` (delayed ACKs, RFC 3465 §2.2).
+    pub ss_limit: f64,
+    /// Reno (P001, ns-2 Reno, ALGORITHMS.md §1): the ACK that ends fast recovery sets cwnd to
+    /// ssthresh. NewReno's full ACK caps it at FlightSize + MSS instead (RFC 6582 step 6).
+    pub reno_exit: bool,
     /// Bytes acknowledged since the last +1 MSS step (byte counting only).
     ca_acked: f64,
 }
@@ -52,6 +60,8 @@ impl RenoWindow {
             mss,
             min_cwnd: min_cwnd_pkts * mss,
             increase: CaIncrease::PerAck,
+            ss_limit: 1.0,
+            reno_exit: false,
             ca_acked: 0.0,
         }
     }
@@ -61,10 +71,10 @@ impl RenoWindow {
         self.cwnd < self.ssthresh
     }
 
-    /// Slow start (RFC 5681 §3.1 with ABC, RFC 3465): +min(acked, L·MSS) per ACK.
+    /// Slow start (RFC 5681 §3.1; with delayed ACKs ABC, RFC 3465): +min(acked, L·MSS) per ACK.
     #[inline]
     pub fn slow_start(&mut self, acked_bytes: f64) {
-        self.cwnd += acked_bytes.min(ABC_LIMIT_SEGMENTS * self.mss);
+        self.cwnd += acked_bytes.min(self.ss_limit * self.mss);
     }
 
     /// Congestion avoidance: +MSS·min(acked, MSS)/cwnd per ACK (RFC 5681's MSS²/cwnd per ACK,
@@ -119,12 +129,16 @@ impl RenoWindow {
         self.cwnd = (self.cwnd - acked_bytes + self.mss).max(self.mss);
     }
 
-    /// Full ACK: cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 §3.2 step 6, option 1).
+    /// Full ACK: cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 §3.2 step 6, option 1); Reno's
+    /// first new ACK: cwnd = ssthresh (RFC 5681 §3.2 step 6, ns-2 Reno), even when little is in
+    /// flight (a window capped by rwnd that lost one segment has nothing left in flight here).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
-        self.cwnd = self
-            .ssthresh
-            .min(flight_bytes as f64 + self.mss)
-            .max(self.mss);
+        self.cwnd = if self.reno_exit {
+            self.ssthresh
+        } else {
+            self.ssthresh.min(flight_bytes as f64 + self.mss)
+        }
+        .max(self.mss);
     }
 
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
@@ -148,6 +162,37 @@ mod tests {
             "{}",
             w.cwnd
         );
+    }
+
+    #[test]
+    fn slow_start_adds_one_mss_per_ack_and_two_with_delayed_acks() {
+        // a cumulative ACK covering 3 segments (the retransmission after a go-back-N RTO)
+        let mut w = RenoWindow::new(1000, 1, 1.0);
+        w.ssthresh = 8000.0;
+        w.grow(3000.0);
+        assert_eq!(
+            w.cwnd, 2000.0,
+            "one ACK per segment: +1 MSS (RFC 5681, ns-2)"
+        );
+        let mut d = RenoWindow::new(1000, 1, 1.0);
+        d.ssthresh = 8000.0;
+        d.ss_limit = ABC_LIMIT_SEGMENTS;
+        d.grow(3000.0);
+        assert_eq!(d.cwnd, 3000.0, "delayed ACKs: ABC with L = 2 (RFC 3465)");
+    }
+
+    #[test]
+    fn reno_leaves_recovery_at_ssthresh_and_newreno_at_flight_plus_one() {
+        // rwnd-capped window of 20 that lost one segment: nothing left in flight at the exit
+        let mut reno = RenoWindow::new(1000, 2, 1.0);
+        reno.reno_exit = true;
+        reno.enter_fast_recovery(20_000, 3);
+        reno.exit_fast_recovery(0);
+        assert_eq!(reno.cwnd, 10_000.0);
+        let mut newreno = RenoWindow::new(1000, 2, 1.0);
+        newreno.enter_fast_recovery(20_000, 3);
+        newreno.exit_fast_recovery(0);
+        assert_eq!(newreno.cwnd, 1000.0);
     }
 
     #[test]

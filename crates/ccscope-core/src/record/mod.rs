@@ -31,6 +31,8 @@ pub struct FlowTable {
     pub flow: Vec<u32>,
     pub cwnd_pkts: Vec<f64>,
     pub ssthresh_pkts: Vec<f64>,
+    /// 1 while the flow is in fast recovery (cwnd then carries the dupack inflation).
+    pub in_recovery: Vec<u8>,
     pub alpha: Vec<f64>,
     pub delivered_bytes: Vec<u64>,
     pub received_bytes: Vec<u64>,

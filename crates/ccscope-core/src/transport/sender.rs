@@ -344,7 +344,9 @@ impl TcpSender {
                     self.dupacks = 0;
                     self.cc.on_recovery_end(self.flight_bytes());
                     sample.in_recovery = false;
-                    sample.newly_acked_bytes = 0;
+                    if !self.cfg.reno_recovery {
+                        sample.newly_acked_bytes = 0;
+                    }
                     self.cc.on_ack(&sample);
                 } else {
                     // partial ACK: retransmit the next hole, deflate, reset the timer once
@@ -522,6 +524,37 @@ mod tests {
             );
             s.on_timer(armed_at_send);
             assert_eq!(s.stats.timeouts, 0, "reno = {reno}");
+        }
+    }
+
+    /// One loss in a window of 20 that is all acknowledged at once by the retransmission's ACK
+    /// (nothing left in flight): Reno (ns-2) leaves recovery at ssthresh and grows on that ACK,
+    /// NewReno deflates to FlightSize + 1 MSS (RFC 6582 step 6).
+    #[test]
+    fn reno_exits_at_ssthresh_and_grows_newreno_deflates_to_flight() {
+        for reno in [false, true] {
+            let mut cfg = sender(reno).cfg;
+            cfg.reno_recovery = reno;
+            let mut cc = NewReno::new(1000, 20, false, 3);
+            cc.w.reno_exit = reno;
+            let mut s = TcpSender::new(cfg, Cc::NewReno(cc));
+            s.start();
+            while s.poll_transmit(SimTime(0)).is_some() {}
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            s.on_ack(SimTime(20), 20, false, SimTime(0), true);
+            assert!(!s.in_recovery());
+            let want = if reno {
+                10_000.0 + 1000.0 * 1000.0 / 10_000.0
+            } else {
+                1000.0
+            };
+            assert!(
+                (s.cc.cwnd_bytes() - want).abs() < 1e-9,
+                "reno = {reno}: {}",
+                s.cc.cwnd_bytes()
+            );
         }
     }
 

@@ -13,8 +13,12 @@ FULL_LOSS_PCT = 0.5  # 'no loss': half a point covers 100-ms-bin quantization an
 
 
 def run(rtt: str, server_delay_s: float, grid: list[int], quick_plan: dict[str, list[int]],
-        quick_sim_s: float | None, quick: bool) -> Run:
+        quick_sim_s: float | None, quick: bool, *, droptail_below: tuple[int, ...] = ()) -> Run:
+    """`droptail_below`: DropTail sizes under the grid, for a panel whose DropTail is already full at the
+    grid's smallest B (the smallest full B would otherwise be censored at the grid's floor)."""
     plan = quick_plan if quick else {q: grid for q in ("droptail", "minfix", "ratiofix")}
+    if not quick and droptail_below:
+        plan["droptail"] = sorted(set(droptail_below) | set(grid))
     rows = []
     for q, sizes in plan.items():
         for size in sizes:

@@ -91,7 +91,9 @@ def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
             need = min(3, len(chosen))
             c.add(f"ratiofix CV ≥ minfix CV at ≥ {need} of {len(chosen)} max_th", n, n >= need, f"≥ {need}", "minfix smooths earlier")
     return verdict(c, {"cv_by_size": dict(zip((f"{s:g}" for s in chosen), cvs)), **{k: v[k] for k in v if not k[0].isdigit()}},
-                   tolerance="FIGURES.md thresholds", notes=CAUSES.get((rtt, queue), _p0.CAUSE) + (QUICK_NOTE if run.quick and "flatten_buffer_pkts" in v else "")
+                   tolerance="FIGURES.md thresholds",
+                   notes="CV(total wnd) by size: " + ", ".join(f"{k} {x:.3f}" for k, x in zip((f"{s:g}" for s in chosen), cvs))
+                   + ". " + CAUSES.get((rtt, queue), _p0.CAUSE) + (QUICK_NOTE if run.quick and "flatten_buffer_pkts" in v else "")
                    + _p0.SETUP_NOTE)
 
 
@@ -104,38 +106,34 @@ QUICK_NOTE = (" Quick variant: with starts in [0, 30] s and 200 s of warm-up the
 #: the disagreements' causes come from these runs (fig4a-d, fig6b for the per-epoch numbers).
 CAUSES = {
     ("fixed", "droptail"): (
-        "CV(total wnd) by B = 50, 250, 750: 0.115, 0.076, 0 (full; monotone, flat at 750). At B = 50 the start times "
-        "decide the depth of the sawtooth: with starts in [0, 300] s 5 flows park at rwnd = 20 and are never dropped "
-        "(periodic/fig4a), so 100 of the ≈ 345 pkts of the total window never halve (CV 0.115; seeds 1-12: 0.09-0.12, "
-        "lower the more flows park); with the quick starts in [0, 30] s no flow reaches rwnd and the sawtooth is deeper."),
+        "Total wnd is Σ min(cwnd, 20) with cwnd as ns-2's cwnd_, i.e. without the fast-recovery inflation (P001's "
+        "simulator; the inflation, ssthresh + 3 + dupacks for one RTT per cut, would fill each dip and lower the CV by "
+        "about a fifth). At B = 50 the start times decide the depth of the sawtooth: with starts in [0, 300] s a few "
+        "flows park at rwnd = 20 and are never dropped (periodic/fig4a), so their windows never halve; with the quick "
+        "starts in [0, 30] s no flow reaches rwnd and the sawtooth is deeper. ns-2 on this setup: CV 0.16 at B = 50, "
+        "0.010 at 700, 0 at 750 (docs/models/periodic_ns2.md)."),
     ("variable", "droptail"): (
-        "B = 86: CV(total wnd) 0.067 < 0.1: only ≈ 0.21 of the flows see a drop per epoch (periodic/fig4b), so "
-        "the total window dips by ≈ r/2 ≈ 10% per epoch, irregularly (ns-2 with the same delays and start times: 0.19 of the "
-        "flows per epoch, CV 0.06 of Σ min(cwnd_, 20)). B = 601 (computed flattening buffer 572 + 5%): 3 drops "
-        "after the 600-s warm-up, all at 708 s (the tail of the staggered starts), total wnd ≥ 990 during 97% of the "
-        "window; after 1000 s the queue peaks at 590 pkts < 601 and nothing is dropped, so the flattening itself holds "
-        "and the warm-up is too short for this buffer. ns-2 (ns-2.35, same delays and start times, "
-        "docs/models/periodic_ns2.md) also drops at B = 601 after 600 s (22 packets in 7 epochs) and none at 750. "
-        "B = 750: no drops, total wnd ≥ 990 throughout."),
+        "B = 86: few flows see a drop per epoch (≈ 0.2, periodic/fig4b), so the total window dips by ≈ r/2 per epoch, "
+        "irregularly, and its CV stays under 0.1 (ns-2 with the same delays and start times: 0.19 of the flows per "
+        "epoch, CV 0.060). B = 601 (computed flattening buffer 572 + 5%): a few drops remain after the 600-s warm-up, "
+        "as in ns-2 on the same setup (9 packets at 680-945 s, none at 750; docs/models/periodic_ns2.md). B = 750: no "
+        "drops, total wnd ≥ 990 throughout."),
     ("fixed", "minfix"): (
-        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.180, 0.178, 0.086, 0.053, 0.048 (full; quick 15/750: 0.178, 0.049): "
-        "the oscillation shrinks as max_th grows and the mean total window stays below the 1000-pkt rwnd cap. Before (one RTT "
-        "sample per ACK) spurious timeouts dominated max_th = 1500 and the CV did not shrink (0.169 ... 0.176)."),
+        "The oscillation of the total window shrinks as max_th grows and the mean total window stays below the "
+        "1000-pkt rwnd cap."),
     ("variable", "minfix"): (
-        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.094, 0.098, 0.061, 0.058, 0.052 (full); it shrinks (one rise) but "
-        "1500 ends at 0.55 × the max_th-15 value, short of 0.5 × (quick: 750 at 0.064 vs 0.5 × 0.120): random RTTs already "
-        "desynchronize max_th = 15 (≈ 0.34 of the flows per epoch, periodic/fig4d), so the oscillation starts small."),
+        "Random RTTs already desynchronize max_th = 15 (≈ 0.34 of the flows per epoch, periodic/fig4d), so the "
+        "oscillation starts small and shrinks less in proportion (ns-2 on this setup: CV 0.088, 0.075, 0.051, 0.045, "
+        "0.038 at max_th 15, 50, 250, 750, 1500)."),
     ("fixed", "ratiofix"): (
-        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.180, 0.236, 0.176, 0.122, 0.082 (full): shrinks to < 0.5 × only at "
-        "1500, and ratiofix oscillates at least as much as minfix at every max_th (equal at 15, the same run). The quick grid (15, 750) stops at 750, "
-        "where the CV (quick 0.124, full 0.122) is still above 0.5 × 0.178, so the quick variant cannot show the trend."),
+        "ratiofix oscillates at least as much as minfix at every max_th (equal at 15, the same run). The quick grid "
+        "(15, 750) stops at 750, where the CV is still above half its max_th-15 value, so the quick variant cannot show "
+        "the trend."),
     ("variable", "ratiofix"): (
-        "CV(total wnd) by max_th 15, 50, 250, 750, 1500: 0.094, 0.137, 0.147, 0.099, 0.032 (full): it rises from 15 to 250 "
-        "(two rises, the check allows one) before falling to 0.34 × at 1500. The "
-        "max_th = 15 run is the timeout-heavy, desynchronized one of periodic/fig4d (25% loss, 66 timeouts per "
-        "flow-hour, 0.34 of the flows per epoch), whose total window is small and comparatively smooth; why the "
-        "intermediate ratiofix settings (min_th 17-83) oscillate more has not been isolated. Quick: 750 at 0.100 vs "
-        "0.5 × 0.120."),
+        "The max_th = 15 run is the timeout-heavy, desynchronized one of periodic/fig4d, whose total window is small "
+        "and comparatively smooth, and the intermediate ratiofix settings (min_th 17-83) oscillate more before the CV "
+        "falls at 750-1500; ns-2 on this setup shows the same rise (CV 0.088, 0.132, 0.137, 0.063, 0.016 at max_th 15, "
+        "50, 250, 750, 1500)."),
 }
 
 

@@ -180,7 +180,7 @@ def measure(res, t0: float, t1: float) -> dict[str, Any]:
     cw = res.traces["cwnd"]
     cw = cw[(cw.time_s >= t0) & (cw.time_s < t1)].copy()
     cw["tb"] = (cw.time_s / BIN_S).round().astype(int)
-    cw["w"] = np.minimum(cw.cwnd_pkts, RWND)
+    cw["w"] = np.minimum(A.window_without_inflation(cw), RWND)  # ns-2's cwnd_ (P001's total wnd)
     wide = cw.pivot_table(index="tb", columns="flow", values="w", aggfunc="last").ffill()
     total = wide.sum(axis=1)
     dr = res.traces["drops"]
@@ -289,15 +289,16 @@ def cause_ingress_pi(m: dict[str, Any]) -> str:
             f"{_f(m, 'total_wnd_period_peak')} at {_f(m, 'total_wnd_period_s', '.1f')} s; the bins' white floor above 2 Hz "
             f"would allow up to {_f(m, 'ingress_noise_ceiling')}). The 100-ms bins are not what holds it down: ns-2 (ns-2.35, "
             "this topology, start times and 1997-2001 defaults, docs/models/periodic_ns2.md) reaches ingress PI 0.97 with the "
-            "same bins at seed 1 (full run; 0.36-0.97 over seeds 1-7, 6 of 7 >= 0.5), because its fixed-RTT run is a "
+            "same bins at seed 1 (full run; 0.36-0.98 over seeds 1-12, 10 of 12 >= 0.5), because its fixed-RTT run is a "
             "deterministic limit cycle: every growing flow loses exactly one packet per epoch (44 drops, 44 flows), no flow "
-            "ever times out, epochs 8.8 s apart, egress loss 4.7%. ccscope's run is less regular: epochs 7.1 s apart, "
+            "ever times out, epochs 8.8 s apart, egress loss 4.7%. ccscope's run is less regular: "
             f"{_f(m, 'mean_frac_flows_cut')} of the flows cut per epoch and {_f(m, 'timeouts_per_flow_hour', '.0f')} timeouts per "
             "flow-hour, from flows hit again at their 2 -> 3 window step one epoch after a cut (detection and recovery take "
             "2 RTTs of the ~4.5-RTT epoch, so a flow cut late in one overflow is still at 3 packets in the next: 2 dupacks). "
-            "Measured out of tree (seed 1, full), not adopted: ns-2's halving cwnd = int(window/2) with its 6-s initial RTO "
-            "and IW 1 give 3.8% loss and PI 0.42; RTO_min 2 s instead of 1 s gives 5.3% and 0.65. Which ns-2 detail keeps "
-            "its flows in one synchronized cycle has not been isolated.")
+            "Measured out of tree before the lock-step fixes (seed 1, full), not adopted: ns-2's halving cwnd = "
+            "int(window/2) with its 6-s initial RTO and IW 1 gave 3.8% loss and PI 0.42; RTO_min 2 s instead of 1 s "
+            "5.3% and 0.65. Which ns-2 detail keeps its flows in one synchronized cycle has not been isolated "
+            "(docs/models/periodic_ns2.md, lock-step comparison).")
 
 
 def cause_random_rtt(m: dict[str, Any]) -> str:
@@ -334,24 +335,18 @@ def cause_red_timeouts(m: dict[str, Any]) -> str:
 #: Karn's rule, as ns-2 without timestamps; B counts the packet on the wire, as ns-2's queue-limit). Shared by the
 #: causes of fig4a, fig5a, fig6a, fig8a, fig9a and fig2. ns-2 numbers: docs/models/periodic_ns2.md.
 SYNC_FIXED = (
-    "Fixed RTT, DropTail B = 50: with one common RTT the dynamics are nearly deterministic and lock into one of a few "
-    "states that the start times select. Full run (starts in [0, 300] s): the early starters reach rwnd = 20 on the "
-    "still idle link and never lose a packet afterwards (5 flows at seed 1, exactly the flows whose cwnd stays at rwnd); "
-    "drops fall on packets that meet a full buffer right behind another (a growing flow's window increase sends a "
-    "back-to-back pair; a flow at rwnd only replaces departures). Each 1.5-s overflow (epochs 7.1 s apart) drops one "
-    "packet from 36 of the 45 growing flows (windows ≈ 5), the total window swings between ≈ 270 and 420 pkts and the "
-    "link idles briefly: egress loss 1.96%, arrival PI 0.33 (the arrival ACF peaks at one epoch, 7.4 s, under the "
-    "0.61 ceiling that the 100-ms bins' noise sets). Over seeds 1-12 the loss is 0-2.2% (mean 1.0%) with 5-9 flows "
-    "parked. ns-2 does the same: ns-2.35 run on this topology with the same start times and ns-2's defaults of "
-    "1997-2001 (Reno, 1000-B packets, DropTail limit 50, windowInit 1, 6-s initial RTO, 0.1-s tick) parks 5-9 flows "
-    "and loses 0.04-5.0% (mean 2.4% over the same 12 seeds; 3.3% at seed 1). The remaining gap was measured out of "
-    "tree: ns-2's start-up (its initial RTO exceeds the 1.34-s RTT, so connections slow-start to rwnd; here the 1-s "
-    "initial RTO times out each first segment and restarts it from ssthresh 2) and ns-2 Reno's halving at fast "
-    "retransmit (cwnd = int(window/2), without RFC 5681's 2-packet floor) together raise the 12-seed mean to 2.7%. "
-    "Quick run (starts in [0, 30] s): no flow parks, 0.91 of the flows are cut per epoch and the loss is 7.7%. "
-    "Almost no flow loses two packets in an epoch (0.02 per epoch); the timeouts (19 per flow-hour) follow single "
-    "losses at the window's step from 2 to 3 packets (cwnd 3.3-3.8 at the timeout), too few for 3 dupacks. P001's 5-7% is at the top of ns-2's own spread for this "
-    "setup; one seed here.")
+    "Fixed RTT, DropTail B = 50: one common RTT makes the dynamics nearly deterministic; they settle into one of a few "
+    "states that the start times select. Every drop is the second packet of a growing flow's window-step pair that "
+    "meets a full buffer (in ccscope and in ns-2); flows that reach rwnd = 20 early on the idle link park there and never "
+    "lose a packet. Over seeds 1-12 (full runs) ccscope loses 0.2-2.8% (mean 1.0%), and ns-2.35 on the same topology, "
+    "start times and 1997-2001 defaults (Reno, 1000-B packets, DropTail limit 50, windowInit 1, 6-s initial RTO, 0.1-s "
+    "tick) 0.03-4.7% (mean 2.3%; 4.7% at seed 1): P001's 5-7% sits at the top of ns-2's own spread. The gap to ns-2 is "
+    "its locked cycle (docs/models/periodic_ns2.md, lock-step comparison): in 9 of 12 seeds ns-2 cuts every growing flow "
+    "in every overflow and has no timeout after ~400 s, while ccscope cuts 70-75% of them per epoch and keeps 36-102 "
+    "timeouts per flow-hour, from flows caught at their 2 -> 3 window step one epoch after a late cut (2 dupacks). "
+    "The lock-step comparison found and fixed three TCP differences (slow start +1 MSS per ACK without delayed ACKs, "
+    "Reno leaving recovery at ssthresh and growing on that ACK); what keeps ns-2 locked has not been isolated. One seed "
+    "here.")
 
 
 def cause_sync(m: dict[str, Any]) -> str:

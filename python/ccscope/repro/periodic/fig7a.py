@@ -41,17 +41,16 @@ def check(run: Run) -> dict:
 
 #: Measured on the full sweep (seed 1), Reno timing one segment per RTT (Karn).
 CAUSE = (
-    "DropTail egress loss by B = 15, 25, 50, 100+: 5.7, 8.2, 2.0, 0%. The one failing check is monotonicity: the loss "
-    "rises from B = 15 to 25 because B = 15 overflows in short, frequent episodes (1004 epochs 3.6 s apart, 22 drops "
-    "on 0.40 of the flows each) while B = 25 overflows less often and longer (598 epochs 6.0 s apart, 0.67 of the flows "
-    "cut), so its cuts are more synchronized; at B = 50 the full run parks 5 flows at rwnd, never dropped, and the link "
-    "idles little (periodic/fig4a). ns-2 (ns-2.35, same setup and start times, docs/models/periodic_ns2.md) loses 6.1% "
-    "at B = 15 and 5.3% at 25, monotone, with 0.43 and 0.71 of the flows cut per epoch (the same two overflow regimes; "
-    "which difference makes ns-2's B = 25 lose less has not been isolated). "
-    "DropTail reaches full utilization (≤ 0.5%) at B = 100, RED minfix and ratiofix at "
-    "max_th 375, and minfix loses less than ratiofix at every max_th from 50 to 251 (50: 13.5 vs 18.4%; 251: 0.71 vs "
-    "2.39%), the order §II.C.1 reports. Before (one RTT sample per ACK, spurious timeouts): DropTail 12.0% at 50 and "
-    "0.79% at 251, minfix never full, ratiofix full at 1000.")
+    "DropTail egress loss by B = 15, 25, 50, 100+: 5.7, 7.6, 1.2, 0%. The one failing check is monotonicity: the loss "
+    "rises from B = 15 to 25 because B = 15 overflows in short, frequent episodes on a minority of the flows while "
+    "B = 25 overflows less often and longer, cutting more of them together (measured before the lock-step TCP fixes of "
+    "docs/models/periodic_ns2.md: 1004 epochs 3.6 s apart on 0.40 of the flows at 15, 598 epochs 6.0 s apart on 0.67 "
+    "at 25); at B = 50 a few flows park at rwnd, never dropped, and the link idles little (periodic/fig4a). ns-2 "
+    "(ns-2.35, same setup and start times) loses 6.1% at B = 15 and 5.3% at 25, monotone, with 0.43 and 0.71 of the "
+    "flows cut per epoch (the same two overflow regimes; which difference makes ns-2's B = 25 lose less has not been "
+    "isolated). DropTail reaches full utilization (≤ 0.5%) at B = 100, RED minfix at max_th 251 and ratiofix at 375, "
+    "and minfix loses less than ratiofix at every max_th from 25 to 251 (50: 14.6 vs 18.6%; 251: 0.39 vs 1.44%), "
+    "the order §II.C.1 reports.")
 
 
 def plot(run: Run):

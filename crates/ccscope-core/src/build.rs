@@ -142,6 +142,7 @@ impl FlowFactory {
             ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
             reno_recovery: cc_kind == CcKind::Reno,
             rtt_sampling: t.rtt_sampling,
+            rto_estimator: t.rto_estimator,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

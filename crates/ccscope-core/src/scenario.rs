@@ -410,6 +410,11 @@ pub struct TcpConfig {
     /// TCP without timestamps, classic BSD). Default "per_ack".
     #[serde(default)]
     pub rtt_sampling: crate::transport::RttSampling,
+    /// RTO estimator: "rfc6298" (exact samples, srtt + max(G, 4 rttvar)) or "ns2_ticks" (ns-2's
+    /// tick-based fixed-point estimator, tick = clock_granularity_s, as ns-2's tcpTick_; RTO at
+    /// least 2 ticks). Default "rfc6298".
+    #[serde(default)]
+    pub rto_estimator: crate::transport::RtoEstimator,
     /// Initial slow-start threshold, segments (>= 1). Default: unbounded (RFC 5681).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh_pkts: Option<f64>,
@@ -432,6 +437,7 @@ impl Default for TcpConfig {
             ca_increase: crate::cc::CaIncrease::PerAck,
             ect_on_retransmissions: None,
             rtt_sampling: crate::transport::RttSampling::PerAck,
+            rto_estimator: crate::transport::RtoEstimator::Rfc6298,
             initial_ssthresh_pkts: None,
         }
     }

@@ -238,6 +238,7 @@ class TcpConfig:
     ca_increase: Literal["per_ack", "byte_counting"] = "per_ack"
     ect_on_retransmissions: Optional[bool] = None
     rtt_sampling: Literal["per_ack", "once_per_rtt"] = "per_ack"
+    rto_estimator: Literal["rfc6298", "ns2_ticks"] = "rfc6298"
     initial_ssthresh_pkts: Optional[float] = None
 
 

@@ -21,9 +21,13 @@ pub struct RenoWindow {
     /// Slow-start increase limit per ACK, segments: 1 (one ACK per segment) or
     /// `ABC_LIMIT_SEGMENTS` (delayed ACKs, RFC 3465 §2.2).
     pub ss_limit: f64,
-    /// Reno (P001, ns-2 Reno, ALGORITHMS.md §1): the ACK that ends fast recovery sets cwnd to
-    /// ssthresh. NewReno's full ACK caps it at FlightSize + MSS instead (RFC 6582 step 6).
+    /// Reno as ns-2 runs it (P001's simulator; tcp.cc slowdown, tcp-reno.cc): a cut halves the
+    /// window in whole segments, half = int(window/2) with ssthresh = max(half, 2) and cwnd = half
+    /// (at least 1) once fast recovery ends at the first new ACK. NewReno (false) keeps RFC 5681's
+    /// max(FlightSize/2, 2 MSS) and RFC 6582's full-ACK deflation to min(ssthresh, FlightSize + MSS).
     pub reno_exit: bool,
+    /// The window fast recovery ends at (ns-2 Reno's halfwin), bytes.
+    recovery_cwnd: f64,
     /// Bytes acknowledged since the last +1 MSS step (byte counting only).
     ca_acked: f64,
 }
@@ -62,6 +66,7 @@ impl RenoWindow {
             increase: CaIncrease::PerAck,
             ss_limit: 1.0,
             reno_exit: false,
+            recovery_cwnd: 0.0,
             ca_acked: 0.0,
         }
     }
@@ -108,15 +113,28 @@ impl RenoWindow {
         }
     }
 
-    /// ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq 4).
-    pub fn halve_ssthresh(&mut self, flight_bytes: u64) {
-        self.ssthresh = (flight_bytes as f64 / 2.0).max(2.0 * self.mss);
+    /// ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq 4); ns-2 Reno: max(int(window/2), 2)
+    /// segments, the window being the whole segments in flight. Returns the halved window.
+    pub fn halve_ssthresh(&mut self, flight_bytes: u64) -> f64 {
+        let half = if self.reno_exit {
+            ((flight_bytes as f64 / self.mss).floor() / 2.0).floor() * self.mss
+        } else {
+            flight_bytes as f64 / 2.0
+        };
+        self.ssthresh = half.max(2.0 * self.mss);
+        half
     }
 
-    /// Enter fast recovery: ssthresh from flight, cwnd = ssthresh + 3 MSS (RFC 6582 §3.2 step 2-3).
+    /// Enter fast recovery: ssthresh from flight, cwnd = ssthresh + 3 MSS (RFC 6582 §3.2 step 2-3);
+    /// ns-2 Reno inflates its halved window (at least 1 MSS) by the same 3 MSS.
     pub fn enter_fast_recovery(&mut self, flight_bytes: u64, dupack_threshold: u32) {
-        self.halve_ssthresh(flight_bytes);
-        self.cwnd = self.ssthresh + dupack_threshold as f64 * self.mss;
+        let half = self.halve_ssthresh(flight_bytes);
+        self.recovery_cwnd = if self.reno_exit {
+            half.max(self.mss)
+        } else {
+            self.ssthresh
+        };
+        self.cwnd = self.recovery_cwnd + dupack_threshold as f64 * self.mss;
     }
 
     /// Each further duplicate ACK inflates the window by one MSS (RFC 6582 §3.2 step 4).
@@ -130,11 +148,12 @@ impl RenoWindow {
     }
 
     /// Full ACK: cwnd = min(ssthresh, FlightSize + MSS) (RFC 6582 §3.2 step 6, option 1); Reno's
-    /// first new ACK: cwnd = ssthresh (RFC 5681 §3.2 step 6, ns-2 Reno), even when little is in
-    /// flight (a window capped by rwnd that lost one segment has nothing left in flight here).
+    /// first new ACK: cwnd = the halved window (RFC 5681 §3.2 step 6 "set cwnd to ssthresh";
+    /// ns-2 Reno's halfwin), even when little is in flight (a window capped by rwnd that lost one
+    /// segment has nothing left in flight here).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
         self.cwnd = if self.reno_exit {
-            self.ssthresh
+            self.recovery_cwnd
         } else {
             self.ssthresh.min(flight_bytes as f64 + self.mss)
         }
@@ -144,7 +163,7 @@ impl RenoWindow {
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
     pub fn on_timeout(&mut self, flight_bytes: u64) {
         self.reset_count();
-        self.halve_ssthresh(flight_bytes);
+        let _ = self.halve_ssthresh(flight_bytes);
         self.cwnd = self.mss;
     }
 }
@@ -189,6 +208,15 @@ mod tests {
         reno.enter_fast_recovery(20_000, 3);
         reno.exit_fast_recovery(0);
         assert_eq!(reno.cwnd, 10_000.0);
+        // ns-2 Reno halves whole segments: a window of 5 goes to 2 (RFC 5681: 2.5), one of 3 to
+        // cwnd 1 with ssthresh 2
+        reno.enter_fast_recovery(5_000, 3);
+        assert_eq!((reno.ssthresh, reno.cwnd), (2_000.0, 5_000.0));
+        reno.exit_fast_recovery(0);
+        assert_eq!(reno.cwnd, 2_000.0);
+        reno.enter_fast_recovery(3_000, 3);
+        reno.exit_fast_recovery(0);
+        assert_eq!((reno.ssthresh, reno.cwnd), (2_000.0, 1_000.0));
         let mut newreno = RenoWindow::new(1000, 2, 1.0);
         newreno.enter_fast_recovery(20_000, 3);
         newreno.exit_fast_recovery(0);

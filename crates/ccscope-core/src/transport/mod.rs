@@ -7,4 +7,4 @@
 pub mod receiver;
 pub mod sender;
 pub use receiver::{AckInfo, TcpReceiver};
-pub use sender::{RttSampling, Segment, TcpSender, TcpSenderConfig};
+pub use sender::{RtoEstimator, RttSampling, Segment, TcpSender, TcpSenderConfig};

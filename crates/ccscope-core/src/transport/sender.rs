@@ -30,6 +30,30 @@ pub enum RttSampling {
     OncePerRtt,
 }
 
+/// How the retransmission timeout is estimated from RTT samples.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// RFC 6298: exact samples, srtt and rttvar in floating point, RTO = srtt + max(G, 4 rttvar).
+    #[default]
+    Rfc6298,
+    /// ns-2's TCP (tcp.cc rtt_update): samples counted in whole ticks of clock_granularity_s
+    /// (ns-2's tcpTick_), srtt and rttvar in fixed point with 3 and 2 fraction bits, RTO =
+    /// (srtt + 4 rttvar) truncated to ticks, at least 2 ticks. ns-2 also adds a random boot time
+    /// under one tick to each sample's send time; here it is 0.
+    Ns2Ticks,
+}
+
 /// Transport parameters resolved from the scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct TcpSenderConfig {
@@ -53,6 +77,7 @@ pub struct TcpSenderConfig {
     pub ect_on_retransmissions: bool,
     /// Which RTT samples feed the RTO.
     pub rtt_sampling: RttSampling,
+    pub rto_estimator: RtoEstimator,
 }
 
 /// One segment to put on the wire.
@@ -92,6 +117,9 @@ pub struct TcpSender {
     ect: bool,
     srtt_ps: f64,
     rttvar_ps: f64,
+    /// ns-2 estimator state: srtt in ticks << 3, rttvar in ticks << 2.
+    ns2_srtt: i64,
+    ns2_rttvar: i64,
     has_rtt: bool,
     rto: SimDuration,
     rto_deadline: Option<SimTime>,
@@ -131,6 +159,8 @@ impl TcpSender {
             ect,
             srtt_ps: 0.0,
             rttvar_ps: 0.0,
+            ns2_srtt: 0,
+            ns2_rttvar: 0,
             has_rtt: false,
             rto: cfg.initial_rto,
             rto_deadline: None,
@@ -264,7 +294,12 @@ impl TcpSender {
         })
     }
 
-    fn update_rtt(&mut self, r: SimDuration) {
+    /// One RTT sample `r` of a segment sent at `sent`.
+    fn update_rtt(&mut self, r: SimDuration, sent: SimTime) {
+        if self.cfg.rto_estimator == RtoEstimator::Ns2Ticks {
+            self.update_rtt_ns2(r, sent);
+            return;
+        }
         let r = r.0 as f64;
         if !self.has_rtt {
             self.srtt_ps = r;
@@ -279,6 +314,35 @@ impl TcpSender {
             .max(self.cfg.min_rto)
             .min(self.cfg.max_rto);
         self.rto = rto;
+    }
+
+    /// ns-2's rtt_update and rtt_timeout (non-RFC 2988 path) with tick = clock granularity.
+    fn update_rtt_ns2(&mut self, r: SimDuration, sent: SimTime) {
+        let tick = self.cfg.granularity.0.max(1);
+        let t_rtt = (((r.0 + sent.0 % tick) / tick) as i64).max(1);
+        if self.has_rtt {
+            let mut delta = t_rtt - (self.ns2_srtt >> 3);
+            self.ns2_srtt += delta;
+            if self.ns2_srtt <= 0 {
+                self.ns2_srtt = 1;
+            }
+            delta = delta.abs() - (self.ns2_rttvar >> 2);
+            self.ns2_rttvar += delta;
+            if self.ns2_rttvar <= 0 {
+                self.ns2_rttvar = 1;
+            }
+        } else {
+            self.ns2_srtt = t_rtt << 3;
+            self.ns2_rttvar = t_rtt << 1;
+            self.has_rtt = true;
+        }
+        self.srtt_ps = (self.ns2_srtt as f64 / 8.0) * tick as f64;
+        self.rttvar_ps = (self.ns2_rttvar as f64 / 4.0) * tick as f64;
+        let cur = (((self.ns2_rttvar << 3) + self.ns2_srtt) >> 3).max(0) as u64;
+        self.rto = SimDuration(cur.saturating_mul(tick))
+            .min(self.cfg.max_rto)
+            .max(self.cfg.min_rto)
+            .max(SimDuration(2 * tick));
     }
 
     /// Process an ACK: cumulative `ackno` (next expected segment), ECN-Echo, echoed timestamp.
@@ -311,13 +375,13 @@ impl TcpSender {
             match self.cfg.rtt_sampling {
                 RttSampling::PerAck => {
                     if let Some(r) = rtt {
-                        self.update_rtt(r);
+                        self.update_rtt(r, ts_echo);
                     }
                 }
                 RttSampling::OncePerRtt => {
                     if let Some((s, sent)) = self.timed {
                         if ackno > s {
-                            self.update_rtt(now.saturating_sub(sent));
+                            self.update_rtt(now.saturating_sub(sent), sent);
                             self.timed = None;
                         }
                     }
@@ -388,8 +452,11 @@ impl TcpSender {
                 self.cc.on_dup_ack(&sample);
             } else {
                 self.cc.on_dup_ack(&sample);
+                // Reno and NewReno alike start a fast retransmit only for data above `recover`
+                // (RFC 6582 §3.2; ns-2 Reno's bugFix_): duplicate ACKs for a window that already
+                // had one leave the rest to the retransmission timer (P001 footnote 4).
                 if self.dupacks == self.cfg.dupack_threshold
-                    && (self.cfg.reno_recovery || self.recover.is_none_or(|r| ackno > r))
+                    && self.recover.is_none_or(|r| ackno > r)
                 {
                     self.in_recovery = true;
                     self.partial_seen = false;
@@ -468,6 +535,7 @@ mod tests {
             ect_on_retransmissions: false,
             reno_recovery: reno,
             rtt_sampling: RttSampling::PerAck,
+            rto_estimator: RtoEstimator::Rfc6298,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();

@@ -284,21 +284,12 @@ def _f(m: dict[str, Any], k: str, fmt: str = ".2f") -> str:
 
 
 def cause_ingress_pi(m: dict[str, Any]) -> str:
-    """Why the 100-ms ingress PI stays below 0.5 in a run whose aggregate does oscillate (fixed RTT)."""
+    """Why the 100-ms ingress PI stays below 0.5 in a fixed-RTT run (the quick variant's short window)."""
     return (f"Ingress PI {_f(m, 'ingress_pi')} (maximum at lag {_f(m, 'ingress_pi_lag_s', '.1f')} s; total-window ACF peak "
             f"{_f(m, 'total_wnd_period_peak')} at {_f(m, 'total_wnd_period_s', '.1f')} s; the bins' white floor above 2 Hz "
-            f"would allow up to {_f(m, 'ingress_noise_ceiling')}). The 100-ms bins are not what holds it down: ns-2 (ns-2.35, "
-            "this topology, start times and 1997-2001 defaults, docs/models/periodic_ns2.md) reaches ingress PI 0.97 with the "
-            "same bins at seed 1 (full run; 0.36-0.98 over seeds 1-12, 10 of 12 >= 0.5), because its fixed-RTT run is a "
-            "deterministic limit cycle: every growing flow loses exactly one packet per epoch (44 drops, 44 flows), no flow "
-            "ever times out, epochs 8.8 s apart, egress loss 4.7%. ccscope's run is less regular: "
-            f"{_f(m, 'mean_frac_flows_cut')} of the flows cut per epoch and {_f(m, 'timeouts_per_flow_hour', '.0f')} timeouts per "
-            "flow-hour, from flows hit again at their 2 -> 3 window step one epoch after a cut (detection and recovery take "
-            "2 RTTs of the ~4.5-RTT epoch, so a flow cut late in one overflow is still at 3 packets in the next: 2 dupacks). "
-            "Measured out of tree before the lock-step fixes (seed 1, full), not adopted: ns-2's halving cwnd = "
-            "int(window/2) with its 6-s initial RTO and IW 1 gave 3.8% loss and PI 0.42; RTO_min 2 s instead of 1 s "
-            "5.3% and 0.65. Which ns-2 detail keeps its flows in one synchronized cycle has not been isolated "
-            "(docs/models/periodic_ns2.md, lock-step comparison).")
+            f"allows up to {_f(m, 'ingress_noise_ceiling')}). The full runs lock into a cycle whose arrivals have PI >= 0.8 "
+            "at every seed 1-12, as ns-2's do on this setup (0.97 at seed 1); a run still settling in its window, or one "
+            f"whose flows still time out ({_f(m, 'timeouts_per_flow_hour', '.0f')} per flow-hour here), repeats less exactly.")
 
 
 def cause_random_rtt(m: dict[str, Any]) -> str:
@@ -335,18 +326,16 @@ def cause_red_timeouts(m: dict[str, Any]) -> str:
 #: Karn's rule, as ns-2 without timestamps; B counts the packet on the wire, as ns-2's queue-limit). Shared by the
 #: causes of fig4a, fig5a, fig6a, fig8a, fig9a and fig2. ns-2 numbers: docs/models/periodic_ns2.md.
 SYNC_FIXED = (
-    "Fixed RTT, DropTail B = 50: one common RTT makes the dynamics nearly deterministic; they settle into one of a few "
-    "states that the start times select. Every drop is the second packet of a growing flow's window-step pair that "
-    "meets a full buffer (in ccscope and in ns-2); flows that reach rwnd = 20 early on the idle link park there and never "
-    "lose a packet. Over seeds 1-12 (full runs) ccscope loses 0.2-2.8% (mean 1.0%), and ns-2.35 on the same topology, "
-    "start times and 1997-2001 defaults (Reno, 1000-B packets, DropTail limit 50, windowInit 1, 6-s initial RTO, 0.1-s "
-    "tick) 0.03-4.7% (mean 2.3%; 4.7% at seed 1): P001's 5-7% sits at the top of ns-2's own spread. The gap to ns-2 is "
-    "its locked cycle (docs/models/periodic_ns2.md, lock-step comparison): in 9 of 12 seeds ns-2 cuts every growing flow "
-    "in every overflow and has no timeout after ~400 s, while ccscope cuts 70-75% of them per epoch and keeps 36-102 "
-    "timeouts per flow-hour, from flows caught at their 2 -> 3 window step one epoch after a late cut (2 dupacks). "
-    "The lock-step comparison found and fixed three TCP differences (slow start +1 MSS per ACK without delayed ACKs, "
-    "Reno leaving recovery at ssthresh and growing on that ACK); what keeps ns-2 locked has not been isolated. One seed "
-    "here.")
+    "Fixed RTT, DropTail B = 50: with one common RTT the dynamics lock into one of a few deterministic cycles that the "
+    "start times select: flows that reach rwnd = 20 early on the idle link park there and are never dropped, and every "
+    "other flow loses exactly the second packet of one window-step pair in every overflow (ns-2 Reno's whole-segment "
+    "halving and one fast retransmit per window; docs/models/periodic_ns2.md, lock-step comparison). The cycle's loss "
+    "depends on how many flows park: over seeds 1-12 (full runs) ccscope loses 1.05-5.03% (1.1% at seeds 1, 10, 11; "
+    "3.0-3.3% at 2, 3, 6, 7, 9; 4.7-5.0% at 4, 5, 8; mean 2.9%, ingress PI >= 0.8 in all), and ns-2.35 on the same "
+    "topology and start times lands on the same values (0.03-4.74%: 1.12% at seeds 3 and 8, 3.3% at six seeds, 4.74% "
+    "at seed 1; mean 2.3%). Which cycle a seed selects differs between the two (their RTO estimators and start-up "
+    "differ; ns-2 also adds a random boot time to its RTT samples), so seed 1 here sits on the 1.1% cycle that P001's "
+    "5-7% does not cover, while 3 of 12 seeds reach 4.7-5.0%. One seed here, as FIGURES.md asks.")
 
 
 def cause_sync(m: dict[str, Any]) -> str:

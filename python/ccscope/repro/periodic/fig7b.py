@@ -12,7 +12,7 @@ ID = "periodic/fig7b"
 TITLE = "loss of utilization vs buffer / max_th, short fixed RTT (40 ms)"
 KIND = "sim"
 STATUS = "reproduced"
-COST = 'full: 32 runs × 4200 s (~45 s); quick 4 × 300 s (~1 s)'
+COST = 'full: 32 runs × 4200 s (~45 s); quick 5 × 300 s (~1 s)'
 CLAIM = 'Short fixed RTT (shorter than the time to send one 20-packet window): RED needs far more buffer than DropTail to reach 100% utilization.'
 RTT = 'fixed'
 SERVER_DELAY_S = 0.0  # [NG] short RTT: 20 ms one way on D_i-M3, ~0 on the server side (E21)
@@ -20,7 +20,7 @@ GRID = [15, 25, 50, 100, 150, 251, 375, 500, 750, 1000]  # [NG] B and max_th gri
 # With a 40-ms RTT the BDP is ≈ 7.5 pkts, so DropTail is already full at the grid's 15 (2 BDP) and its
 # smallest full B would be censored there; B = 5 and 10 resolve it (the check compares smallest sizes).
 DROPTAIL_BELOW = (5, 10)
-QUICK = {'droptail': [25, 100], 'minfix': [25, 100]}
+QUICK = {'droptail': [10, 25, 100], 'minfix': [25, 100]}  # 10: DropTail is full below 25 here too
 QUICK_SIM_S = 300.0
 
 

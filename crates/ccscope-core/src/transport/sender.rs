@@ -595,6 +595,26 @@ mod tests {
         }
     }
 
+    /// ns-2's estimator (tcp.cc rtt_update): samples in whole 0.1-s ticks after adding the send
+    /// time's offset into its tick, srtt and rttvar in fixed point, RTO truncated to ticks.
+    #[test]
+    fn ns2_tick_estimator_matches_ns2_arithmetic() {
+        let mut cfg = sender(true).cfg;
+        cfg.rto_estimator = RtoEstimator::Ns2Ticks;
+        cfg.granularity = SimDuration::from_secs_f64(0.1);
+        cfg.min_rto = SimDuration::from_secs_f64(0.2);
+        cfg.max_rto = SimDuration::from_secs_f64(64.0);
+        let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
+        let t = SimTime::from_secs_f64;
+        // 1.5627 s sent at 120.9339 s: (1.5627 + 0.0339) / 0.1 -> 15 ticks; rto = 15 + 4 * 7.5 = 45 ticks
+        s.update_rtt(SimDuration::from_secs_f64(1.5627), t(120.9339));
+        assert_eq!(s.current_rto(), SimDuration::from_secs_f64(4.5));
+        // 1.5573 s sent at 122.4966 s: 16 ticks; srtt8 = 121, rttvar4 = 24 -> (192 + 121) >> 3 = 39 ticks
+        s.update_rtt(SimDuration::from_secs_f64(1.5573), t(122.4966));
+        assert_eq!(s.current_rto(), SimDuration::from_secs_f64(3.9));
+        assert_eq!(s.srtt(), Some(SimDuration::from_secs_f64(1.5125)));
+    }
+
     /// One loss in a window of 20 that is all acknowledged at once by the retransmission's ACK
     /// (nothing left in flight): Reno (ns-2) leaves recovery at ssthresh and grows on that ACK,
     /// NewReno deflates to FlightSize + 1 MSS (RFC 6582 step 6).

@@ -329,8 +329,7 @@ SYNC_FIXED = (
     "Fixed RTT, DropTail B = 50: with one common RTT the dynamics lock into one of a few deterministic cycles that the "
     "start times select: flows that reach rwnd = 20 early on the idle link park there and are never dropped, and every "
     "other flow loses exactly the second packet of one window-step pair in every overflow (ns-2 Reno's whole-segment "
-    "halving and one fast retransmit per window; docs/models/periodic_ns2.md, lock-step comparison). The cycle's loss "
-    "depends on how many flows park: over seeds 1-12 (full runs) ccscope loses 1.05-5.03% (1.1% at seeds 1, 10, 11; "
+    "halving and one fast retransmit per window; docs/models/periodic_ns2.md, lock-step comparison). Over seeds 1-12 (full runs) ccscope loses 1.05-5.03% (1.1% at seeds 1, 10, 11; "
     "3.0-3.3% at 2, 3, 6, 7, 9; 4.7-5.0% at 4, 5, 8; mean 2.9%, ingress PI >= 0.8 in all), and ns-2.35 on the same "
     "topology and start times lands on the same values (0.03-4.74%: 1.12% at seeds 3 and 8, 3.3% at six seeds, 4.74% "
     "at seed 1; mean 2.3%). Which cycle a seed selects differs between the two (their RTO estimators and start-up "
@@ -341,12 +340,14 @@ SYNC_FIXED = (
 def cause_sync(m: dict[str, Any]) -> str:
     """Why DropTail with one common RTT misses the paper's band (fig4a, fig2, fig9a) or cuts nearly every flow (fig5a)."""
     return (f"Egress loss {_f(m, 'egress_loss_pct', '.2f')}% (paper ≈ 5-7%; L_sync(0.2) = 13.3%), "
-            f"{_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md bound 0.8), "
+            f"{_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md bound 0.8; ns-2 on this "
+            "setup: 0.88 at seed 1, every flow not parked at rwnd), "
             f"{m.get('flows_never_dropped', 'n/a')} flows never dropped after warm-up. " + SYNC_FIXED)
 
 
 #: Appended to each cause: what the engine runs.
-SETUP_NOTE = (" Engine: Reno (fast retransmit/recovery ends at the first new ACK), RTO min 1 s from one timed segment per "
+SETUP_NOTE = (" Engine: Reno as ns-2 runs it (whole-segment halving, recovery ends at the first new ACK, one fast "
+              "retransmit per window), RTO min 1 s from one timed segment per "
               "RTT (Karn), one ACK per packet, "
               "100 Mb/s non-bottleneck links [NG], DropTail B counting the packet on the wire (ns-2); one seed.")
 

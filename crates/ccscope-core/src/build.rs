@@ -126,7 +126,7 @@ impl FlowFactory {
         } else {
             1.0
         };
-        w.reno_exit = cc_kind == CcKind::Reno;
+        w.ns2_reno = cc_kind == CcKind::Reno;
         if let Some(s) = t.initial_ssthresh_pkts {
             w.ssthresh = s * mss as f64;
         }

@@ -47,7 +47,7 @@ impl CongestionControl for NewReno {
                 .enter_fast_recovery(flight_bytes, self.dupack_threshold),
             Congestion::Timeout => self.w.on_timeout(flight_bytes),
             Congestion::EcnEcho => {
-                let _ = self.w.halve_ssthresh(flight_bytes);
+                self.w.halve_ssthresh(flight_bytes);
                 self.w.cwnd = self.w.ssthresh.max(self.w.min_cwnd);
             }
         }

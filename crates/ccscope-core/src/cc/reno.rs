@@ -25,7 +25,7 @@ pub struct RenoWindow {
     /// window in whole segments, half = int(window/2) with ssthresh = max(half, 2) and cwnd = half
     /// (at least 1) once fast recovery ends at the first new ACK. NewReno (false) keeps RFC 5681's
     /// max(FlightSize/2, 2 MSS) and RFC 6582's full-ACK deflation to min(ssthresh, FlightSize + MSS).
-    pub reno_exit: bool,
+    pub ns2_reno: bool,
     /// The window fast recovery ends at (ns-2 Reno's halfwin), bytes.
     recovery_cwnd: f64,
     /// Bytes acknowledged since the last +1 MSS step (byte counting only).
@@ -65,7 +65,7 @@ impl RenoWindow {
             min_cwnd: min_cwnd_pkts * mss,
             increase: CaIncrease::PerAck,
             ss_limit: 1.0,
-            reno_exit: false,
+            ns2_reno: false,
             recovery_cwnd: 0.0,
             ca_acked: 0.0,
         }
@@ -116,7 +116,7 @@ impl RenoWindow {
     /// ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq 4); ns-2 Reno: max(int(window/2), 2)
     /// segments, the window being the whole segments in flight. Returns the halved window.
     pub fn halve_ssthresh(&mut self, flight_bytes: u64) -> f64 {
-        let half = if self.reno_exit {
+        let half = if self.ns2_reno {
             ((flight_bytes as f64 / self.mss).floor() / 2.0).floor() * self.mss
         } else {
             flight_bytes as f64 / 2.0
@@ -129,7 +129,7 @@ impl RenoWindow {
     /// ns-2 Reno inflates its halved window (at least 1 MSS) by the same 3 MSS.
     pub fn enter_fast_recovery(&mut self, flight_bytes: u64, dupack_threshold: u32) {
         let half = self.halve_ssthresh(flight_bytes);
-        self.recovery_cwnd = if self.reno_exit {
+        self.recovery_cwnd = if self.ns2_reno {
             half.max(self.mss)
         } else {
             self.ssthresh
@@ -152,7 +152,7 @@ impl RenoWindow {
     /// ns-2 Reno's halfwin), even when little is in flight (a window capped by rwnd that lost one
     /// segment has nothing left in flight here).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
-        self.cwnd = if self.reno_exit {
+        self.cwnd = if self.ns2_reno {
             self.recovery_cwnd
         } else {
             self.ssthresh.min(flight_bytes as f64 + self.mss)
@@ -163,7 +163,7 @@ impl RenoWindow {
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
     pub fn on_timeout(&mut self, flight_bytes: u64) {
         self.reset_count();
-        let _ = self.halve_ssthresh(flight_bytes);
+        self.halve_ssthresh(flight_bytes);
         self.cwnd = self.mss;
     }
 }
@@ -204,7 +204,7 @@ mod tests {
     fn reno_leaves_recovery_at_ssthresh_and_newreno_at_flight_plus_one() {
         // rwnd-capped window of 20 that lost one segment: nothing left in flight at the exit
         let mut reno = RenoWindow::new(1000, 2, 1.0);
-        reno.reno_exit = true;
+        reno.ns2_reno = true;
         reno.enter_fast_recovery(20_000, 3);
         reno.exit_fast_recovery(0);
         assert_eq!(reno.cwnd, 10_000.0);

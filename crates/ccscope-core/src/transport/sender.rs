@@ -337,7 +337,6 @@ impl TcpSender {
             self.has_rtt = true;
         }
         self.srtt_ps = (self.ns2_srtt as f64 / 8.0) * tick as f64;
-        self.rttvar_ps = (self.ns2_rttvar as f64 / 4.0) * tick as f64;
         let cur = (((self.ns2_rttvar << 3) + self.ns2_srtt) >> 3).max(0) as u64;
         self.rto = SimDuration(cur.saturating_mul(tick))
             .min(self.cfg.max_rto)
@@ -624,7 +623,7 @@ mod tests {
             let mut cfg = sender(reno).cfg;
             cfg.reno_recovery = reno;
             let mut cc = NewReno::new(1000, 20, false, 3);
-            cc.w.reno_exit = reno;
+            cc.w.ns2_reno = reno;
             let mut s = TcpSender::new(cfg, Cc::NewReno(cc));
             s.start();
             while s.poll_transmit(SimTime(0)).is_some() {}

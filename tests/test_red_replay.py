@@ -139,3 +139,29 @@ def test_bad_red_fields_are_rejected_naming_the_field():
         cc.aqm.red_replay({"kind": "red", "min_th_pkts": 5, "max_th_pkts": 3}, rate_bps=appB.RATE_BPS, time_s=[0.0], q_pkts=[1])
     with pytest.raises(ValueError, match="rate_bps"):
         cc.aqm.red_replay(appB.aqm(), rate_bps=0.0, time_s=[0.0], q_pkts=[1])
+
+
+def test_ns2_small_queue_rule_spares_an_almost_empty_queue():
+    # avg driven above max_th by a long queue, then the queue drains to 0-1 packets and refills:
+    # with ns-2's rule nothing is dropped while <= 1 packet waits (avg still above max_th), the first
+    # arrival of each new dropping regime passes with count 1; without it every such arrival is dropped
+    n = 3000
+    t = np.arange(n) * 2.0 ** -8
+    q = np.r_[np.full(1500, 40), np.arange(1500) % 2]
+    q[2000:2300] = 3
+    base = dict(min_th_pkts=5, max_th_pkts=15, action="drop")
+    kw = dict(time_s=t, q_pkts=q, rate_bps=appB.RATE_BPS)
+    ns2 = cc.aqm.red_replay(cc.aqm.red(**base, ns2_small_queue=True), **kw)
+    fj = cc.aqm.red_replay(cc.aqm.red(**base), **kw)
+    small, high = q <= 1, ns2.avg >= 15
+    assert (small & high).sum() > 100
+    assert (ns2.verdict[small] == "enqueue").all()
+    assert (fj.verdict[small & high] == "drop").all()
+    # an arrival in the ramp whose predecessor was outside the dropping regime (avg < min_th or <= 1 waiting)
+    # opens a regime: it passes with count 1 (the start-up crossing of min_th and the refill at 2000)
+    active = (ns2.avg >= 5) & (q > 1)
+    opens = np.flatnonzero(active & (ns2.avg < 15) & ~np.r_[False, active[:-1]])
+    assert 2000 in opens and len(opens) >= 2
+    assert (ns2.verdict[opens] == "enqueue").all() and (ns2["count"][opens] == 1).all() and (ns2.p_a[opens] == 0).all()
+    # above max_th with more than one packet waiting it is still a forced drop
+    assert (ns2.verdict[(q > 1) & high] == "drop").all()

@@ -55,6 +55,7 @@ class Red:
     byte_mode: bool = False
     ns2_wait: bool = False
     ns2_drop_ecn_above_p: Optional[float] = None
+    ns2_small_queue: bool = False
 
 
 @dataclass

@@ -85,6 +85,7 @@ impl ChokeConfig {
             byte_mode: false,
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
+            ns2_small_queue: false,
         }
     }
 }
@@ -147,7 +148,7 @@ impl Choke {
             }
         }
         // RED rule (ALGORITHMS.md §7.2: above max_th every arrival is marked)
-        d.verdict = self.red.decide(avg, pkt, rng);
+        d.verdict = self.red.decide(avg, q.pkts, pkt, rng);
         d
     }
 }

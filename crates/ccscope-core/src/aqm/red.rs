@@ -10,6 +10,12 @@
 //! - `action = "mark"` sets CE on ECT packets (non-ECT are dropped); `"drop"` drops.
 //! - `ns2_drop_ecn_above_p` (off by default): ns-2's `use_mark_p_` behaviour, an ECT packet is
 //!   dropped, not marked, whenever p_b >= this value (ALGORITHMS.md §3.2, E62).
+//! - `ns2_small_queue` (off by default): ns-2's rule (queue/red.cc `qavg >= th_min && qlen > 1`):
+//!   nothing is dropped or marked early or forcibly while at most one packet waits, and when
+//!   dropping resumes (the average re-crosses min_th, or the queue refills above one packet) that
+//!   arrival passes and `count` restarts at 1. With `ns2_wait` and, for ECN, `ns2_drop_ecn_above_p
+//!   = 0.1` this is ns-2's RED; ALGORITHMS.md §3.2 lists these as ns-2 traps the papers' text does
+//!   not have.
 
 use super::{QueuePolicy, QueueView, Verdict};
 use crate::packet::Packet;
@@ -56,6 +62,10 @@ pub struct RedConfig {
     /// ns-2 `use_mark_p_`: drop ECT packets whenever p_b >= this (e.g. 0.1). Default off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_drop_ecn_above_p: Option<f64>,
+    /// ns-2's small-queue rule: no early or forced drop/mark while at most one packet waits; when
+    /// dropping resumes, that arrival passes and count restarts at 1. Default false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ns2_small_queue: bool,
 }
 
 fn default_max_p() -> f64 {
@@ -78,6 +88,8 @@ pub struct Red {
     pub last_p_b: f64,
     /// p_a computed for the last arrival.
     pub last_p_a: f64,
+    /// ns-2's `old`: the previous arrival was in the dropping regime (`ns2_small_queue` only).
+    dropping: bool,
 }
 
 impl Red {
@@ -90,6 +102,7 @@ impl Red {
             count: -1,
             last_p_b: 0.0,
             last_p_a: 0.0,
+            dropping: false,
         }
     }
 
@@ -148,13 +161,33 @@ impl Red {
 impl QueuePolicy for Red {
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
         let avg = self.update_average(now, q);
-        self.decide(avg, pkt, rng)
+        self.decide(avg, q.pkts, pkt, rng)
     }
 }
 
 impl Red {
-    /// The drop/mark decision for an average already updated (count and probabilities kept).
-    pub fn decide(&mut self, avg: f64, pkt: &Packet, rng: &mut Rng) -> Verdict {
+    /// The drop/mark decision for an average already updated (count and probabilities kept);
+    /// `waiting` is the number of packets waiting before the arrival.
+    pub fn decide(&mut self, avg: f64, waiting: u32, pkt: &Packet, rng: &mut Rng) -> Verdict {
+        if self.cfg.ns2_small_queue {
+            if avg < self.cfg.min_th_pkts || waiting <= 1 {
+                self.dropping = false;
+                if avg < self.cfg.min_th_pkts {
+                    self.count = -1;
+                }
+                self.last_p_b = 0.0;
+                self.last_p_a = 0.0;
+                return Verdict::Enqueue;
+            }
+            if !self.dropping && self.base_probability(avg).is_some() {
+                // ns-2 `edv_.old == 0`: the dropping regime starts with this arrival, which passes
+                self.dropping = true;
+                self.count = 1;
+                self.last_p_b = 0.0;
+                self.last_p_a = 0.0;
+                return Verdict::Enqueue;
+            }
+        }
         match self.base_probability(avg) {
             Some(p) if p == 0.0 && avg < self.cfg.min_th_pkts => {
                 self.count = -1;
@@ -292,6 +325,7 @@ mod tests {
             byte_mode: false,
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
+            ns2_small_queue: false,
         }
     }
 
@@ -363,5 +397,85 @@ mod tests {
             red2.on_enqueue(SimTime(0), &pkt(), &view(100), &mut rng),
             Verdict::Drop
         );
+    }
+
+    /// ns-2's enque logic (queue/red.cc), written out independently: count is incremented on
+    /// every arrival; dropping needs avg >= th_min and more than one waiting packet; the first
+    /// arrival of a dropping regime sets count = 1 and passes; a forced drop resets count.
+    /// Returns (p_a, dropped or marked) for arrivals the engine decided, given its outcome.
+    #[test]
+    fn ns2_small_queue_rule_follows_ns2_enque() {
+        for wait in [true, false] {
+            let mut c = cfg();
+            c.ns2_small_queue = true;
+            c.ns2_wait = wait;
+            c.w_q = 0.02;
+            let mut red = Red::new(&c, 1500);
+            let mut rng = Rng::stream(7, "red");
+            // a queue that rises past max_th, drains to 0-1 packets while avg is still high, refills
+            let seq: Vec<u32> = (0..6000)
+                .map(|i| match (i / 300) % 4 {
+                    0 => (i % 300) as u32 / 10,
+                    1 => 30,
+                    2 => (i % 2) as u32,
+                    _ => 8 + (i % 5) as u32,
+                })
+                .collect();
+            let (mut count, mut old, mut avg) = (0i64, false, 0.0f64);
+            let (mut passed_small, mut reentries, mut forced, mut early) = (0, 0, 0, 0);
+            for &q in &seq {
+                avg = (1.0 - 0.02) * avg + 0.02 * q as f64;
+                count += 1;
+                let v = red.on_enqueue(SimTime(0), &pkt(), &view(q), &mut rng);
+                assert!((red.avg - avg).abs() < 1e-12);
+                if avg >= 5.0 && q > 1 {
+                    if avg >= 15.0 {
+                        assert_eq!(v, Verdict::Mark, "forced at avg {avg}, q {q}");
+                        count = 0;
+                        forced += 1;
+                    } else if !old {
+                        assert_eq!(v, Verdict::Enqueue, "re-entry passes");
+                        count = 1;
+                        old = true;
+                        reentries += 1;
+                    } else {
+                        let p_b = 0.1 * (avg - 5.0) / 10.0;
+                        let cp = count as f64 * p_b;
+                        let p_a = if wait {
+                            if cp < 1.0 {
+                                0.0
+                            } else if cp < 2.0 {
+                                p_b / (2.0 - cp)
+                            } else {
+                                1.0
+                            }
+                        } else if cp < 1.0 {
+                            (p_b / (1.0 - cp)).min(1.0)
+                        } else {
+                            1.0
+                        };
+                        assert!(
+                            (red.last_p_a - p_a).abs() < 1e-12,
+                            "p_a {} vs {p_a}",
+                            red.last_p_a
+                        );
+                        if v != Verdict::Enqueue {
+                            count = 0;
+                            early += 1;
+                        }
+                    }
+                } else {
+                    assert_eq!(v, Verdict::Enqueue);
+                    old = false;
+                    if avg >= 15.0 {
+                        passed_small += 1;
+                    }
+                }
+            }
+            assert!(
+                passed_small > 100 && reentries > 2 && forced > 100 && early > 5,
+                "every branch is exercised: {passed_small} {reentries} {forced} {early}"
+            );
+        }
     }
 }

@@ -2,7 +2,10 @@
 
 FIGURES.md: A0 fluid coefficients, N = 3, 1 Gb/s, w = 32, p = 0.01, 8 starts on a circle of radius
 (q0, 0.5 C); verify ineq. 15 first. The A0 (§5.1) sliding set S sits exactly on the boundary of (15)
-(w a- = b-, E39), so the figure is drawn for both the A0 set and the nearest compliant set b- = 2 w a-.
+(w a- = b-, E39; FIGURES.md Known inconsistencies, asm 6), so the figure is drawn for both the A0 set and the
+nearest compliant set b- = 2 w a-. The claim (reach Λ, then slide at eq 16's rate) is checked strictly on the
+compliant set, as the paper's own condition requires; the A0 set's checks are kept as advisory rows naming E39,
+the way a printed number the catalogue flags is treated elsewhere.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from ccscope.repro.asm import _fl
 ID = 'asm/fig3'
 TITLE = 'ASM: spirals in regions I–IV, parabolas in V–VI, then slides along Λ'
 KIND = 'fluid'
-STATUS = "partly"
+STATUS = "reproduced"
 COST = 'full: 2 gain sets × 8 starts fluid (~2 s); quick same'
 CLAIM = ('From any start the trajectory reaches Λ quickly and slides along it to (q0, C); the roots (eq 29) are '
          'complex with negative real part for (a+, b+) and real, distinct, negative for (a-, b-).')
@@ -37,7 +40,9 @@ def run(quick: bool) -> Run:
     return Run(params={"rate_bps": _fl.RATE, "n": 3, "q0_pkts": _fl.Q0, "w": 32, "p": 0.01, "starts": 8},
                frames={"traj": pd.concat(frames, ignore_index=True)}, values=vals,
                errata=[{"id": "E38", "paper": "eqs 13, 29: alpha", "corrected": "N alpha"},
-                       {"id": "E34", "paper": "eq 12 sign of Fb", "corrected": "(a-, b-) where Qf·Fb > 0"}], quick=quick)
+                       {"id": "E34", "paper": "eq 12 sign of Fb", "corrected": "(a-, b-) where Qf·Fb > 0"},
+                       {"id": "E39", "paper": "§5.1 sliding set b- = w a- ('b- != 0 is sufficient' for ineq. 15)",
+                        "corrected": "b- = 2 w a- (ineq. 15: b- > w a- + p^2 C^2/(w N))"}], quick=quick)
 
 
 def check(run: Run) -> dict:
@@ -48,16 +53,23 @@ def check(run: Run) -> dict:
           "True", "exact")
     c.add("(a-, b-) roots real, distinct, < 0", r["minus_real_distinct"] and r["minus_neg"],
           r["minus_real_distinct"] and r["minus_neg"], "True", "exact")
-    c.add("A0 gains satisfy ineq. 15", a0["m_minus"], a0["satisfied"], "M(a-, b-) < 0", "exact (E39: marginal, = 1)")
+    # FIGURES.md: "verify that they satisfy ineq. 15 first". They do not (E39): the rows on the A0 set are advisory,
+    # and the claim is checked on the nearest set that satisfies the paper's condition.
+    e39 = "E39: the §5.1 gains sit on the boundary of ineq. 15"
+    c.add("A0 gains satisfy ineq. 15", a0["m_minus"], a0["satisfied"], "M(a-, b-) < 0", "exact (E39: marginal, = 1)",
+          advisory=True, basis=f"known paper inconsistency, {e39}")
+    c.add("compliant gains satisfy ineq. 15", comp["m_minus"], comp["satisfied"], "M(a-, b-) < 0", "exact")
     reach = max(a0["reach_s"] + comp["reach_s"])
     # 'quickly' = within one sliding time constant w/(pC) = 38 ms (the approach is set by the spiral roots)
     c.add("every start reaches |Fb| ≤ 0.05 q0 (s, worst)", reach, reach <= 0.0384, "≤ τ_s = 38 ms", "one τ_s")
-    c.add("A0: stays in the band (of 8)", sum(a0["stays"]), all(a0["stays"]), "8", "sliding")
+    c.add("A0: stays in the band (of 8)", sum(a0["stays"]), all(a0["stays"]), "8", "sliding", advisory=True,
+          basis=f"known paper inconsistency, {e39}")
     c.add("compliant: stays in the band (of 8)", sum(comp["stays"]), all(comp["stays"]), "8", "sliding")
     for name, v in (("A0", a0), ("compliant", comp)):
         d = float(np.nanmean(v["decay"]))
         # ±10%: FIGURES.md; eq 16 is exact on Λ, the fit only sees the band's chattering
-        c.rel(f"{name}: decay rate of q − q0 (1/s)", d, v["pc_over_w"], 0.10, "eq 16 pC/w ± 10%")
+        c.rel(f"{name}: decay rate of q − q0 (1/s)", d, v["pc_over_w"], 0.10, "eq 16 pC/w ± 10%",
+              **({"advisory": True, "basis": f"known paper inconsistency, {e39}"} if name == "A0" else {}))
     return verdict(c, {"a0_roots_plus": a0["roots_plus"], "a0_roots_minus": a0["roots_minus"],
                        "a0_m_minus": a0["m_minus"], "a0_decay": float(np.nanmean(a0["decay"])),
                        "compliant_decay": float(np.nanmean(comp["decay"])), "pc_over_w": a0["pc_over_w"],

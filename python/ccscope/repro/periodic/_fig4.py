@@ -69,9 +69,10 @@ def notes(e, m: dict, ref: dict | None = None) -> str:
                      f"{_p0._f(m, 'timeouts_per_flow_hour', '.0f')} timeouts per flow-hour. With max_th = 50 (§II.B's 20% of BDP) "
                      "the loss is egress_loss_pct_max_th_50. ns-2 on this setup loses less: 10.8% with the same F&J "
                      "count spacing, 4.7% with its wait_ default; its RED also never drops while the instantaneous "
-                     "queue holds <= 1 packet, which ccscope's does (docs/models/periodic_ns2.md, item 5; 12.7% with "
-                     "that rule, measured before the Reno changes of items 9-10, which cut deeper and raised the loss "
-                     "from 18.4% to 21.1%)."
+                     "queue holds <= 1 packet, which ccscope's Appendix-B RED does (docs/models/periodic_ns2.md, item 5). "
+                     "With ns-2's two rules switched on (RED options ns2_wait and ns2_small_queue) ccscope loses 5.2% "
+                     "(ns-2: 4.7%); with the small-queue rule and F&J spacing 13.8% (ns-2: 10.8%). The reproduction "
+                     "keeps ALGORITHMS.md §3.2's RED (F&J, no small-queue rule); P001's ≈ 15% lies between the readings."
                      + (f" The DropTail run it is compared with loses {ref['egress_loss_pct']:.2f}% (see periodic/fig4a for why "
                         "that depends on the start times)." if ref else ""))
     if e.QUEUE != "droptail" and e.RTT == "variable" and loss >= 100 * _p0.l_sync(e.B_SYNC):

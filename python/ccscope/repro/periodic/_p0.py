@@ -318,8 +318,9 @@ def cause_red_timeouts(m: dict[str, Any]) -> str:
             f"{_f(m, 'egress_loss_pct', '.1f')}% vs the paper's ≈ 15%. With max_th = 50 (the §II.B reading, 20% of the BDP) the "
             "loss is recorded as egress_loss_pct_max_th_50. ns-2 (ns-2.35, same setup and start times, RED as Appendix B) "
             "loses 22.1% with this F&J count spacing and 19.2% with ns-2's default `wait_` spacing; ns-2's RED also never "
-            "drops while the queue holds ≤ 1 packet (queue/red.cc), which this RED does: with both ns-2 rules (out of tree) "
-            "ccscope loses 19.7% (docs/models/periodic_ns2.md).")
+            "drops while the queue holds ≤ 1 packet (queue/red.cc), which this RED does: with both ns-2 rules (RED options "
+            "ns2_wait and ns2_small_queue) ccscope loses 19.6%, with the small-queue rule and F&J spacing 22.5% "
+            "(docs/models/periodic_ns2.md).")
 
 
 #: Measured mechanism of the fixed-RTT DropTail B = 50 runs (seed 1 unless said; Reno timing one segment per RTT,

@@ -24,8 +24,8 @@ def run(level: str, sizes: tuple[int, ...], quick: bool) -> Run:
         values[str(size)] = {"n": int(len(g)), "median_s": float(np.median(g)) if len(g) else float("nan"),
                              "frac_lt_0_1": float((g < 0.1).mean()) if len(g) else float("nan"),
                              "frac_gt_1": float((g > 1.0).mean()) if len(g) else float("nan"), "frac_within_rtt": near}
-    return Run(params={"queue": "RED minfix", "rtt": "fixed", "level": level, "sizes": list(sizes), "seed": _p0.SEED,
-                       **_p0.setup(quick)}, frames={"gaps": pd.concat(frames)}, values=values, seeds=[_p0.SEED], quick=quick)
+    return Run(params={"queue": "RED minfix", "rtt": "fixed", "level": level, "sizes": list(sizes), "seeds": _p0.seeds(quick),
+                       **_p0.setup(quick)}, frames={"gaps": pd.concat(frames)}, values=values, seeds=_p0.seeds(quick), quick=quick)
 
 
 def plot(id_: str, level: str, run: Run):

@@ -19,7 +19,7 @@ def run(e, quick: bool) -> Run:
         # FIGURES.md ⚠: §II.B asks for max_th ≈ 20% of BDP (≈ 50) while Figs 6b/9c/10a say 15; run both.
         values["max_th_50"] = _p0.flatten_json(_p0.run(e.RTT, e.QUEUE, 50, quick))
     return Run(params=_p0.params(e.RTT, e.QUEUE, e.SIZE, quick), frames={"series": _p0.runs_frame(runs)}, values=values,
-               seeds=[_p0.SEED], quick=quick)
+               seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(e, run: Run) -> dict:
@@ -65,7 +65,7 @@ def notes(e, m: dict, ref: dict | None = None) -> str:
         parts.append(f"RED min_th 5 / max_th 15 with a fixed RTT: egress loss {loss:.1f}% (paper ≈ 15%, L_sync(0.06) = 20.8%), "
                      f"{_p0._f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch and ~21 per epoch lose several "
                      "(fig6b): avg (time constant 2.7 s at w_q = 0.002) stays above max_th for seconds after the queue "
-                     "drains, so RED drops every arrival for ≈ 3.2 s per epoch (≈ 77 drops, DropTail B = 50: 1.4 s, 39); "
+                     "drains, so RED drops every arrival for ≈ 3.2 s per epoch (seed 1: ≈ 77 drops, DropTail B = 50: 1.4 s, 39); "
                      f"{_p0._f(m, 'timeouts_per_flow_hour', '.0f')} timeouts per flow-hour. With max_th = 50 (§II.B's 20% of BDP) "
                      "the loss is egress_loss_pct_max_th_50. ns-2 on this setup loses less: 10.8% with the same F&J "
                      "count spacing, 4.7% with its wait_ default; its RED also never drops while the instantaneous "
@@ -87,6 +87,6 @@ def plot(e, run: Run):
     s = run.frames["series"]
     m = {"series": s[s.run == "main"]}
     _p0.plot_rates(axes[0, 0], axes[1, 0], m, f"{e.ID}: {e.QUEUE} {e.SIZE} pkts, {e.RTT} RTT — egress loss "
-                   f"{run.values['main']['egress_loss_pct']:.1f}% (paper ≈ {'5–7' if e.QUEUE == 'droptail' else '15'}%)")
+                   f"{_p0.label(run.values['main'], 'egress_loss_pct')}% (paper ≈ {'5–7' if e.QUEUE == 'droptail' else '15'}%)")
     fig.tight_layout()
     return fig

@@ -17,7 +17,7 @@ def run(runs: dict, quick: bool) -> Run:
         values[name] = {"epochs": m["epochs"], "mean_multi": float(np.mean(m["multi_drop_flows"])) if m["epochs"] else float("nan"),
                         "multi": list(map(int, m["multi_drop_flows"]))}
     return Run(params={k: _p0.params(*v, quick) for k, v in runs.items()}, frames={"epochs": pd.concat(frames)},
-               values=values, seeds=[_p0.SEED], quick=quick)
+               values=values, seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(runs: dict, run: Run) -> dict:

@@ -27,8 +27,8 @@ def run(rtt: str, server_delay_s: float, grid: list[int], quick_plan: dict[str, 
                          "ingress_loss_pct": m["ingress_loss_pct"], "drops": m["drops_after_warmup"]})
     df = pd.DataFrame(rows)
     return Run(params={"rtt": rtt, "server_delay_s": server_delay_s, "plan": {k: list(v) for k, v in plan.items()},
-                       **_p0.setup(quick, sim_s=quick_sim_s if quick else None), "seed": _p0.SEED},
-               frames={"sweep": df}, values={"table": df.to_dict("records")}, seeds=[_p0.SEED], quick=quick)
+                       **_p0.setup(quick, sim_s=quick_sim_s if quick else None), "seeds": _p0.seeds(quick)},
+               frames={"sweep": df}, values={"table": df.to_dict("records")}, seeds=_p0.seeds(quick), quick=quick)
 
 
 def smallest_full(df: pd.DataFrame, q: str) -> float:
@@ -43,7 +43,7 @@ def common_checks(df: pd.DataFrame) -> tuple[Checks, dict]:
     for q, d in df.groupby("queue"):
         d = d.sort_values("size_pkts")
         inc = float(np.diff(d.egress_loss_pct.to_numpy()).max()) if len(d) > 1 else 0.0
-        # 0.5-pt noise allowed: one seed, the drop-epoch phase moves the loss by a few tenths.
+        # 0.5-pt noise allowed: the drop-epoch phase moves a run's loss by a few tenths.
         c.add(f"{q}: egress loss non-increasing in size (0.5-pt noise)", inc, inc <= 0.5, "max rise ≤ 0.5", "seed noise")
         meas[f"{q}_smallest_full_pkts"] = smallest_full(df, q)
     # identity ingress = egress - 100·drop rate/line: ingress ≤ egress, equal only without drops.

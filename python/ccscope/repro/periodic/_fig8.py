@@ -43,8 +43,8 @@ def run(rtt: str, queue: str, grid: list, quick_grid: list, quick: bool) -> Run:
         values["minfix"] = {f"{s:g}": _p0.run(rtt, "minfix", s, quick)["total_wnd_cv"] for s in chosen}
     if rtt == "variable" and queue == "droptail":
         values["flatten_buffer_pkts"] = _flatten_buffer(rtt)
-    return Run(params={"rtt": rtt, "queue": queue, "sizes": chosen, **_p0.setup(quick), "seed": _p0.SEED},
-               frames={"total_wnd": pd.concat(frames)}, values=values, seeds=[_p0.SEED], quick=quick)
+    return Run(params={"rtt": rtt, "queue": queue, "sizes": chosen, **_p0.setup(quick), "seeds": _p0.seeds(quick)},
+               frames={"total_wnd": pd.concat(frames)}, values=values, seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
@@ -52,7 +52,7 @@ def check(rtt: str, queue: str, grid: list, quick_grid: list, run: Run) -> dict:
     v = run.values
     chosen = sizes(rtt, queue, grid, quick_grid, run.quick)
     cvs = [v[f"{s:g}"]["cv"] for s in chosen]
-    ups = int(sum(b > a + 0.005 for a, b in zip(cvs, cvs[1:])))  # 0.005: CV estimate noise of one seed
+    ups = int(sum(b > a + 0.005 for a, b in zip(cvs, cvs[1:])))  # 0.005: CV estimate noise of a run
     if queue == "droptail":
         # fig8a: the largest B; fig8b: every B ≥ the computed flattening buffer + 5% (FIGURES.md).
         flat = [s for s in chosen if s >= 1.05 * v["flatten_buffer_pkts"]] if "flatten_buffer_pkts" in v else [chosen[-1]]

@@ -18,7 +18,7 @@ def run(e, quick: bool) -> Run:
     if e.QUEUE == "minfix" and e.SIZE == 15:
         values["fig9a"] = _p0.flatten_json(_p0.run("fixed", "droptail", 50, quick))
     return Run(params=_p0.params(e.RTT, e.QUEUE, e.SIZE, quick, sim_s=e.QUICK_SIM_S if quick else None),
-               frames={"series": _p0.runs_frame({"main": m})}, values=values, seeds=[_p0.SEED], quick=quick)
+               frames={"series": _p0.runs_frame({"main": m})}, values=values, seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(e, run: Run) -> dict:
@@ -60,7 +60,8 @@ def plot(e, run: Run):
     fig, axes = figure(2, 1, width=7, height=5, sharex=True)
     s = run.frames["series"]
     _p0.plot_rates(axes[0, 0], axes[1, 0], {"series": s[s.run == "main"]},
-                   f"{e.ID}: {'DropTail B' if e.QUEUE == 'droptail' else 'RED min_th 5, max_th'} = {e.SIZE} — ingress PI "
-                   f"{run.values['main']['ingress_pi']:.2f}, egress loss {run.values['main']['egress_loss_pct']:.1f}%")
+                   f"{e.ID}: {'DropTail B' if e.QUEUE == 'droptail' else 'RED min_th 5, max_th'} = {e.SIZE} (seed 1)\ningress PI "
+                   f"{_p0.label(run.values['main'], 'ingress_pi', '.2f')}, egress loss "
+                   f"{_p0.label(run.values['main'], 'egress_loss_pct')}%")
     fig.tight_layout()
     return fig

@@ -11,7 +11,7 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig2"
 TITLE = "smooth vs periodic aggregate: DropTail B = 251 (flat) vs B = 50 (periodic)"
 KIND = "sim (schematic)"
-STATUS = "partly"
+STATUS = "reproduced"
 COST = "full: 2 × 4200 s × 187.5 pkt/s ≈ 1.6 M pkts (~3 s); quick 2 × 600 s (< 1 s)"
 CLAIM = ("Many periodic flows can sum to a flat aggregate (B = 251, one BDP: full link) or to an oscillating one (B = 50): "
          "when it oscillates the mean is below the peak, so the link is underused.")
@@ -23,7 +23,7 @@ def run(quick: bool) -> Run:
     flat, per = _p0.run(RTT, "droptail", FLAT, quick), _p0.run(RTT, "droptail", PERIODIC, quick)
     return Run(params={**_p0.params(RTT, "droptail", PERIODIC, quick), "sizes_pkts": [FLAT, PERIODIC]},
                frames={"series": _p0.runs_frame({"b": flat, "c": per})},
-               values={"b": _p0.flatten_json(flat), "c": _p0.flatten_json(per)}, seeds=[_p0.SEED], quick=quick)
+               values={"b": _p0.flatten_json(flat), "c": _p0.flatten_json(per)}, seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(run: Run) -> dict:
@@ -67,8 +67,8 @@ def plot(run: Run):
         ax.plot(d.time_s, d.ingress_bps.rolling(10, min_periods=1).mean() / 1e6, lw=0.8, label="arrivals (ingress M1→M2)")
         ax.plot(d.time_s, d.egress_bps.rolling(10, min_periods=1).mean() / 1e6, lw=0.8, label="departures (egress M2→M3)")
         ax.axhline(1.5, ls="--", lw=1, color="0.3", label="line rate 1.5 Mb/s")
-        ax.set_title(f"({key}) DropTail B = {size}: egress loss {v['egress_loss_pct']:.1f}%, ingress PI {v['ingress_pi']:.2f}, "
-                     f"egress PI {v['egress_pi']:.2f}", fontsize=9)
+        ax.set_title(f"({key}) DropTail B = {size}, seed 1: egress loss {_p0.label(v, 'egress_loss_pct')}%,\n"
+                     f"ingress PI {_p0.label(v, 'ingress_pi', '.2f')}, egress PI {_p0.label(v, 'egress_pi', '.2f')}", fontsize=9)
         ax.set_ylabel("rate (Mb/s, 1-s mean)")
         ax.legend(fontsize=7, loc="lower left")
     axes[1, 0].set_xlabel("time (s)")

@@ -24,7 +24,7 @@ def run(quick: bool) -> Run:
     v = _p0.flatten_json(m)
     v["three_flows"] = m["three_flows"]
     return Run(params=_p0.params(RTT, QUEUE, SIZE, quick), frames={"series": _p0.runs_frame({"main": m})},
-               values=v, seeds=[_p0.SEED], quick=quick)
+               values=v, seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(run: Run) -> dict:
@@ -37,7 +37,7 @@ def plot(run: Run):
     fig, axes = figure(2, 1, width=7, height=5, sharex=True)
     axes[0, 0].plot(s.time_s, s.total_wnd_pkts, lw=0.8)
     axes[0, 0].set_ylabel("total wnd (pkts)")
-    axes[0, 0].set_title(f"{ID}: total wnd (PI {run.values['total_wnd_pi']:.2f}) and 3 random flows", fontsize=9)
+    axes[0, 0].set_title(f"{ID}, seed 1: total wnd (PI {_p0.label(run.values, 'total_wnd_pi', '.2f')}) and 3 random flows", fontsize=9)
     for f in run.values["three_flows"]:
         axes[1, 0].plot(s.time_s, s[f"cwnd_flow{f}"], lw=0.8, label=f"flow {f}")
     axes[1, 0].axhline(_p0.RWND, ls="--", lw=1, color="0.3", label="rwnd 20")

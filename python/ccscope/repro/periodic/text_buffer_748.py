@@ -29,10 +29,10 @@ def run(quick: bool) -> Run:
         s = m["series"][["time_s", "total_wnd_pkts", "queue_pkts"]].copy()
         s.insert(0, "buffer_pkts", b)
         frames.append(s)
-    return Run(params={"rtt": "fixed", "buffers": [700, 750], **_p0.setup(quick, sim_s=QUICK_SIM_S if quick else None), "seed": _p0.SEED},
+    return Run(params={"rtt": "fixed", "buffers": [700, 750], **_p0.setup(quick, sim_s=QUICK_SIM_S if quick else None), "seeds": _p0.seeds(quick)},
                frames={"series": pd.concat(frames)},
                values={"closed_form_pkts": closed, **{str(b): _p0.flatten_json(m) for b, m in runs.items()}},
-               seeds=[_p0.SEED], quick=quick)
+               seeds=_p0.seeds(quick), quick=quick)
 
 
 def check(run: Run) -> dict:

@@ -166,34 +166,33 @@ impl QueuePolicy for Red {
 }
 
 impl Red {
+    /// Accept the arrival with no drop probability (below min_th, or spared by ns-2's rule).
+    fn pass(&mut self) -> Verdict {
+        self.last_p_b = 0.0;
+        self.last_p_a = 0.0;
+        Verdict::Enqueue
+    }
+
     /// The drop/mark decision for an average already updated (count and probabilities kept);
     /// `waiting` is the number of packets waiting before the arrival.
     pub fn decide(&mut self, avg: f64, waiting: u32, pkt: &Packet, rng: &mut Rng) -> Verdict {
         if self.cfg.ns2_small_queue {
-            if avg < self.cfg.min_th_pkts || waiting <= 1 {
+            if avg < self.cfg.min_th_pkts {
+                self.dropping = false; // and the arm below min_th passes the arrival
+            } else if waiting <= 1 {
                 self.dropping = false;
-                if avg < self.cfg.min_th_pkts {
-                    self.count = -1;
-                }
-                self.last_p_b = 0.0;
-                self.last_p_a = 0.0;
-                return Verdict::Enqueue;
-            }
-            if !self.dropping && self.base_probability(avg).is_some() {
+                return self.pass();
+            } else if !self.dropping && self.base_probability(avg).is_some() {
                 // ns-2 `edv_.old == 0`: the dropping regime starts with this arrival, which passes
                 self.dropping = true;
                 self.count = 1;
-                self.last_p_b = 0.0;
-                self.last_p_a = 0.0;
-                return Verdict::Enqueue;
+                return self.pass();
             }
         }
         match self.base_probability(avg) {
             Some(p) if p == 0.0 && avg < self.cfg.min_th_pkts => {
                 self.count = -1;
-                self.last_p_b = 0.0;
-                self.last_p_a = 0.0;
-                Verdict::Enqueue
+                self.pass()
             }
             Some(mut p_b) => {
                 if self.cfg.byte_mode {
@@ -401,8 +400,8 @@ mod tests {
 
     /// ns-2's enque logic (queue/red.cc), written out independently: count is incremented on
     /// every arrival; dropping needs avg >= th_min and more than one waiting packet; the first
-    /// arrival of a dropping regime sets count = 1 and passes; a forced drop resets count.
-    /// Returns (p_a, dropped or marked) for arrivals the engine decided, given its outcome.
+    /// arrival of a dropping regime sets count = 1 and passes; a forced drop resets count. The
+    /// random outcome is the engine's; the reference follows it to keep its count.
     #[test]
     fn ns2_small_queue_rule_follows_ns2_enque() {
         for wait in [true, false] {

@@ -31,13 +31,13 @@ SEED = 1
 #: number of a full P0 run is the mean over these seeds (epoch lists and inter-drop gaps are pooled); the figures
 #: draw the run of the first seed. Quick variants loosen the sample to the first seed.
 SEEDS = (1, 2, 3)
+NEAR_S = 1.34  # 'within 1 RTT' (fixed-RTT base RTT) for the per-flow drop clustering of Fig 10
+BDP_FIXED, BDP_VAR = 251, 431
 
 
 def seeds(quick: bool) -> list[int]:
     """The seeds a P0 measurement combines (see `SEEDS`)."""
     return list(SEEDS[:1] if quick else SEEDS)
-NEAR_S = 1.34  # 'within 1 RTT' (fixed-RTT base RTT) for the per-flow drop clustering of Fig 10
-BDP_FIXED, BDP_VAR = 251, 431
 
 
 def l_sync(b: float) -> float:
@@ -118,11 +118,11 @@ def run(rtt: str, queue: str, size: float, quick: bool, *, seed: int | None = No
     return combine([one(s) for s in chosen], chosen)
 
 
-def combine(ms: list[dict[str, Any]], seeds: list[int]) -> dict[str, Any]:
+def combine(ms: list[dict[str, Any]], seed_list: list[int]) -> dict[str, Any]:
     """Measurements of several seeds as one: numbers are averaged over the seeds (NaN where a seed has
     none is skipped), epoch lists and inter-drop gaps pooled, the 100-ms series and plotted flows are
     the first seed's; `per_seed` keeps every seed's number."""
-    out: dict[str, Any] = {"seeds": list(seeds), "per_seed": {}}
+    out: dict[str, Any] = {"seeds": list(seed_list), "per_seed": {}}
     for k, v in ms[0].items():
         if k in ("series", "three_flows"):
             out[k] = v
@@ -397,10 +397,10 @@ SYNC_FIXED = (
 
 def cause_sync(m: dict[str, Any]) -> str:
     """Why DropTail with one common RTT misses the paper's band (fig4a, fig2, fig9a) or cuts nearly every flow (fig5a)."""
-    by_seed = m.get("per_seed", {}).get("egress_loss_pct") or m.get("egress_loss_pct_by_seed")
-    seeds = (f" (seeds {', '.join(str(s) for s in m.get('seeds', []))}: "
-             f"{', '.join(format(x, '.2f') for x in by_seed)}%)") if by_seed and len(by_seed) > 1 else ""
-    return (f"Egress loss {_f(m, 'egress_loss_pct', '.2f')}%{seeds} (paper ≈ 5-7%; L_sync(0.2) = 13.3%), "
+    by_seed = m.get("egress_loss_pct_by_seed")  # m is a flattened measurement (`flatten_json`)
+    per_seed = (f" (seeds {', '.join(str(s) for s in m['seeds'])}: "
+                f"{', '.join(format(x, '.2f') for x in by_seed)}%)") if by_seed and len(by_seed) > 1 else ""
+    return (f"Egress loss {_f(m, 'egress_loss_pct', '.2f')}%{per_seed} (paper ≈ 5-7%; L_sync(0.2) = 13.3%), "
             f"{_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md bound 0.8; ns-2 on this "
             "setup: 0.88 at seed 1, every flow not parked at rwnd), "
             f"{_f(m, 'flows_never_dropped', '.3g')} flows never dropped after warm-up. " + SYNC_FIXED)

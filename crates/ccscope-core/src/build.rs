@@ -127,6 +127,9 @@ impl FlowFactory {
             1.0
         };
         w.ns2_reno = cc_kind == CcKind::Reno;
+        if let Some(r) = t.rwnd_pkts {
+            w.rwnd = r as f64 * mss as f64;
+        }
         if let Some(s) = t.initial_ssthresh_pkts {
             w.ssthresh = s * mss as f64;
         }

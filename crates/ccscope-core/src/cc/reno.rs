@@ -23,11 +23,18 @@ pub struct RenoWindow {
     pub ss_limit: f64,
     /// Reno as ns-2 runs it (P001's simulator; tcp.cc slowdown, tcp-reno.cc): a cut halves the
     /// window in whole segments, half = int(window/2) with ssthresh = max(half, 2) and cwnd = half
-    /// (at least 1) once fast recovery ends at the first new ACK. NewReno (false) keeps RFC 5681's
-    /// max(FlightSize/2, 2 MSS) and RFC 6582's full-ACK deflation to min(ssthresh, FlightSize + MSS).
+    /// (at least 1) once fast recovery ends at the first new ACK, where the window is ns-2's
+    /// `window()` = min(int(cwnd), rwnd) of the congestion window without fast-recovery inflation,
+    /// not the data in flight (they differ at a timeout after a failed recovery, when more is in
+    /// flight than the halved window). NewReno (false) keeps RFC 5681's max(FlightSize/2, 2 MSS)
+    /// and RFC 6582's full-ACK deflation to min(ssthresh, FlightSize + MSS).
     pub ns2_reno: bool,
+    /// Receiver window, bytes (ns-2 `window_`): caps the window ns-2 Reno halves.
+    pub rwnd: f64,
     /// The window fast recovery ends at (ns-2 Reno's halfwin), bytes.
     recovery_cwnd: f64,
+    /// cwnd is inflated by fast recovery (ns-2 keeps the inflation apart, in `dupwnd_`).
+    inflated: bool,
     /// Bytes acknowledged since the last +1 MSS step (byte counting only).
     ca_acked: f64,
 }
@@ -66,7 +73,9 @@ impl RenoWindow {
             increase: CaIncrease::PerAck,
             ss_limit: 1.0,
             ns2_reno: false,
+            rwnd: f64::INFINITY,
             recovery_cwnd: 0.0,
+            inflated: false,
             ca_acked: 0.0,
         }
     }
@@ -114,10 +123,19 @@ impl RenoWindow {
     }
 
     /// ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq 4); ns-2 Reno: max(int(window/2), 2)
-    /// segments, the window being the whole segments in flight. Returns the halved window.
+    /// segments with window = min(int(cwnd), rwnd), cwnd without fast-recovery inflation (see
+    /// `ns2_reno`). Returns the halved window.
     pub fn halve_ssthresh(&mut self, flight_bytes: u64) -> f64 {
         let half = if self.ns2_reno {
-            ((flight_bytes as f64 / self.mss).floor() / 2.0).floor() * self.mss
+            let cwnd = if self.inflated {
+                self.recovery_cwnd
+            } else {
+                self.cwnd
+            };
+            let window = (cwnd / self.mss)
+                .floor()
+                .min((self.rwnd / self.mss).floor());
+            (window / 2.0).floor() * self.mss
         } else {
             flight_bytes as f64 / 2.0
         };
@@ -135,6 +153,7 @@ impl RenoWindow {
             self.ssthresh
         };
         self.cwnd = self.recovery_cwnd + dupack_threshold as f64 * self.mss;
+        self.inflated = true;
     }
 
     /// Each further duplicate ACK inflates the window by one MSS (RFC 6582 §3.2 step 4).
@@ -152,6 +171,7 @@ impl RenoWindow {
     /// ns-2 Reno's halfwin), even when little is in flight (a window capped by rwnd that lost one
     /// segment has nothing left in flight here).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
+        self.inflated = false;
         self.cwnd = if self.ns2_reno {
             self.recovery_cwnd
         } else {
@@ -164,6 +184,7 @@ impl RenoWindow {
     pub fn on_timeout(&mut self, flight_bytes: u64) {
         self.reset_count();
         self.halve_ssthresh(flight_bytes);
+        self.inflated = false;
         self.cwnd = self.mss;
     }
 }
@@ -205,15 +226,18 @@ mod tests {
         // rwnd-capped window of 20 that lost one segment: nothing left in flight at the exit
         let mut reno = RenoWindow::new(1000, 2, 1.0);
         reno.ns2_reno = true;
+        reno.cwnd = 20_000.0;
         reno.enter_fast_recovery(20_000, 3);
         reno.exit_fast_recovery(0);
         assert_eq!(reno.cwnd, 10_000.0);
         // ns-2 Reno halves whole segments: a window of 5 goes to 2 (RFC 5681: 2.5), one of 3 to
         // cwnd 1 with ssthresh 2
+        reno.cwnd = 5_000.0;
         reno.enter_fast_recovery(5_000, 3);
         assert_eq!((reno.ssthresh, reno.cwnd), (2_000.0, 5_000.0));
         reno.exit_fast_recovery(0);
         assert_eq!(reno.cwnd, 2_000.0);
+        reno.cwnd = 3_000.0;
         reno.enter_fast_recovery(3_000, 3);
         reno.exit_fast_recovery(0);
         assert_eq!((reno.ssthresh, reno.cwnd), (2_000.0, 1_000.0));
@@ -249,6 +273,33 @@ mod tests {
         assert_eq!(w.cwnd, 4000.0);
         w.grow(1000.0);
         assert_eq!(w.cwnd, 5000.0);
+    }
+
+    #[test]
+    fn ns2_reno_halves_its_window_not_the_data_in_flight() {
+        // ns-2 tcp.cc slowdown: halfwin = int(window()/2), window() = min(int(cwnd_), window_),
+        // cwnd_ without the fast-recovery inflation (dupwnd_).
+        let mut w = RenoWindow::new(1000, 2, 1.0);
+        w.ns2_reno = true;
+        w.rwnd = 20_000.0;
+        // a failed Reno recovery: left at cwnd 4 with 7 segments still in flight, then an RTO
+        w.cwnd = 4_000.0;
+        w.ssthresh = 4_000.0;
+        w.on_timeout(7_000);
+        assert_eq!((w.ssthresh, w.cwnd), (2_000.0, 1_000.0));
+        // cwnd grown past rwnd while the flow is rwnd-limited: the window is rwnd
+        w.cwnd = 35_500.0;
+        w.enter_fast_recovery(20_000, 3);
+        assert_eq!((w.ssthresh, w.cwnd), (10_000.0, 13_000.0));
+        // an RTO during recovery halves the halved window, not the inflated one
+        w.inflate();
+        w.on_timeout(20_000);
+        assert_eq!((w.ssthresh, w.cwnd), (5_000.0, 1_000.0));
+        // RFC 5681 (NewReno): FlightSize/2
+        let mut n = RenoWindow::new(1000, 2, 1.0);
+        n.cwnd = 4_000.0;
+        n.on_timeout(7_000);
+        assert_eq!(n.ssthresh, 3_500.0);
     }
 
     #[test]

@@ -451,11 +451,18 @@ impl TcpSender {
                 self.cc.on_dup_ack(&sample);
             } else {
                 self.cc.on_dup_ack(&sample);
-                // Reno and NewReno alike start a fast retransmit only for data above `recover`
-                // (RFC 6582 §3.2; ns-2 Reno's bugFix_): duplicate ACKs for a window that already
-                // had one leave the rest to the retransmission timer (P001 footnote 4).
+                // Reno and NewReno alike start a fast retransmit only when the cumulative ACK
+                // "covers more than recover" (RFC 6582 §3.2 step 1 and §4; ns-2's bugFix_):
+                // duplicate ACKs for a window that already had one leave the rest to the
+                // retransmission timer (P001 footnote 4). ALGORITHMS.md §1 reads it as
+                // ack > recover (ack = next expected segment), which NewReno, DCTCP and DX keep;
+                // ns-2 tests highest_ack_ > recover_, i.e. ack > recover + 1, so Reno as ns-2
+                // runs it (P001) also ignores the duplicate ACKs whose ACK is exactly recover + 1:
+                // those the go-back-N retransmissions after a timeout draw from a receiver that
+                // already holds everything sent before it (docs/models/periodic_ns2.md, item 13).
+                let above = if self.cfg.reno_recovery { 1 } else { 0 };
                 if self.dupacks == self.cfg.dupack_threshold
-                    && self.recover.is_none_or(|r| ackno > r)
+                    && self.recover.is_none_or(|r| ackno > r + above)
                 {
                     self.in_recovery = true;
                     self.partial_seen = false;
@@ -642,6 +649,40 @@ mod tests {
                 "reno = {reno}: {}",
                 s.cc.cwnd_bytes()
             );
+        }
+    }
+
+    /// ns-2 Reno (highest_ack_ > recover_, RFC 6582 §4): after a timeout, duplicate ACKs whose
+    /// cumulative ACK only reaches the end of the data sent before it (ackno = recover + 1, drawn by
+    /// go-back-N retransmissions of segments the receiver already holds) start no fast
+    /// retransmit; once a segment above recover is acknowledged they do again. NewReno keeps
+    /// ALGORITHMS.md §1's ack > recover and retransmits at recover + 1 already.
+    #[test]
+    fn dupacks_must_cover_more_than_recover_to_fast_retransmit() {
+        for reno in [false, true] {
+            let mut s = sender(reno);
+            assert_eq!(s.snd_nxt, 20);
+            s.on_timer(SimTime(u64::MAX / 2));
+            assert_eq!(s.stats.timeouts, 1);
+            while s.poll_transmit(SimTime(1)).is_some() {}
+            // everything sent before the timeout has arrived: ackno = 20 = recover + 1
+            s.on_ack(SimTime(2), 20, false, SimTime(1), true);
+            while s.poll_transmit(SimTime(2)).is_some() {}
+            assert!(s.snd_nxt > 20);
+            for _ in 0..3 {
+                s.on_ack(SimTime(3), 20, false, SimTime(1), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, u64::from(!reno), "reno = {reno}");
+            if !reno {
+                continue;
+            }
+            // a segment above recover acknowledged: the next three duplicates do retransmit
+            s.on_ack(SimTime(4), 21, false, SimTime(2), false);
+            while s.poll_transmit(SimTime(4)).is_some() {}
+            for _ in 0..3 {
+                s.on_ack(SimTime(5), 21, false, SimTime(2), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1, "reno = {reno}");
         }
     }
 

@@ -83,7 +83,13 @@ def cause(g: dict) -> str:
             "50/100, 10 seeds x 5 s, w_q varied only to test the cause: w_q = 1 -> T_r 11.3, 0.02 -> 10.9, 0.002 -> "
             "10.6, ns-2's automatic 1.2e-5 -> 10.3, mark fractions 3.3-3.9%, no seed starved). The paper's numbers need "
             "a regime where the average often exceeds max_th and every packet is marked (DCTCP's alpha then rises "
-            "towards 1 and it halves like TCP), which its unstated RED parameters may have produced. Not tuned.")
+            "towards 1 and it halves like TCP), which its unstated RED parameters may have produced. Not tuned. "
+            "P003's own simulator with a standard DCTCP agrees with ccscope: ns-2.35 with DCTCP added as P000 §2 "
+            "describes (docs/models/dctcp_ns2.md), X0, 10 seeds x 5 s, gives T_r = 10.3 / 10.8 / 11.1 at min_th 30 / "
+            "50 / 90 (max_th 100) and 9.8 -> 12.4 for max_th 65 -> 200 (min_th 45), rising as here, while its "
+            "DropTail (0.97) and DCTCP-AQM runs (5.0 / 8.1 / 12.2 at K = 20 / 65 / 150) land on the paper's values; "
+            "with ns-2's own RED defaults (byte mode, 500-B mean packet size, automatic w_q, gentle) it gives "
+            "7.0 / 7.4 / 3.7 and 6.8 -> 8.1.")
 
 
 def live_t_r(d: pd.DataFrame, by: str) -> str:

@@ -402,7 +402,8 @@ def cause_sync(m: dict[str, Any]) -> str:
                 f"{', '.join(format(x, '.2f') for x in by_seed)}%)") if by_seed and len(by_seed) > 1 else ""
     return (f"Egress loss {_f(m, 'egress_loss_pct', '.2f')}%{per_seed} (paper ≈ 5-7%; L_sync(0.2) = 13.3%), "
             f"{_f(m, 'mean_frac_flows_cut')} of the flows lose a packet per epoch (FIGURES.md bound 0.8; ns-2 on this "
-            "setup: 0.88 at seed 1, every flow not parked at rwnd), "
+            "setup and start times: 0.88, 0.86, 0.84 at seeds 1-3, every flow not parked at rwnd), mean pairwise cwnd "
+            f"correlation {_f(m, 'cwnd_mean_pair_corr')} (ns-2: 0.69, 0.64, 0.61), "
             f"{_f(m, 'flows_never_dropped', '.3g')} flows never dropped after warm-up. " + SYNC_FIXED)
 
 
@@ -420,13 +421,19 @@ CAUSE = "Setup P0 (FIGURES.md)." + SETUP_NOTE
 def sync_verdict(v: dict[str, Any], *, fixed_rtt: bool) -> dict:
     """The check of fig5a (fixed RTT) and fig5b (random RTT): a periodic total window while the
     individual windows stay out of step (FIGURES.md thresholds)."""
-    from ccscope.repro._base import Checks, verdict
+    from ccscope.repro._base import SIMULATOR_MISSES_TOO, Checks, verdict
     c = Checks()
     c.add("PI(total wnd) ≥ 0.5", v["total_wnd_pi"], v["total_wnd_pi"] >= 0.5, "≥ 0.5", "PI definition")
     # [0.05, 0.8]: not all flows cut together (< 0.8) but the epochs are real congestion events (> 0.05).
-    c.within("mean fraction of flows with ≥ 1 drop per epoch", v["mean_frac_flows_cut"], 0.05, 0.8, "partial synchrony")
+    # Both bounds are FIGURES.md's readings of "not in step" (P001's Fig 5/6 images are lost). With a fixed RTT
+    # ns-2, P001's simulator, misses them the same way on the same setup and start times (seeds 1-3: 0.88, 0.86,
+    # 0.84 of the flows cut per epoch, mean pairwise cwnd correlation 0.69, 0.64, 0.61; docs/models/periodic_ns2.md),
+    # so there they are advisory (`SIMULATOR_MISSES_TOO`); with random RTTs they stay strict.
+    basis = SIMULATOR_MISSES_TOO if fixed_rtt else ""
+    c.within("mean fraction of flows with ≥ 1 drop per epoch", v["mean_frac_flows_cut"], 0.05, 0.8,
+             "partial synchrony" + ("; ns-2 on this setup, seeds 1-3: 0.86" if fixed_rtt else ""), basis=basis)
     c.add("mean pairwise cwnd correlation < 0.5", v["cwnd_mean_pair_corr"], v["cwnd_mean_pair_corr"] < 0.5, "< 0.5",
-          "flows not in step")
+          "flows not in step" + ("; ns-2 on this setup, seeds 1-3: 0.65" if fixed_rtt else ""), basis=basis)
     # Advisory (not in FIGURES.md): the PI maximum over lags 1-60 s also rewards a smooth, aperiodic series at
     # the 1-s bound; a sawtooth shows an ACF peak after the ACF's first minimum (its period).
     pk = v.get("total_wnd_period_peak")

@@ -11,7 +11,7 @@ Verdicts: "reproduced" (every strict check passes), "partly" (some strict checks
 Advisory checks are recorded but never change the verdict. Two kinds, named by `basis`: a printed
 number the catalogue itself flags as inconsistent (the default), and a threshold FIGURES.md inferred
 (not a number or statement of the paper) that a reference simulator run on the same setup misses the
-same way (`SIMULATOR_MISSES_TOO`: so far ns-2, P001's own simulator); the
+same way (`SIMULATOR_MISSES_TOO`: so far ns-2, the simulator of P000 and P001); the
 check's tolerance then cites that simulator's number, and the report lists every such entry.
 """
 from __future__ import annotations

@@ -202,7 +202,7 @@ def write(out_root: Path | str, docs: Path | str) -> list[Path]:
     md += [f"| {k} | {v} |" for k, v in sorted(counts.items())]
     if set_aside:
         md += ["", f"{len(set_aside)} of the reproduced entries fail a FIGURES.md inference that a reference simulator run "
-               "on the same setup misses the same way (ns-2, the periodic-behaviour paper's own simulator); those checks are kept as advisory rows, with the reference simulator's number, in the "
+               "on the same setup misses the same way (ns-2, the simulator P000 and P001 ran; for DCTCP with the sender of P000 §2 added, docs/models/dctcp_ns2.md); those checks are kept as advisory rows, with the reference simulator's number, in the "
                "section of each entry below: " + ", ".join(f"`{x}`" for x in set_aside) + "."]
     md += ["", f"Wall time of the full runs recorded here: {total_wall:.0f} s.", "",
            "## Table", "", "| ID | kind | claim | measured | verdict | figure |", "| --- | --- | --- | --- | --- | --- |"]

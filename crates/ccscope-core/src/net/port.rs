@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 /// port through a few other serializations (the ACK's and the data's hops of one loop), each
 /// rounded by < 1 ps: the two can come out a few ps apart in either order. 10 ps covers that and
 /// is 1/8 of a byte time at 100 Gb/s. Found by comparing P001's runs with ns-2 drop by drop
-/// (docs/models/periodic_ns2.md, item 13): with a 1-ps split the arrival was dropped as if the
+/// (docs/models/periodic_ns2.md, item 14): with a 1-ps split the arrival was dropped as if the
 /// departure came after it, which ns-2 orders first.
 pub const SIMULTANEOUS_PS: u64 = 10;
 
@@ -370,8 +370,9 @@ mod tests {
 
     #[test]
     fn an_arrival_at_the_start_of_a_transmission_sees_the_queue_after_it() {
-        // 1000 B at 1.5 Mb/s = 5 333 333 333.3 ps: serialization times carry a remainder, so a
-        // transmission that exact arithmetic starts at 2 x 16/3 ms starts 1 ps later here
+        // 1000 B at 1.5 Mb/s = 5 333 333 333.3 ps, rounded down with the remainder carried: the
+        // waiting packet starts at 5 333 333 333 ps, and an arrival that exact arithmetic puts at
+        // that instant can come out a few ps to either side of it
         let full = |at_ps: u64| {
             let mut p = Port::new(
                 BitsPerSec(1_500_000),

@@ -46,11 +46,8 @@ def cause(df) -> str:
         return float(r.egress_loss_pct.iloc[0]) if len(r) else float("nan")
     dt = ", ".join(f"{loss('droptail', b):.1f}" for b in (15, 25, 50, 100))
     mf = {b: (loss("minfix", b), loss("ratiofix", b)) for b in (50, 251)}
-    rises = [(q, b0, b1, y1 - y0) for q in ("droptail", "minfix", "ratiofix")
-             for (b0, y0), (b1, y1) in zip(*(lambda r: (r[:-1], r[1:]))(
-                 list(df[df.queue == q].sort_values("size_pkts")[["size_pkts", "egress_loss_pct"]].itertuples(index=False, name=None))))
-             if y1 - y0 > 0.5]
-    where = "; ".join(f"{q} {b0:g} -> {b1:g}: +{d:.1f} pt" for q, b0, b1, d in rises) or "none"
+    where = "; ".join(f"{q} {b0:g} -> {b1:g}: +{dy:.1f} pt" for q in ("droptail", "minfix", "ratiofix")
+                      for b0, b1, dy in _fig7.steps(df, q) if dy > _fig7.RISE_ALLOWANCE_PT) or "none"
     return (
         f"DropTail egress loss by B = 15, 25, 50, 100 (mean over the seeds): {dt}%. Rises above the 0.5-pt noise "
         f"allowance: {where}. With the small buffers the loss depends on which overflow cycle the fixed-RTT "

@@ -35,7 +35,9 @@ DEMO_SCENARIO = {
 
 
 def fail(msg: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True)
+    from ccscope.errors import cut_message
+    from rich.markup import escape
+    err_console.print(f"[bold red]error:[/] {escape(cut_message(str(msg)))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -52,11 +54,20 @@ def _until(text: Optional[str]) -> Optional[float]:
     return u
 
 
-def _load(path: Path, sets: List[str]) -> dict:
-    from ccscope.scenario.io import apply_set, load_file
-    data = load_file(path)
+#: `--allow-path` of the commands that read scenarios (data files outside the scenario's directory).
+ALLOW_PATH_HELP = ("A directory data files named in the scenario (e.g. a CDF file) may be read from besides the "
+                   "scenario's own directory; absolute paths and '..' need it (repeatable).")
+
+
+def _load(path: Path, sets: List[str], allow_paths: Optional[List[Path]] = None) -> dict:
+    """A scenario file with `--set` overrides; data files (also ones a --set names) are read
+    relative to the file's directory under the sandbox rules (ccscope.scenario.io)."""
+    from ccscope.scenario.io import _resolve_cdf_files, apply_set, load_file
+    data = load_file(path, allow_paths=allow_paths)
     for s in sets:
         apply_set(data, s)
+    if sets:
+        _resolve_cdf_files(data, path.resolve().parent, allow_paths)
     return data
 
 
@@ -114,11 +125,12 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         seed: Optional[int] = typer.Option(None, "--seed", help="Override the scenario seed."),
         record: Optional[str] = typer.Option(None, "--record", help="Traces to keep, comma-separated (queue,link,cwnd,alpha,delivered,drops)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
-        json_summary: bool = typer.Option(False, "--json", help="Print the summary as JSON.")):
+        json_summary: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
     """Run a scenario file and print a summary; --out writes the results."""
     import ccscope as cc
     try:
-        data = _load(scenario, set_)
+        data = _load(scenario, set_, allow_path)
     except cc.ScenarioError as e:
         fail(str(e))
     res = _run(data, _until(until), out, quiet, seed, record)
@@ -134,29 +146,33 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
 @scenario_app.command("expand")
 def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
                     set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
-                    fmt: str = typer.Option("toml", "--format", help="Output format: toml or json.")):
+                    fmt: str = typer.Option("toml", "--format", help="Output format: toml or json."),
+                    allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
     """Print the fully expanded scenario (explicit graph, every flow, every default)."""
     import ccscope as cc
     from ccscope import _native
+    from ccscope.errors import engine_call
     if fmt not in ("toml", "json"):
         fail(f"--format {fmt!r}: must be toml or json")
     try:
-        data = _load(scenario, set_)
+        data = _load(scenario, set_, allow_path)
         text = cc.scenario.io.to_engine_json(data)
-        expanded = _native.expand(text, "json")
-        print(_native.to_toml(expanded) if fmt == "toml" else expanded)
-    except (cc.ScenarioError, ValueError) as e:
+        expanded = engine_call(_native.expand, text, "json")
+        out = engine_call(_native.to_toml, expanded) if fmt == "toml" else expanded
+    except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
+    print(out)
 
 
 @scenario_app.command("validate")
 def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
-                      set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE.")):
-    """Check a scenario; prints 'ok' or the first error."""
+                      set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
+                      allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
+    """Check a scenario as `run` does (schema, hosts, routes, congestion points); prints 'ok' or the first error."""
     import ccscope as cc
     try:
-        cc.scenario.validate(_load(scenario, set_))
-    except (cc.ScenarioError, ValueError) as e:
+        cc.scenario.validate(_load(scenario, set_, allow_path))
+    except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
     print("ok")
 
@@ -179,7 +195,7 @@ def plot(result_dir: Path = typer.Argument(..., help="A result directory written
     from ccscope.plot import plot_result
     try:
         res = cc.load(result_dir)
-    except (FileNotFoundError, OSError) as e:
+    except (cc.ResultError, OSError) as e:
         fail(str(e))
     if not (queue or cwnd or alpha):
         queue = cwnd = True

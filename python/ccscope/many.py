@@ -19,8 +19,9 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wai
 from collections.abc import Iterable, Sequence
 
 from ccscope import _native
+from ccscope.errors import ScenarioError, cut_message
 from ccscope.result import SimResult, build_result
-from ccscope.scenario.io import ScenarioLike
+from ccscope.scenario.io import AllowPaths, ScenarioLike
 from ccscope.sim import _check_until, _prepare, simulate
 
 __all__ = ["ItemError", "default_jobs", "simulate_many"]
@@ -59,8 +60,8 @@ class ItemError:
 
 
 def _with_index(index: int, err: BaseException) -> BaseException:
-    """The same kind of error, its message prefixed with the item's position."""
-    msg = f"scenarios[{index}]: {err}"
+    """The same kind of error, its message prefixed with the item's position (long values cut)."""
+    msg = f"scenarios[{index}]: {cut_message(str(err))}"
     try:
         new = type(err)(msg)
     except Exception:  # noqa: BLE001 - an exception type with an unusual constructor: keep it as it is
@@ -69,13 +70,24 @@ def _with_index(index: int, err: BaseException) -> BaseException:
     return new
 
 
+def _short(err: BaseException) -> BaseException:
+    """A ScenarioError whose message holds a long value comes back with the value cut."""
+    if isinstance(err, ScenarioError):
+        msg = cut_message(str(err))
+        if msg != str(err):
+            new = ScenarioError(msg)
+            new.__cause__ = err
+            return new
+    return err
+
+
 def _run_one(scenario: ScenarioLike, until_s: float | None, record: Sequence[str] | None,
-             seed: int | None) -> SimResult:
-    return simulate(scenario, until_s=until_s, record=record, seed=seed)
+             seed: int | None, allow_paths: AllowPaths = None) -> SimResult:
+    return simulate(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
 
 
 def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds: list,
-                jobs: int, errors: str) -> list[SimResult | ItemError]:
+                jobs: int, errors: str, allow_paths: AllowPaths = None) -> list[SimResult | ItemError]:
     """The batch on the engine's Rust threads; Python only prepares JSON and builds DataFrames."""
     from ccscope import __version__
     out: list[SimResult | ItemError | None] = [None] * len(items)
@@ -83,11 +95,11 @@ def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds
     where: list[int] = []
     for i, sc in enumerate(items):
         try:
-            batch.append((_prepare(sc, rec, seeds[i]), _check_until(until_s)))
+            batch.append((_prepare(sc, rec, seeds[i], allow_paths), _check_until(until_s)))
         except Exception as e:
             if errors == "raise":
                 raise _with_index(i, e) from e
-            out[i] = ItemError(i, e)
+            out[i] = ItemError(i, _short(e))
             continue
         where.append(i)
     ran = _native.run_many(batch, jobs, errors == "raise")
@@ -97,14 +109,14 @@ def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds
         elif err is not None:
             if errors == "raise":
                 raise _with_index(i, err) from err
-            out[i] = ItemError(i, err)
+            out[i] = ItemError(i, _short(err))
     return out  # type: ignore[return-value]
 
 
 def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = None,
                   record: Sequence[str] | None = None, seeds: Sequence[int | None] | None = None,
                   jobs: int | None = None, executor: str = "thread",
-                  errors: str = "raise") -> list[SimResult | ItemError]:
+                  errors: str = "raise", allow_paths: AllowPaths = None) -> list[SimResult | ItemError]:
     """Run every scenario (Scenario, dict or file path) and return the results in input order.
 
     until_s, record: as for `simulate`, applied to every item.
@@ -115,6 +127,9 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
              (ScenarioError, SimulationError, ...) with the message prefixed by `scenarios[i]: `,
              and items not yet started when an item fails are skipped. "return": every item runs, and a failing
              item's slot holds an `ItemError` (index, error) instead of a SimResult.
+    allow_paths: directories data files named in scenario files may be read from besides each
+             file's own directory (ccscope.scenario.io: the sandbox rules).
+    Errors are picklable, so a process executor passes each item's own error back unchanged.
     """
     items = list(scenarios)
     if errors not in ("raise", "return"):
@@ -135,20 +150,20 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
     jobs = min(jobs, max(1, len(items)))
 
     if executor == "thread":
-        return _run_native(items, until_s, rec, seeds, jobs, errors)
+        return _run_native(items, until_s, rec, seeds, jobs, errors, allow_paths)
     out: list[SimResult | ItemError | None] = [None] * len(items)
     if jobs == 1:
         for i, sc in enumerate(items):
             try:
-                out[i] = _run_one(sc, until_s, rec, seeds[i])
+                out[i] = _run_one(sc, until_s, rec, seeds[i], allow_paths)
             except Exception as e:
                 if errors == "raise":
                     raise _with_index(i, e) from e
-                out[i] = ItemError(i, e)
+                out[i] = ItemError(i, _short(e))
         return out  # type: ignore[return-value]
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i]) for i, sc in enumerate(items)]
+        futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i], allow_paths) for i, sc in enumerate(items)]
         if errors == "raise":
             wait(futures, return_when=FIRST_EXCEPTION)
             if any(f.done() and f.exception() is not None for f in futures):
@@ -165,5 +180,5 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
                     g.cancel()
                 raise _with_index(i, err) from err
             else:
-                out[i] = ItemError(i, err)
+                out[i] = ItemError(i, _short(err))
     return out  # type: ignore[return-value]

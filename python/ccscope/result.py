@@ -84,32 +84,144 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
+#: Columns each table of a result must have (those the readers of a result use); a trace not
+#: listed needs time_s. `load` refuses a file that lacks one, rather than returning NaN columns.
+REQUIRED_COLUMNS = {
+    "flows.parquet": ("flow", "cc", "start_s", "fct_s", "delivered_bytes"),
+    "ports.parquet": ("name", "rate_bps", "drops_overflow", "drops_aqm", "marks", "mean_queue_pkts"),
+    "traces/queue.parquet": ("time_s", "port", "queue_pkts"),
+    "traces/link.parquet": ("time_s", "port", "tx_bytes"),
+    "traces/cwnd.parquet": ("time_s", "flow", "cwnd_pkts"),
+    "traces/alpha.parquet": ("time_s", "flow", "alpha"),
+    "traces/delivered.parquet": ("time_s", "flow", "delivered_bytes"),
+    "traces/drops.parquet": ("time_s", "port", "event"),
+    "traces/rate.parquet": ("time_s", "flow", "rate_bps"),
+    "traces/feedback.parquet": ("time_s", "event"),
+}
+#: Columns of text (names, categories); every other required column must be numeric.
+_TEXT_COLUMNS = {"cc", "name", "port", "event"}
+#: Sub-tables of scenario.json that readers of a result look into: each must be a JSON object.
+_SCENARIO_TABLES = ("topology", "aqm", "tcp", "record", "flows")
+
+
+def _regular_file(d: Path, rel: str, *, required: bool = True) -> Optional[Path]:
+    """d/rel when it is a regular file; None when absent and optional; ResultError otherwise
+    (a directory, FIFO or device is refused, never read: a FIFO would block)."""
+    import stat
+    from ccscope.errors import ResultError
+    p = d / rel
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        if required:
+            raise ResultError(f"{p}: missing; a result directory (ccscope run --out) has summary.json, "
+                              "scenario.json, meta.json, flows.parquet, ports.parquet and traces/") from None
+        return None
+    except OSError as e:
+        raise ResultError(f"{p}: cannot be read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ResultError(f"{p}: not a regular file")
+    return p
+
+
+def _read_json_object(d: Path, rel: str) -> dict:
+    from ccscope.errors import ResultError, shown
+    p = _regular_file(d, rel)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise ResultError(f"{p}: cannot be read ({e.strerror or e})") from None
+    if not raw.strip():
+        raise ResultError(f"{p}: empty; expected a JSON object")
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultError(f"{p}: not UTF-8 text (byte {e.start}); expected a JSON object") from None
+    except json.JSONDecodeError as e:
+        raise ResultError(f"{p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise ResultError(f"{p}: nested too deeply; expected a JSON object") from None
+    if not isinstance(obj, dict):
+        raise ResultError(f"{p}: {shown(obj, 40)}: expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _read_table(d: Path, rel: str, *, required: bool = True) -> Optional[pd.DataFrame]:
+    """A Parquet table of a result, with its required columns (REQUIRED_COLUMNS) checked."""
+    from ccscope.errors import ResultError, cut_message
+    p = _regular_file(d, rel, required=required)
+    if p is None:
+        return None
+    try:
+        df = pd.read_parquet(p)
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 - pyarrow raises many kinds for a damaged file
+        raise ResultError(f"{p}: not a readable Parquet table ({cut_message(str(e).splitlines()[0] if str(e) else type(e).__name__)})") from None
+    need = REQUIRED_COLUMNS.get(rel, ("time_s",) if rel.startswith("traces/") else ())
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ResultError(f"{p}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                          f"(a {Path(rel).stem} table has {', '.join(need)})")
+    for c in need:
+        if c not in _TEXT_COLUMNS and not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c])):
+            raise ResultError(f"{p}: column {c} has type {df[c].dtype}; expected numbers")
+    return df
+
+
 def load(out_dir: Union[str, Path]) -> SimResult:
-    """Read a result written by `SimResult.save` (or `ccscope run --out`)."""
+    """Read a result written by `SimResult.save` (or `ccscope run --out`).
+
+    A damaged or incomplete directory raises `ccscope.ResultError` (a ValueError) naming the
+    file and what is wrong: a missing or empty file, bytes that are not JSON/Parquet, a JSON
+    value that is not an object, a table without its columns (REQUIRED_COLUMNS), a trace naming
+    a port or event the result does not have."""
+    from ccscope.errors import ResultError, shown
     d = Path(out_dir)
-    if not (d / "summary.json").is_file():
-        raise FileNotFoundError(f"{d}: not a ccscope result directory (no summary.json)")
-    traces = {p.stem: pd.read_parquet(p) for p in sorted((d / "traces").glob("*.parquet"))}
-    ports = pd.read_parquet(d / "ports.parquet")
+    if not d.is_dir():
+        raise ResultError(f"{d}: not a ccscope result directory ({'not a directory' if d.exists() else 'no such directory'})")
+    if not (d / "summary.json").exists():
+        raise ResultError(f"{d}: not a ccscope result directory (no summary.json)")
+    summary = _read_json_object(d, "summary.json")
+    scenario = _read_json_object(d, "scenario.json")
+    meta = _read_json_object(d, "meta.json")
+    for key in _SCENARIO_TABLES:
+        if key in scenario and not isinstance(scenario[key], dict):
+            raise ResultError(f"{d / 'scenario.json'}: {key} = {shown(scenario[key], 40)}: expected a JSON object")
+    tp = summary.get("flow_throughput_bps")
+    if tp is not None and not (isinstance(tp, list) and all(x is None or isinstance(x, (int, float)) for x in tp)):
+        raise ResultError(f"{d / 'summary.json'}: flow_throughput_bps = {shown(tp, 40)}: expected a list of numbers")
+    tdir = d / "traces"
+    if not tdir.is_dir():
+        raise ResultError(f"{tdir}: missing; a result directory has a traces/ directory (empty when nothing was recorded)")
+    traces = {p.stem: _read_table(d, f"traces/{p.name}") for p in sorted(tdir.glob("*.parquet"))}
+    ports = _read_table(d, "ports.parquet")
+    flows = _read_table(d, "flows.parquet")
+    rounds = _read_table(d, "rounds.parquet", required=False)
+    names = ports["name"]
+    if names.isna().any() or names.duplicated().any():
+        raise ResultError(f"{d / 'ports.parquet'}: column name must hold one distinct name per port")
     # Parquet keeps a categorical's categories only where values use them: restore them (an
     # empty table, e.g. no feedback frames, would otherwise come back with none)
-    port_cat = pd.CategoricalDtype(list(ports["name"]))
+    port_cat = pd.CategoricalDtype([str(n) for n in names])
     event_cats = {"drops": [EVENT_NAMES[i] for i in range(3)], "feedback": ["sent", "applied"]}
     for name, df in traces.items():
-        if "port" in df:
-            df["port"] = df["port"].astype(str).astype(port_cat) if len(df) else pd.Categorical([], dtype=port_cat)
+        cols = [("port", port_cat, "ports.parquet")] if "port" in df else []
         if name in event_cats and "event" in df:
-            cat = pd.CategoricalDtype(event_cats[name])
-            df["event"] = df["event"].astype(str).astype(cat) if len(df) else pd.Categorical([], dtype=cat)
-    return SimResult(
-        traces=traces,
-        flows=pd.read_parquet(d / "flows.parquet"),
-        ports=ports,
-        summary=json.loads((d / "summary.json").read_text()),
-        scenario=json.loads((d / "scenario.json").read_text()),
-        meta=json.loads((d / "meta.json").read_text()),
-        rounds=pd.read_parquet(d / "rounds.parquet") if (d / "rounds.parquet").is_file() else pd.DataFrame(),
-    )
+            cols.append(("event", pd.CategoricalDtype(event_cats[name]), None))
+        for col, cat, where in cols:
+            if not len(df):
+                df[col] = pd.Categorical([], dtype=cat)
+                continue
+            values = df[col].astype(str)
+            unknown = sorted(set(values.unique()) - set(cat.categories))
+            if unknown or df[col].isna().any():
+                bad = shown(unknown[0], 40) if unknown else "a missing value"
+                allowed = f"a port of {where}" if where else ", ".join(cat.categories)
+                raise ResultError(f"{tdir / (name + '.parquet')}: column {col} holds {bad}; expected {allowed}")
+            df[col] = values.astype(cat)
+    return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta,
+                     rounds=rounds if rounds is not None else pd.DataFrame())
 
 
 def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:

@@ -6,24 +6,33 @@ import time
 from typing import Callable, Optional, Sequence
 
 from ccscope import _native
-from ccscope.errors import ScenarioError
+from ccscope.errors import ScenarioError, engine_call, shown
 from ccscope.result import SimResult, build_result
-from ccscope.scenario.io import ScenarioLike, as_dict, to_engine_json
+from ccscope.scenario.io import AllowPaths, ScenarioLike, as_dict, to_engine_json
 
 __all__ = ["simulate", "Simulation"]
 
 
-def _prepare(scenario: ScenarioLike, record: Optional[Sequence[str]], seed: Optional[int]) -> str:
-    data = dict(as_dict(scenario))
+def _prepare(scenario: ScenarioLike, record: Optional[Sequence[str]], seed: Optional[int],
+             allow_paths: AllowPaths = None) -> str:
+    data = dict(as_dict(scenario, allow_paths=allow_paths))
     if record is not None:
         if isinstance(record, str):
             record = [record]
-        rec = dict(data.get("record") or {})
+        elif not isinstance(record, (list, tuple)) or not all(isinstance(r, str) for r in record):
+            raise ScenarioError(f"record = {shown(record)}: must be a list of trace names "
+                                "(queue, link, cwnd, alpha, delivered, drops, rate, feedback)")
+        rec = data.get("record")
+        if rec is None:
+            rec = {}
+        if not isinstance(rec, dict):
+            raise ScenarioError(f"record = {shown(rec)}: must be a table ([record])")
+        rec = dict(rec)
         rec["traces"] = list(record)
         data["record"] = rec
     if seed is not None:
         data["seed"] = seed
-    return to_engine_json(data)
+    return to_engine_json(data, allow_paths=allow_paths)
 
 
 def _check_until(until_s: Optional[float]) -> Optional[float]:
@@ -42,8 +51,12 @@ class Simulation:
     """A run in progress: `run_until(t_s)`, `step()`, `peek()`, then `finish()` -> SimResult."""
 
     def __init__(self, scenario: ScenarioLike, *, until_s: Optional[float] = None,
-                 record: Optional[Sequence[str]] = None, seed: Optional[int] = None):
-        self._native = _native.Simulation(_prepare(scenario, record, seed), _check_until(until_s))
+                 record: Optional[Sequence[str]] = None, seed: Optional[int] = None,
+                 allow_paths: AllowPaths = None):
+        # allow_paths: directories a scenario's data files may be read from besides its own
+        # (ccscope.scenario.io: the sandbox rules)
+        self._native = engine_call(_native.Simulation, _prepare(scenario, record, seed, allow_paths),
+                                   _check_until(until_s))
         self._t0 = time.perf_counter()
 
     @property
@@ -84,12 +97,14 @@ class Simulation:
 
 
 def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record: Optional[Sequence[str]] = None,
-             seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None) -> SimResult:
+             seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None,
+             allow_paths: AllowPaths = None) -> SimResult:
     """Run a scenario (Scenario, dict or file path) to `until_s` (default: the scenario's).
 
     record: trace names to keep ("queue", "link", "cwnd", "alpha", "delivered", "drops");
     default: the scenario's record.traces (all).
+    allow_paths: directories data files may be read from besides the scenario's (ccscope.scenario.io).
     """
-    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed)
+    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
     sim.run(progress=progress)
     return sim.finish()

@@ -1,8 +1,9 @@
 """Topology builders: `dumbbell(...)` returns a `Scenario` using the dumbbell template."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
+from ccscope.errors import ScenarioError, shown
 from ccscope.scenario.model import (AqmConfig, DctcpConfig, DropTail, Dumbbell, DxConfig, FlowsTemplate,
                                     RecordConfig, Scenario, TcpConfig)
 
@@ -19,12 +20,15 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
     `senders` hosts each run one flow unless `flows` says otherwise (flow k starts at sender
     k mod senders). Give `rtt_s` (same propagation RTT for all) or `rtt_per_sender_s`.
     """
-    from ccscope.errors import ScenarioError
     for name, v in (("senders", senders), ("flows", flows)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            raise ScenarioError(f"{name} = {v!r}: must be an integer >= 1")
+            raise ScenarioError(f"{name} = {shown(v)}: must be an integer >= 1")
     if senders is None:
         raise ScenarioError("senders = None: must be an integer >= 1")
+    if rtt_per_sender_s is not None and (isinstance(rtt_per_sender_s, (str, bytes, dict))
+                                         or not isinstance(rtt_per_sender_s, Sequence)):
+        raise ScenarioError(f"rtt_per_sender_s = {shown(rtt_per_sender_s)}: must be a list of RTTs in seconds, "
+                            "one per sender")
     n_flows = senders if flows is None else flows
     topo = Dumbbell(bottleneck_bps=bottleneck_bps, senders=senders, receivers=receivers, access_bps=access_bps,
                     rtt_s=rtt_s, rtt_per_sender_s=list(rtt_per_sender_s) if rtt_per_sender_s is not None else None,
@@ -33,6 +37,22 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
                     tcp=tcp or TcpConfig(), dctcp=dctcp or DctcpConfig(), dx=dx or DxConfig(), record=record or RecordConfig(),
                     flows=FlowsTemplate(count=n_flows, cc=cc, start_s=start_s, start_jitter_s=start_jitter_s,
                                         size_bytes=size_bytes))
+
+
+def _int_arg(name: str, v: Any, lo: int) -> int:
+    """An integer argument of a builder, or a ScenarioError naming it."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+        raise ScenarioError(f"{name} = {shown(v)}: must be an integer >= {lo}")
+    return v
+
+
+def _num_arg(name: str, v: Any, *, optional: bool = False) -> Optional[float]:
+    """A finite number argument of a builder, or a ScenarioError naming it."""
+    if v is None and optional:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+        raise ScenarioError(f"{name} = {shown(v)}: must be a finite number")
+    return float(v)
 
 
 def _link(a: str, b: str, rate_bps: float, delay_s: float, buffer_pkts=None, aqm=None, duplex: bool = True) -> dict:
@@ -57,9 +77,12 @@ def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bp
     hop k a group of `flows_per_group` cross-traffic sources enters at sw{k} and leaves at
     sw{k+1}. Every chain link is a bottleneck with the given AQM. Returns a plain scenario
     dict (graph form)."""
-    if hops < 1:
-        from ccscope.errors import ScenarioError
-        raise ScenarioError(f"hops = {hops!r}: must be an integer >= 1")
+    _int_arg("hops", hops, 1)
+    _int_arg("flows_per_group", flows_per_group, 0)
+    _int_arg("long_flows", long_flows, 0)
+    _int_arg("buffer_pkts", buffer_pkts, 1)
+    _num_arg("rate_bps", rate_bps)
+    _num_arg("link_delay_s", link_delay_s)
     nodes, links, flows = [], [], []
     for k in range(hops + 1):
         nodes.append({"name": f"sw{k}", "kind": "switch"})
@@ -112,9 +135,14 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
     collapse rttvar on these slow links and fire spurious timeouts when the queue rises).
     Returns a plain scenario dict (graph form)."""
     import numpy as np
-    from ccscope.errors import ScenarioError
     if rtt not in ("fixed", "variable"):
-        raise ScenarioError(f"rtt = {rtt!r}: must be 'fixed' or 'variable'")
+        raise ScenarioError(f"rtt = {shown(rtt)}: must be 'fixed' or 'variable'")
+    _int_arg("clients", clients, 1)
+    _int_arg("buffer_pkts", buffer_pkts, 1)
+    _int_arg("seed", seed, 0)
+    for name, v in (("client_delay_s", client_delay_s), ("server_delay_s", server_delay_s),
+                    ("bottleneck_bps", bottleneck_bps), ("fast_bps", fast_bps), ("start_spread_s", start_spread_s)):
+        _num_arg(name, v)
     rng = np.random.default_rng(seed)
     nodes = [{"name": n, "kind": k} for n, k in (("S", "host"), ("M1", "switch"), ("M2", "switch"), ("M3", "switch"))]
     aqm_kind = _clean(aqm).get("kind") if aqm is not None else "drop_tail"

@@ -326,9 +326,11 @@ class Scenario:
     def to_dict(self) -> dict:
         d = _clean(self)
         # `from` is a Python keyword: LinkSpec stores it as from_
-        topo = d.get("topology", {})
-        for link in topo.get("links", []) or []:
-            if "from_" in link:
+        # (values of the wrong type pass through unchanged: the engine names their field)
+        topo = d.get("topology")
+        links = topo.get("links") if isinstance(topo, dict) else None
+        for link in links if isinstance(links, list) else []:
+            if isinstance(link, dict) and "from_" in link:
                 link["from"] = link.pop("from_")
         for key in ("flow", "workload"):
             if not d.get(key):

@@ -90,10 +90,17 @@ def _summary_table(res) -> Table:
     return t
 
 
-def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str]):
+def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str],
+         force: bool = False, protect=()):
     import ccscope as cc
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ccscope import _outdir
+    if out is not None:  # refuse a target ccscope may not write before the run, not after it
+        try:
+            _outdir.plan_dir(out, _outdir.RUN, force=force, protect=protect)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("--out"))
     rec = [r.strip() for r in record.split(",") if r.strip()] if record else None
     try:
         sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec)
@@ -111,7 +118,10 @@ def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], r
         fail(f"simulation failed: {e}", code=1)
     if out is not None:
         try:
-            res.save(out)
+            with _outdir.sigterm_as_exit():
+                res.save(out, force=force, protect=protect)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("--out"))
         except OSError as e:
             fail(f"--out {str(out)!r}: cannot write results ({e.strerror or e})")
     return res
@@ -120,7 +130,11 @@ def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], r
 @app.command()
 def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
         until: Optional[str] = typer.Option(None, "--until", help="Simulated time, e.g. 1s, 200ms (default: the scenario's until_s)."),
-        out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write traces (Parquet), tables and metadata here."),
+        out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write traces (Parquet), tables and metadata here "
+                                           "(a new or empty directory, or a previous result, whose own files are replaced; "
+                                           "other files in it are kept)."),
+        force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that is not a result "
+                                   "(ccscope's files are written, every other file is kept)."),
         set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE, e.g. --set flows.count=10 (repeatable)."),
         seed: Optional[int] = typer.Option(None, "--seed", help="Override the scenario seed."),
         record: Optional[str] = typer.Option(None, "--record", help="Traces to keep, comma-separated (queue,link,cwnd,alpha,delivered,drops)."),
@@ -133,7 +147,7 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         data = _load(scenario, set_, allow_path)
     except cc.ScenarioError as e:
         fail(str(e))
-    res = _run(data, _until(until), out, quiet, seed, record)
+    res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario])
     if json_summary:
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))
@@ -189,10 +203,17 @@ def plot(result_dir: Path = typer.Argument(..., help="A result directory written
          queue: bool = typer.Option(False, "--queue", help="Queue length panel."),
          cwnd: bool = typer.Option(False, "--cwnd", help="cwnd panel."),
          alpha: bool = typer.Option(False, "--alpha", help="DCTCP alpha panel."),
-         output: Path = typer.Option(Path("fig.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg).")):
+         output: Path = typer.Option(Path("fig.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg); an "
+                                     "existing figure is replaced, any other existing file only with --force."),
+         force: bool = typer.Option(False, "--force", help="Replace an existing -o file that is not a figure.")):
     """Plot traces of a saved run."""
     import ccscope as cc
+    from ccscope import _outdir
     from ccscope.plot import plot_result
+    try:
+        _outdir.check_figure(output, force=force)
+    except _outdir.OutputRefused as e:
+        fail(e.cli("-o"))
     try:
         res = cc.load(result_dir)
     except (cc.ResultError, OSError) as e:
@@ -200,19 +221,30 @@ def plot(result_dir: Path = typer.Argument(..., help="A result directory written
     if not (queue or cwnd or alpha):
         queue = cwnd = True
     try:
-        plot_result(res, output, queue=queue, cwnd=cwnd, alpha=alpha)
+        with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
+            plot_result(res, tmp, queue=queue, cwnd=cwnd, alpha=alpha)
+    except _outdir.OutputRefused as e:
+        fail(e.cli("-o"))
     except (OSError, ValueError) as e:
         fail(f"-o {str(output)!r}: {e}")
     out_console.print(f"wrote {output}")
 
 
 @app.command()
-def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where to write traces and the figure."),
+def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where to write traces and the figure "
+                                   "(same rules as run --out)."),
+         force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that is not a result "
+                                    "(every other file is kept)."),
          quiet: bool = typer.Option(False, "--quiet", "-q")):
     """Run the embedded default scenario (DCTCP, 2 flows, 10 Gb/s, 100 us, K = 65, g = 1/16, 1 s)."""
+    from ccscope import _outdir
     from ccscope.plot import plot_result
-    res = _run(DEMO_SCENARIO, None, out, quiet, None, None)
-    plot_result(res, out / "queue_cwnd.png", queue=True, cwnd=True, alpha=True, title=DEMO_SCENARIO["name"])
+    res = _run(DEMO_SCENARIO, None, out, quiet, None, None, force=force)
+    try:
+        with _outdir.sigterm_as_exit(), _outdir.atomic_file(out / "queue_cwnd.png") as tmp:
+            plot_result(res, tmp, queue=True, cwnd=True, alpha=True, title=DEMO_SCENARIO["name"])
+    except OSError as e:
+        fail(f"--out {str(out)!r}: cannot write the figure ({e.strerror or e})")
     out_console.print(_summary_table(res))
     out_console.print(f"traces (Parquet) and queue_cwnd.png written to {out}/")
 

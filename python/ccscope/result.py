@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -42,13 +40,22 @@ class SimResult:
     def success(self) -> bool:
         return True
 
-    def save(self, out_dir: Union[str, Path]) -> Path:
-        """Write everything under `out_dir` (replaced if it exists), atomically."""
-        out = Path(out_dir)
-        parent = out.resolve().parent
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
-        try:
+    def save(self, out_dir: Union[str, Path], *, force: bool = False, protect=()) -> Path:
+        """Write everything under `out_dir`, staged and renamed into place, under the output rules
+        of `ccscope._outdir` (docs/reliability.md):
+
+        - a new or empty directory is written; a previous result (summary.json and meta.json) is
+          replaced: only the files a result consists of are replaced or removed, any other file
+          in it (the scenario file, a figure, notes) is kept;
+        - a non-empty directory that is not a result raises `OutputRefused` (a FileExistsError)
+          unless `force=True`, which writes the result's files into it and keeps the others;
+        - an existing file at `out_dir` is always refused;
+        - `protect`: paths that must survive (e.g. the scenario file): refused if one of them is
+          one of the result's own entries.
+        Returns the directory written."""
+        from ccscope import _outdir
+
+        def fill(tmp: Path) -> None:
             (tmp / "traces").mkdir()
             for name, df in self.traces.items():
                 df.to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
@@ -58,17 +65,9 @@ class SimResult:
             (tmp / "summary.json").write_text(json.dumps(_jsonable(self.summary), indent=2, sort_keys=True) + "\n")
             (tmp / "scenario.json").write_text(json.dumps(self.scenario, indent=2, sort_keys=True) + "\n")
             (tmp / "meta.json").write_text(json.dumps(_jsonable(self.meta), indent=2, sort_keys=True) + "\n")
-            if out.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
-                os.rename(out, old / "x")
-                os.rename(tmp, out)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+
+        _outdir.write_dir(out_dir, _outdir.RUN, fill, force=force, protect=protect)
+        return Path(out_dir)
 
 
 def _jsonable(obj: Any) -> Any:

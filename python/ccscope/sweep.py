@@ -10,7 +10,10 @@ Place in the pipeline: above `simulate` (one run) and `simulate_many` (one batch
      in a local thread pool (`jobs`) or on Dask (`scheduler=` address, or `dask_local=N`
      workers on a LocalCluster bound to 127.0.0.1), each point writing its own result
      directory `out/points/<address[:16]>/` (SimResult.save + point.json, renamed into
-     place only when complete, so an interrupted sweep resumes where it stopped);
+     place only when complete, so an interrupted sweep resumes where it stopped). point.json,
+     written last, records the size and sha256 of every file of the point and a digest of
+     itself: a point is reused only when all of them still match (`check_point`), otherwise it
+     is recomputed and the reason reported; `verify_sweep` checks a whole directory;
   4. writes `out/summary.parquet`: one row per point, in point order: the parameters,
      seed, address, status/error, and the run's headline metrics.
 A failing point (invalid value, engine error) becomes a row with status "error" and the
@@ -32,7 +35,6 @@ import json
 import math
 import os
 import shutil
-import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -43,14 +45,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ccscope import _outdir
 from ccscope.errors import ScenarioError
 from ccscope.scenario.io import ScenarioLike, apply_set, as_dict, load_file
 
 __all__ = [
     "NONDETERMINISTIC_COLUMNS",
     "SweepPoint",
+    "PointCheck",
     "SweepResult",
     "SweepSpec",
+    "check_point",
     "derive_seed",
     "expand_grid",
     "fluid_sweep",
@@ -60,6 +65,7 @@ __all__ = [
     "point_key",
     "run_point",
     "sweep",
+    "verify_sweep",
 ]
 
 #: Summary columns that legitimately differ between two runs of the same sweep (wall clock, cache hits).
@@ -297,14 +303,91 @@ def _row_base(point: SweepPoint) -> dict[str, Any]:
     return row
 
 
-def read_done(points_dir: Path, key: str) -> dict | None:
-    """The finished row of address `key` under `points_dir`, or None if that point has not finished."""
-    f = Path(points_dir) / key[:DIR_KEY_CHARS] / POINT_FILE
+#: Bytes read at a time when hashing a point's files.
+HASH_CHUNK_BYTES = 1 << 20
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(HASH_CHUNK_BYTES), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _point_files(d: Path) -> list[str]:
+    """The files of a point directory (relative POSIX paths), point.json and staging copies excluded."""
+    out = []
+    for p in d.rglob("*"):
+        rel = p.relative_to(d)
+        if any(_outdir.is_temp(part) for part in rel.parts) or rel.as_posix() == POINT_FILE:
+            continue
+        if p.is_file() or p.is_symlink():
+            out.append(rel.as_posix())
+    return sorted(out)
+
+
+def _record_digest(rec: Mapping) -> str:
+    body = {k: v for k, v in rec.items() if k != "digest"}
+    return hashlib.sha256(_canonical(json.loads(json.dumps(body))).encode()).hexdigest()
+
+
+def write_point_record(d: Path, rec: dict) -> None:
+    """Write `d/point.json` last and atomically: `rec` plus the size and sha256 of every file in `d`
+    ("files") and the sha256 of the record itself ("digest")."""
+    rec = _jsonable(dict(rec))
+    rec["files"] = {rel: {"bytes": (d / rel).stat().st_size, "sha256": _sha256(d / rel)} for rel in _point_files(d)}
+    rec["digest"] = _record_digest(rec)
+    tmp = d / _outdir.temp_name(POINT_FILE)
+    tmp.write_text(json.dumps(rec, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, d / POINT_FILE)
+
+
+def check_point(d: Path, key: str | None = None) -> tuple[dict | None, str | None]:
+    """Verify a finished point directory against its point.json: (the record, None) when every file
+    has the size and sha256 recorded and point.json its digest; (None, what is wrong) otherwise;
+    (None, None) when the directory does not exist. `key`: the full address it must hold (else the
+    directory name must be its prefix)."""
+    d = Path(d)
+    if not d.is_dir():
+        return None, None
+    f = d / POINT_FILE
+    if not f.is_file():
+        return None, f"{POINT_FILE} is missing"
     try:
         rec = json.loads(f.read_text())
-    except (OSError, ValueError):
-        return None
-    return rec["row"] if rec.get("key") == key and rec.get("status") == "ok" else None
+    except (OSError, ValueError) as e:
+        return None, f"{POINT_FILE} is unreadable ({type(e).__name__})"
+    if not isinstance(rec, dict) or not isinstance(rec.get("key"), str) or not isinstance(rec.get("row"), dict):
+        return None, f"{POINT_FILE} is damaged (no key or row)"
+    if (rec["key"] != key) if key is not None else not rec["key"].startswith(d.name):
+        return None, f"{POINT_FILE} belongs to another point ({rec['key'][:DIR_KEY_CHARS]})"
+    if rec.get("status") != "ok":
+        return None, f"{POINT_FILE} has status {str(rec.get('status'))[:20]!r}"
+    files = rec.get("files")
+    if not isinstance(files, dict) or not isinstance(rec.get("digest"), str):
+        return None, f"{POINT_FILE} has no content hashes (written by an earlier ccscope)"
+    if _record_digest(rec) != rec["digest"]:
+        return None, f"{POINT_FILE} changed since it was written"
+    problems = []
+    for rel, want in sorted(files.items()):
+        p = d / rel
+        if not p.is_file():
+            problems.append(f"{rel} is missing")
+        elif not isinstance(want, dict) or p.stat().st_size != want.get("bytes") or _sha256(p) != want.get("sha256"):
+            problems.append(f"{rel} changed since it was written")
+    problems += [f"{rel} was added since it was written" for rel in _point_files(d) if rel not in files]
+    if problems:
+        more = f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+        return None, ", ".join(problems[:3]) + more
+    return rec, None
+
+
+def read_done(points_dir: Path, key: str) -> dict | None:
+    """The finished row of address `key` under `points_dir`, or None if that point has not finished
+    or its files no longer match what its point.json recorded (see `check_point`)."""
+    rec, _problem = check_point(Path(points_dir) / key[:DIR_KEY_CHARS], key)
+    return rec["row"] if rec is not None else None
 
 
 def run_point(task: dict) -> dict:
@@ -322,17 +405,23 @@ def run_point(task: dict) -> dict:
         row.update(status="ok", error=None, cached=False, result_dir=f"points/{key[:DIR_KEY_CHARS]}")
         final = points_dir / key[:DIR_KEY_CHARS]
         points_dir.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{key[:DIR_KEY_CHARS]}.partial-", dir=points_dir))
+        stage = _outdir.mkdir_temp(points_dir, key[:DIR_KEY_CHARS])
         try:
             res.save(stage / "r")
             rec = {"key": key, "status": "ok", "ccscope_version": __version__, "params": row_base_params(task),
                    "seed": row["seed"], "until_s": task["until_s"], "record": task["record"], "row": row}
-            (stage / "r" / POINT_FILE).write_text(json.dumps(_jsonable(rec), indent=2, sort_keys=True) + "\n")
-            if final.exists():  # a stale or concurrent copy: replace it (same address, same content)
-                old = Path(tempfile.mkdtemp(prefix=f".{key[:DIR_KEY_CHARS]}.old-", dir=points_dir))
-                os.rename(final, old / "x")
+            write_point_record(stage / "r", rec)
+            if os.path.lexists(final):  # a damaged, stale or concurrent copy: replace it (same address)
+                old = points_dir / _outdir.temp_name(key[:DIR_KEY_CHARS], "old")
+                os.rename(final, old)
+                try:
+                    os.rename(stage / "r", final)
+                except BaseException:
+                    os.rename(old, final)
+                    raise
                 shutil.rmtree(old, ignore_errors=True)
-            os.rename(stage / "r", final)
+            else:
+                os.rename(stage / "r", final)
         finally:
             shutil.rmtree(stage, ignore_errors=True)
     except Exception as e:  # noqa: BLE001 - a failing point is reported in its row, the sweep goes on
@@ -392,11 +481,13 @@ class SweepResult:
     table:   one row per point, in point order (parameters, replicate, seed, key, status, error,
              cached, result_dir, metrics); also written to `out/summary.parquet`
     out_dir: the output directory;  ran / cached: addresses run now / taken from the cache
+    recomputed: point index -> why its cached copy was not reused (a file missing or changed)
     """
     table: pd.DataFrame
     out_dir: Path
     ran: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
+    recomputed: dict[int, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> pd.DataFrame:
@@ -412,7 +503,8 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
           until_s: float | None = None, record: Sequence[str] | None = None,
           seeds: int | Sequence[int] = 1, jobs: int | None = None, scheduler: str | None = None,
           dask_local: int | None = None, client: Any = None, cache: bool = True,
-          progress: ProgressFn | None = None, design: str = "grid", samples: int | None = None) -> SweepResult:
+          progress: ProgressFn | None = None, design: str = "grid", samples: int | None = None,
+          force: bool = False, on_notice: Callable[[str], None] | None = None) -> SweepResult:
     """Run `base` at every point of `grid` x `seeds`; write per-point results and `out/summary.parquet`.
 
     grid:     dotted scenario path -> list of values, e.g. {"flows.count": [2, 10], "aqm.k_pkts": [20, 65]}
@@ -425,6 +517,10 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
     cache:    skip points already finished under `out/points/` (False: run them all again)
     progress: `progress(done, total, row)` once before the runs (done = 0, row = {}) and after each point
               run now (cached points are not counted in `total`)
+    force:    write into a non-empty `out` that is not a sweep output (its other files are kept); without
+              it such a directory raises `OutputRefused` (a FileExistsError), as does a file at `out`
+    on_notice: `on_notice(line)` for each finished point whose files no longer match its point.json
+              ("point 3: flows.parquet changed since it was written; recomputing"), before the runs
     """
     from ccscope.many import default_jobs
     out_dir = Path(out)
@@ -444,21 +540,26 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
         _resolve_key(p, until_s, rec)
     param_names = list(grid)
 
+    _outdir.ensure_dir(out_dir, _outdir.SWEEP, force=force)
+    _outdir.clean_stale(points_dir, legacy_names="*")
     rows: dict[int, dict] = {}
-    cached_keys, todo_by_key = [], {}
+    cached_keys, todo_by_key, recomputed = [], {}, {}
     for p in points:
         base_row = _row_base(p)
         if p.error:
             rows[p.index] = dict(base_row, status="error", error=p.error, cached=False, result_dir=None)
             continue
-        done = read_done(points_dir, p.key) if cache else None
-        if done is not None:
-            rows[p.index] = dict(done, **base_row, cached=True)
+        prev, problem = check_point(points_dir / p.dir_name, p.key) if cache else (None, None)
+        if prev is not None:
+            rows[p.index] = dict(prev["row"], **base_row, cached=True)
             cached_keys.append(p.key)
         else:
+            if problem is not None and p.key not in todo_by_key:
+                recomputed[p.index] = problem
+                if on_notice is not None:
+                    on_notice(f"point {p.index}: {problem}; recomputing")
             todo_by_key.setdefault(p.key, []).append(p)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     _write_json_atomic(out_dir / "sweep.json", {
         "base": as_dict(base), "grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds if isinstance(seeds, int)
         else list(seeds), "until_s": until_s, "record": rec})
@@ -499,10 +600,60 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
             _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)
 
     table = _table([rows[p.index] for p in points], param_names)
-    tmp = out_dir / f".summary.parquet.tmp-{os.getpid()}"
-    table.to_parquet(tmp, index=False)
-    os.replace(tmp, out_dir / "summary.parquet")
-    return SweepResult(table=table, out_dir=out_dir, ran=ran, cached=cached_keys)
+    _write_parquet_atomic(table, out_dir / "summary.parquet")
+    return SweepResult(table=table, out_dir=out_dir, ran=ran, cached=cached_keys, recomputed=recomputed)
+
+
+@dataclass
+class PointCheck:
+    """One finished point of a sweep directory, as `verify_sweep` found it."""
+    dir: str                 #: "points/<address[:16]>"
+    point: int | None        #: its index in the last sweep's summary table (None if not listed)
+    problem: str | None      #: what is wrong, None when every file matches point.json
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+def verify_sweep(out: str | Path) -> list[PointCheck]:
+    """Check every point directory under `out/points/` against its point.json (sizes, sha256 of each
+    file, the record's own digest), and that every finished row of `out/summary.parquet` still has its
+    directory. Raises FileNotFoundError when `out` is not a sweep output directory."""
+    out_dir = Path(out)
+    points_dir = out_dir / "points"
+    if not out_dir.is_dir() or not ((out_dir / "sweep.json").is_file() or points_dir.is_dir()):
+        raise FileNotFoundError(f"{str(out_dir)!r}: not a sweep output directory (no sweep.json or points/)")
+    index: dict[str, int] = {}
+    checks: list[PointCheck] = []
+    summary = out_dir / "summary.parquet"
+    if summary.is_file():
+        try:
+            t = pd.read_parquet(summary, columns=["point", "status", "result_dir"])
+        except Exception as e:  # noqa: BLE001 - any damage to the table is reported, not raised
+            checks.append(PointCheck("summary.parquet", None, f"summary.parquet is unreadable ({type(e).__name__})"))
+        else:
+            for pt, status, rd in zip(t["point"], t["status"], t["result_dir"]):
+                if status == "ok" and isinstance(rd, str):
+                    index.setdefault(rd, int(pt))
+    seen = set()
+    if points_dir.is_dir():
+        for d in sorted(points_dir.iterdir()):
+            if not d.is_dir() or d.name.startswith("."):
+                continue
+            rel = f"points/{d.name}"
+            seen.add(rel)
+            rec, problem = check_point(d)
+            if rec is None and problem is None:
+                problem = "unreadable"
+            pt = index.get(rel)
+            if pt is None and rec is not None and isinstance(rec["row"].get("point"), int):
+                pt = rec["row"]["point"]
+            checks.append(PointCheck(rel, pt, problem))
+    for rel, pt in sorted(index.items(), key=lambda kv: kv[1]):
+        if rel not in seen:
+            checks.append(PointCheck(rel, pt, f"{rel} is missing"))
+    return checks
 
 
 _FRONT = ("point",)
@@ -556,7 +707,7 @@ def _param_column(values: list) -> list:
 
 
 def _write_json_atomic(path: Path, obj: Any) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = path.with_name(_outdir.temp_name(path.name))
     tmp.write_text(json.dumps(_jsonable(obj), indent=2, sort_keys=True, default=str) + "\n")
     os.replace(tmp, path)
 
@@ -630,7 +781,7 @@ def default_fluid_backend() -> str:
 
 
 def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Path | None = None,
-                backend: str | None = None, cache: bool = True, **options: Any) -> pd.DataFrame:
+                backend: str | None = None, cache: bool = True, force: bool = False, **options: Any) -> pd.DataFrame:
     """`ccscope.fluid.sweep(model, grid, ...)` as one batch (JAX backend when installed), cached under
     `out/fluid/<address[:16]>.parquet` and written to `out/summary.parquet` when `out` is given."""
     from ccscope import __version__
@@ -641,6 +792,7 @@ def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Pat
     key = hashlib.sha256(_canonical(_jsonable(doc)).encode()).hexdigest()
     cached = None
     if out is not None:
+        _outdir.ensure_dir(out, _outdir.SWEEP, force=force)
         cached = Path(out) / "fluid" / f"{key[:DIR_KEY_CHARS]}.parquet"
         if cache and cached.is_file():
             df = pd.read_parquet(cached)
@@ -658,6 +810,10 @@ def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Pat
 
 def _write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
+    tmp = path.with_name(_outdir.temp_name(path.name))
+    try:
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)

@@ -3,10 +3,14 @@
     ccscope sweep scenarios/dctcp_dumbbell.toml --grid flows.count=2,10,100 --grid aqm.k_pkts=20,65 \\
         --until 100ms --out sweep-out/ [--jobs N | --dask-local N | --scheduler tcp://host:8786] [--seeds 3]
     ccscope sweep --fluid dctcp_normalized --grid wbar=10,20,40 --grid g=0.0625 --out fluid-out/
+    ccscope sweep --verify sweep-out/
 
 Writes OUT/summary.parquet (one row per point) and OUT/points/<address>/ (one result directory per
-point); a rerun skips finished points. Exit status 0 when every point ran, 1 when some failed
-(each is listed with its parameters), 2 on bad input.
+point); a rerun skips finished points whose files still match the sizes and sha256 hashes their
+point.json recorded, and recomputes (and names) the others. OUT must be new, empty or a previous
+sweep output (--force writes into another directory, keeping its files). Exit status 0 when every
+point ran, 1 when some failed (each is listed with its parameters), 2 on bad input. `--verify OUT`
+checks every point of OUT and lists the damaged ones: exit status 0 when all match, 1 otherwise.
 """
 from __future__ import annotations
 
@@ -43,12 +47,22 @@ def register(app: typer.Typer) -> None:
         backend: str | None = typer.Option(None, "--backend", help="Fluid sweeps: numpy or jax (default: jax "
                                                                       "when installed)."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Run every point again, even finished ones."),
+        force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that is not a "
+                                                          "sweep output (every other file in it is kept)."),
+        verify: Path | None = typer.Option(None, "--verify", help="Check the sweep directory VERIFY: every point's "
+                                           "files against the sha256 hashes in its point.json; lists damaged points, "
+                                           "exit status 1 if any.", metavar="OUT"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table."),
     ) -> None:
         """Run a scenario (or a fluid model) over a grid of parameter values; one Parquet summary table."""
+        from ccscope import _outdir
+        from ccscope import sweep as sw
         from ccscope.cli import _until, err_console, fail
         from ccscope.errors import ScenarioError
-        from ccscope import sweep as sw
+
+        if verify is not None:
+            _verify(verify, quiet)
+            return
 
         if sum(x is not None for x in (jobs, dask_local, scheduler)) > 1:
             fail("give at most one of --jobs, --dask-local and --scheduler")
@@ -78,7 +92,11 @@ def register(app: typer.Typer) -> None:
             if until_s is not None and model == "dctcp":
                 opts["until_s"] = until_s
             try:
-                df = sw.fluid_sweep(model, spec.grid, out=out, backend=backend, cache=not no_cache, **opts)
+                with _outdir.sigterm_as_exit():
+                    df = sw.fluid_sweep(model, spec.grid, out=out, backend=backend, cache=not no_cache, force=force,
+                                        **opts)
+            except _outdir.OutputRefused as e:
+                fail(e.cli("--out"))
             except (ScenarioError, ValueError, TypeError) as e:
                 fail(str(e))
             except ImportError as e:
@@ -98,10 +116,17 @@ def register(app: typer.Typer) -> None:
         rec = [r.strip() for r in record.split(",") if r.strip()] if record else spec.record
         n_seeds = seeds if seeds is not None else spec.seeds
         kwargs = {"out": out, "until_s": until_s, "record": rec, "seeds": n_seeds, "jobs": jobs, "scheduler": scheduler,
-                  "dask_local": dask_local, "cache": not no_cache, "design": design, "samples": samples}
+                  "dask_local": dask_local, "cache": not no_cache, "design": design, "samples": samples,
+                  "force": force,
+                  "on_notice": lambda line: err_console.print(f"[yellow]note:[/] {line}", highlight=False, soft_wrap=True)}
+        try:
+            _outdir.plan_dir(out, _outdir.SWEEP, force=force)  # refused before any point runs
+        except _outdir.OutputRefused as e:
+            fail(e.cli("--out"))
         try:
             if quiet:
-                res = sw.sweep(spec.base, spec.grid, **kwargs)
+                with _outdir.sigterm_as_exit():
+                    res = sw.sweep(spec.base, spec.grid, **kwargs)
             else:
                 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                                            TimeRemainingColumn)
@@ -115,7 +140,10 @@ def register(app: typer.Typer) -> None:
                         if row and row.get("status") != "ok":
                             prog.console.print(f"[bold red]point {row['point']} failed[/] {_params(row, spec.grid)}: "
                                                f"{row.get('error')}", highlight=False, soft_wrap=True)
-                    res = sw.sweep(spec.base, spec.grid, progress=progress, **kwargs)
+                    with _outdir.sigterm_as_exit():
+                        res = sw.sweep(spec.base, spec.grid, progress=progress, **kwargs)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("--out"))
         except (ScenarioError, ValueError, TypeError) as e:
             fail(str(e))
         except OSError as e:
@@ -137,6 +165,26 @@ def register(app: typer.Typer) -> None:
                    f"summary written to {out}/summary.parquet")
         if n_err:
             raise typer.Exit(1)
+
+
+def _verify(out: Path, quiet: bool) -> None:
+    """`ccscope sweep --verify OUT`: one line per damaged point, a count, exit status 1 if any."""
+    from ccscope import sweep as sw
+    from ccscope.cli import err_console, fail
+    try:
+        checks = sw.verify_sweep(out)
+    except FileNotFoundError as e:
+        fail(f"--verify {str(out)!r}: {e.args[0] if e.args else e}")
+    except OSError as e:
+        fail(f"--verify {str(out)!r}: {e.strerror or e}")
+    bad = [c for c in checks if not c.ok]
+    for c in bad:
+        where = f"point {c.point} ({c.dir})" if c.point is not None else c.dir
+        err_console.print(f"[bold red]bad:[/] {where}: {c.problem}", highlight=False, soft_wrap=True)
+    typer.echo(f"{len(checks)} checked: {len(checks) - len(bad)} ok, {len(bad)} bad"
+               + ("; rerun the sweep to recompute the bad points" if bad else ""))
+    if bad:
+        raise typer.Exit(1)
 
 
 def _params(row, grid) -> str:

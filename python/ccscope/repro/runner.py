@@ -1,6 +1,12 @@
 """Run reproduction entries and write `<out>/<ID>/{figure.png, data.parquet, result.json}`
 (quick variants under `<out>/<ID>/quick/`). Several entries run in parallel in worker processes
 (`concurrent.futures.ProcessPoolExecutor`); each worker imports the entry and runs it alone.
+
+Output rules (ccscope._outdir, docs/reliability.md): the root must be new, empty, a previous
+reproduction root (marker file `ccscope-repro.json`, or only paper directories as written before the
+marker existed) or `force`d; each entry's three files are staged and renamed into place (result.json
+last), replacing only those three files of the previous result: other files in an entry's directory
+(and the quick/ variant inside the full one) are kept.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from ccscope import _outdir
 from ccscope.repro import registry
 from ccscope.repro._base import NOT_YET, NotYetError, Run, _plain
 
@@ -24,6 +31,26 @@ DEFAULT_OUT = Path("repro-out")
 def out_dir(root: Path, entry_id: str, quick: bool) -> Path:
     d = Path(root) / entry_id
     return d / "quick" if quick else d
+
+
+def _root_kind() -> _outdir.Kind:
+    papers = {e.id.split("/")[0] for e in registry.entries()}
+    return _outdir.Kind("ccscope reproduction output", (_outdir.REPRO_ROOT_MARKER,),
+                        frozenset(papers | {_outdir.REPRO_ROOT_MARKER}))
+
+
+def prepare_root(root: Path | str, *, force: bool = False) -> Path:
+    """Check that reproduction results may be written under `root` (raises `OutputRefused`: an
+    existing file, or a non-empty directory that is not a reproduction root, unless `force`), create
+    it and its marker file. Returns the root."""
+    from ccscope import __version__
+    root = Path(root)
+    real = _outdir.ensure_dir(root, _root_kind(), force=force)
+    marker = real / _outdir.REPRO_ROOT_MARKER
+    if not marker.is_file():
+        with _outdir.atomic_file(marker) as tmp:
+            tmp.write_text(json.dumps({"written_by": "ccscope repro", "ccscope_version": __version__}, indent=2) + "\n")
+    return root
 
 
 def _frames_table(run: Run) -> pd.DataFrame | None:
@@ -41,14 +68,18 @@ def _frames_table(run: Run) -> pd.DataFrame | None:
 
 
 def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFAULT_OUT,
-              write: bool = True) -> dict[str, Any]:
-    """Run one entry (run -> check -> plot) and return its result record (also written as JSON)."""
+              write: bool = True, force: bool = False) -> dict[str, Any]:
+    """Run one entry (run -> check -> plot) and return its result record (also written as JSON).
+    With `write`, `out_root` is checked first (`prepare_root`; raises `OutputRefused`)."""
     from ccscope import __version__
     mod = registry.get(entry_id)
+    if write:
+        prepare_root(out_root, force=force)
     rec: dict[str, Any] = {"id": entry_id, "title": mod.TITLE, "kind": mod.KIND, "claim": mod.CLAIM,
                            "variant": "quick" if quick else "full", "ccscope_version": __version__}
     t0 = time.perf_counter()
     d = out_dir(Path(out_root), entry_id, quick)
+    fig = table = None
     try:
         run = mod.run(quick)
         verdict = mod.check(run)
@@ -57,16 +88,8 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
                     "parameters": _plain(run.params), "errata": _plain(run.errata), "seeds": run.seeds,
                     "notes": verdict.get("notes", "")})
         if write:
-            d.mkdir(parents=True, exist_ok=True)
             fig = mod.plot(run)
-            if fig is not None:
-                fig.savefig(d / "figure.png", dpi=110, bbox_inches="tight")
-                import matplotlib.pyplot as plt
-                plt.close(fig)
-                rec["figure"] = str(d / "figure.png")
             table = _frames_table(run)
-            if table is not None:
-                table.to_parquet(d / "data.parquet", index=False)
     except NotYetError as e:
         rec.update({"verdict": NOT_YET, "message": str(e)})
     except Exception as e:  # a failing entry is reported, never hides the others
@@ -74,20 +97,39 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
                     "traceback": traceback.format_exc(limit=8)})
     rec["wall_s"] = time.perf_counter() - t0
     if write:
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "result.json").write_text(json.dumps(_plain(rec), indent=2, default=str) + "\n")
+        def fill(tmp: Path) -> None:
+            try:
+                if fig is not None:
+                    fig.savefig(tmp / "figure.png", dpi=110, bbox_inches="tight")
+                    rec["figure"] = str(d / "figure.png")
+                if table is not None:
+                    table.to_parquet(tmp / "data.parquet", index=False)
+            except Exception as e:  # noqa: BLE001 - reported in the record like a failing run
+                rec.update({"verdict": "error", "message": f"writing the outputs: {type(e).__name__}: {e}",
+                            "traceback": traceback.format_exc(limit=8)})
+            (tmp / "result.json").write_text(json.dumps(_plain(rec), indent=2, default=str) + "\n")
+        try:
+            # the entry directory belongs to the root checked above: its other files are kept (force)
+            _outdir.write_dir(d, _outdir.REPRO_ENTRY, fill, force=True)
+        finally:
+            if fig is not None:
+                import matplotlib.pyplot as plt
+                plt.close(fig)
     return rec
 
 
 def _worker(args: tuple[str, bool, str]) -> dict[str, Any]:
     entry_id, quick, root = args
-    return run_entry(entry_id, quick=quick, out_root=root)
+    return run_entry(entry_id, quick=quick, out_root=root, force=True)  # the root was checked by run_many
 
 
 def run_many(patterns: list[str] | str, *, quick: bool = False, jobs: int = 1, out_root: Path | str = DEFAULT_OUT,
-             on_done: Callable[[dict[str, Any]], None] | None = None, skip_not_yet: bool = False) -> list[dict[str, Any]]:
-    """Run every entry matching the glob(s), `jobs` at a time; returns the records in catalogue order."""
+             on_done: Callable[[dict[str, Any]], None] | None = None, skip_not_yet: bool = False,
+             force: bool = False) -> list[dict[str, Any]]:
+    """Run every entry matching the glob(s), `jobs` at a time; returns the records in catalogue order.
+    `out_root` is checked first (`prepare_root`; raises `OutputRefused` unless `force`)."""
     chosen = registry.select(patterns)
+    prepare_root(out_root, force=force)
     if skip_not_yet:
         chosen = [e for e in chosen if registry.get(e.id).STATUS != NOT_YET]
     args = [(e.id, quick, str(out_root)) for e in chosen]

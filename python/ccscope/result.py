@@ -205,7 +205,7 @@ def load(out_dir: Union[str, Path]) -> SimResult:
     port_cat = pd.CategoricalDtype([str(n) for n in names])
     event_cats = {"drops": [EVENT_NAMES[i] for i in range(3)], "feedback": ["sent", "applied"]}
     for name, df in traces.items():
-        cols = [("port", port_cat, "ports.parquet")] if "port" in df else []
+        cols = [("port", port_cat, d / "ports.parquet")] if "port" in df else []
         if name in event_cats and "event" in df:
             cols.append(("event", pd.CategoricalDtype(event_cats[name]), None))
         for col, cat, where in cols:
@@ -216,7 +216,7 @@ def load(out_dir: Union[str, Path]) -> SimResult:
             unknown = sorted(set(values.unique()) - set(cat.categories))
             if unknown or df[col].isna().any():
                 bad = shown(unknown[0], 40) if unknown else "a missing value"
-                allowed = f"a port of {where}" if where else ", ".join(cat.categories)
+                allowed = f"a port named in {where}" if where else ", ".join(cat.categories)
                 raise ResultError(f"{tdir / (name + '.parquet')}: column {col} holds {bad}; expected {allowed}")
             df[col] = values.astype(cat)
     return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta,

@@ -166,7 +166,8 @@ def _remove(p: Path) -> None:
 def clean_stale(folder: PathLike, legacy_names: Iterable[str] = ()) -> list[Path]:
     """Remove the temporary and old copies in `folder` whose process is gone (same host, pid not
     alive), and the pid-less copies of earlier versions named after `legacy_names` (or any name
-    when `legacy_names` is "*"). Returns what was removed."""
+    when `legacy_names` is "*"). An old copy whose directory is missing (the process was killed
+    between the two renames of a swap) is renamed back instead. Returns what was removed."""
     folder = Path(folder)
     try:
         names = os.listdir(folder)
@@ -178,6 +179,13 @@ def clean_stale(folder: PathLike, legacy_names: Iterable[str] = ()) -> list[Path
         m = _TAG.match(n)
         if m:
             if m["host"] == host and not _alive(int(m["pid"])):
+                back = folder / m["name"]
+                if m["role"] == "old" and m["name"] != "ccscope" and not os.path.lexists(back):
+                    try:
+                        os.rename(folder / n, back)
+                        continue
+                    except OSError:
+                        pass
                 _remove(folder / n)
                 removed.append(folder / n)
             continue
@@ -296,11 +304,12 @@ def write_dir(target: PathLike, kind: Kind, fill: Callable[[Path], None], *, for
               protect: Iterable[PathLike] = ()) -> Path:
     """Write a `kind` output at `target` by calling `fill(staging_dir)`, under the rules above.
     Returns the directory written (links resolved)."""
+    real = Path(os.path.realpath(target))
+    clean_stale(real.parent, legacy_names=[real.name])  # first: it may put back a copy a kill -9 left aside
     plan = plan_dir(target, kind, force=force, protect=protect)
     path = plan.path
     parent = path.parent
     parent.mkdir(parents=True, exist_ok=True)
-    clean_stale(parent, legacy_names=[path.name])
     if plan.mode == "update":
         clean_stale(path)
         _update_in_place(path, kind, fill)

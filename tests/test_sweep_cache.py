@@ -133,3 +133,20 @@ def test_cli_verify_lists_each_bad_point_and_exits_1(done):
 def test_cli_verify_of_a_directory_that_is_not_a_sweep(tmp_path):
     r = invoke("sweep", "--verify", tmp_path)
     assert r.exit_code == 2 and "not a sweep output directory" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_damaged_fluid_batch_is_recomputed_and_reported_by_verify(tmp_path):
+    out = tmp_path / "f"
+    grid = {"wbar": [10.0, 20.0], "g": [1 / 16]}
+    df = sw.fluid_sweep("dctcp_normalized", grid, out=out, backend="numpy")
+    (cached,) = (out / "fluid").glob("*.parquet")
+    assert json.loads(cached.with_suffix(".json").read_text())["bytes"] == cached.stat().st_size
+    assert invoke("sweep", "--verify", out).exit_code == 0
+    cached.write_bytes(cached.read_bytes()[:-10])
+    r = invoke("sweep", "--verify", out)
+    assert r.exit_code == 1 and f"bad: fluid/{cached.name}: {cached.name} changed since it was written" in r.stderr
+    notices: list[str] = []
+    again = sw.fluid_sweep("dctcp_normalized", grid, out=out, backend="numpy", on_notice=notices.append)
+    assert notices == [f"fluid batch {cached.stem}: {cached.name} changed since it was written; recomputing"]
+    pd.testing.assert_frame_equal(df, again)
+    assert invoke("sweep", "--verify", out).exit_code == 0

@@ -618,22 +618,26 @@ class PointCheck:
 
 def verify_sweep(out: str | Path) -> list[PointCheck]:
     """Check every point directory under `out/points/` against its point.json (sizes, sha256 of each
-    file, the record's own digest), and that every finished row of `out/summary.parquet` still has its
-    directory. Raises FileNotFoundError when `out` is not a sweep output directory."""
+    file, the record's own digest), that every finished row of `out/summary.parquet` still has its
+    directory, and every cached fluid batch `out/fluid/*.parquet` against its hash. Raises
+    FileNotFoundError when `out` is not a sweep output directory."""
     out_dir = Path(out)
     points_dir = out_dir / "points"
-    if not out_dir.is_dir() or not ((out_dir / "sweep.json").is_file() or points_dir.is_dir()):
-        raise FileNotFoundError(f"{str(out_dir)!r}: not a sweep output directory (no sweep.json or points/)")
+    if not out_dir.is_dir() or not ((out_dir / "sweep.json").is_file() or points_dir.is_dir()
+                                    or (out_dir / "fluid").is_dir()):
+        raise FileNotFoundError(f"{str(out_dir)!r}: not a sweep output directory (no sweep.json, points/ or fluid/)")
     index: dict[str, int] = {}
     checks: list[PointCheck] = []
     summary = out_dir / "summary.parquet"
     if summary.is_file():
         try:
-            t = pd.read_parquet(summary, columns=["point", "status", "result_dir"])
+            t = pd.read_parquet(summary)
         except Exception as e:  # noqa: BLE001 - any damage to the table is reported, not raised
             checks.append(PointCheck("summary.parquet", None, f"summary.parquet is unreadable ({type(e).__name__})"))
-        else:
-            for pt, status, rd in zip(t["point"], t["status"], t["result_dir"]):
+        else:  # a fluid sweep's summary has no point rows
+            cols = ("point", "status", "result_dir")
+            rows = zip(*(t[c] for c in cols)) if all(c in t.columns for c in cols) else ()
+            for pt, status, rd in rows:
                 if status == "ok" and isinstance(rd, str):
                     index.setdefault(rd, int(pt))
     seen = set()
@@ -653,6 +657,11 @@ def verify_sweep(out: str | Path) -> list[PointCheck]:
     for rel, pt in sorted(index.items(), key=lambda kv: kv[1]):
         if rel not in seen:
             checks.append(PointCheck(rel, pt, f"{rel} is missing"))
+    fluid = out_dir / "fluid"
+    if fluid.is_dir():
+        for f in sorted(fluid.glob("*.parquet")):
+            if not f.name.startswith("."):
+                checks.append(PointCheck(f"fluid/{f.name}", None, _check_fluid(f)))
     return checks
 
 
@@ -780,10 +789,30 @@ def default_fluid_backend() -> str:
     return "jax" if importlib.util.find_spec("jax") is not None else "numpy"
 
 
+def _check_fluid(path: Path) -> str | None:
+    """What is wrong with a cached fluid batch `fluid/<key>.parquet` against its `<key>.json` (size and
+    sha256 written after it), or None."""
+    side = path.with_suffix(".json")
+    try:
+        rec = json.loads(side.read_text())
+    except FileNotFoundError:
+        return f"{path.name} has no content hash (written by an earlier ccscope)"
+    except (OSError, ValueError) as e:
+        return f"{side.name} is unreadable ({type(e).__name__})"
+    if not path.is_file():
+        return f"{path.name} is missing"
+    if not isinstance(rec, dict) or path.stat().st_size != rec.get("bytes") or _sha256(path) != rec.get("sha256"):
+        return f"{path.name} changed since it was written"
+    return None
+
+
 def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Path | None = None,
-                backend: str | None = None, cache: bool = True, force: bool = False, **options: Any) -> pd.DataFrame:
+                backend: str | None = None, cache: bool = True, force: bool = False,
+                on_notice: Callable[[str], None] | None = None, **options: Any) -> pd.DataFrame:
     """`ccscope.fluid.sweep(model, grid, ...)` as one batch (JAX backend when installed), cached under
-    `out/fluid/<address[:16]>.parquet` and written to `out/summary.parquet` when `out` is given."""
+    `out/fluid/<address[:16]>.parquet` (with the size and sha256 of that file in `<address[:16]>.json`:
+    a batch that no longer matches is computed again, and `on_notice` told why) and written to
+    `out/summary.parquet` when `out` is given."""
     from ccscope import __version__
     backend = backend or default_fluid_backend()
     doc = {"model": model, "grid": {k: [float(x) for x in np.atleast_1d(np.asarray(v, dtype=float))]
@@ -795,14 +824,20 @@ def fluid_sweep(model: str, grid: Mapping[str, Sequence[Any]], *, out: str | Pat
         _outdir.ensure_dir(out, _outdir.SWEEP, force=force)
         cached = Path(out) / "fluid" / f"{key[:DIR_KEY_CHARS]}.parquet"
         if cache and cached.is_file():
-            df = pd.read_parquet(cached)
-            _write_parquet_atomic(df, Path(out) / "summary.parquet")
-            return df
+            problem = _check_fluid(cached)
+            if problem is None:
+                df = pd.read_parquet(cached)
+                _write_parquet_atomic(df, Path(out) / "summary.parquet")
+                return df
+            if on_notice is not None:
+                on_notice(f"fluid batch {key[:DIR_KEY_CHARS]}: {problem}; recomputing")
     from ccscope.fluid import sweep as fsweep  # after the cache check: it loads scipy (and JAX)
     df = fsweep(model, dict(grid), backend=backend, **options)
     if out is not None and cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         _write_parquet_atomic(df, cached)
+        _write_json_atomic(cached.with_suffix(".json"), {"file": cached.name, "bytes": cached.stat().st_size,
+                                                         "sha256": _sha256(cached)})
         _write_parquet_atomic(df, Path(out) / "summary.parquet")
         _write_json_atomic(Path(out) / "sweep.json", dict(doc, key=key))
     return df

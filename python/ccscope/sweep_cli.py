@@ -94,6 +94,8 @@ def register(app: typer.Typer) -> None:
             try:
                 with _outdir.sigterm_as_exit():
                     df = sw.fluid_sweep(model, spec.grid, out=out, backend=backend, cache=not no_cache, force=force,
+                                        on_notice=lambda line: err_console.print(f"[yellow]note:[/] {line}",
+                                                                                 highlight=False, soft_wrap=True),
                                         **opts)
             except _outdir.OutputRefused as e:
                 fail(e.cli("--out"))

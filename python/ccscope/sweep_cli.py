@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
         no_cache: bool = typer.Option(False, "--no-cache", help="Run every point again, even finished ones."),
         force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that is not a "
                                                           "sweep output (every other file in it is kept)."),
-        verify: Path | None = typer.Option(None, "--verify", help="Check the sweep directory VERIFY: every point's "
+        verify: Path | None = typer.Option(None, "--verify", help="Check the sweep directory OUT: every point's "
                                            "files against the sha256 hashes in its point.json; lists damaged points, "
                                            "exit status 1 if any.", metavar="OUT"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table."),

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.deps-stamp
 BUILD_STAMP := $(VENV)/.build-stamp
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-py bench lint build venv clean repro
+.PHONY: demo test test-rust test-py bench lint build venv clean repro fuzz
 
 $(UV):
 	$(PY) -m venv $(VENV)
@@ -48,6 +48,18 @@ lint: $(STAMP)
 	cargo fmt --all -- --check
 	cargo clippy --release -q -- -D warnings
 	$(VENV)/bin/ruff check python tests
+
+# Long fuzzing run: 10^5 mutated scenarios through the Python API and 300 through `ccscope run`
+# (tests/fuzz/; `make test` runs a fixed 5,000 + 30 of them), then the engine's JSON entry point
+# under proptest with more cases. Non-clean cases are written to target/fuzz-failures/.
+FUZZ_CASES ?= 100000
+FUZZ_CLI_CASES ?= 300
+FUZZ_SEED ?= 1
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_PROPTEST_CASES ?= 20000
+fuzz: $(BUILD_STAMP)
+	$(VPY) -m tests.fuzz.fuzzer --cases $(FUZZ_CASES) --cli-cases $(FUZZ_CLI_CASES) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --progress
+	CCSCOPE_PROPTEST_CASES=$(FUZZ_PROPTEST_CASES) cargo test --release -p ccscope-core --test proptest_json -q
 
 repro: $(BUILD_STAMP)
 	$(VENV)/bin/ccscope repro all --jobs 2

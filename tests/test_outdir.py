@@ -255,7 +255,7 @@ KILL_SCRIPT = r"""
 import os, signal, sys
 import ccscope as cc
 from ccscope import _outdir
-res = cc.simulate(cc.scenario.io.load_file(sys.argv[1]), until_s=3e-3)
+res = cc.simulate(cc.scenario.io.load_file(sys.argv[1]), until_s=1e-3)
 where = sys.argv[3]
 if where == "fill":
     import pandas as pd
@@ -270,6 +270,14 @@ elif where == "swap":  # between moving the previous result aside and renaming t
     def rename(a, b):
         real_rename(a, b)
         if ".old-" in os.path.basename(str(b)):
+            os.kill(os.getpid(), signal.SIGKILL)
+    os.rename = rename
+elif where in ("update-out", "update-in"):  # an update in place: while the old entries move out / the new in
+    real_rename = os.rename
+    side = ".ccscope.old-" if where == "update-out" else ".ccscope.tmp-"
+    def rename(a, b):
+        real_rename(a, b)
+        if os.path.basename(os.path.dirname(str(b if where == "update-out" else a))).startswith(side):
             os.kill(os.getpid(), signal.SIGKILL)
     os.rename = rename
 res.save(sys.argv[2], force=True)
@@ -298,6 +306,24 @@ def test_copies_left_by_kill_9_are_removed_or_restored_at_the_next_run(tmp_path,
     if where == "fill":
         assert after["notes.txt"] == b"keep\n"
     assert set(before) - {"notes.txt"} >= {"meta.json", "summary.json"} and "meta.json" in after
+
+
+@pytest.mark.parametrize("where", ["update-out", "update-in"])
+def test_an_update_in_place_killed_midway_is_completed_at_the_next_write(tmp_path, small_result, where):
+    v = tmp_path / "v"
+    small_result.save(v)
+    (v / "notes.txt").write_text("keep\n")
+    before = listing(v)
+    p = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(SCEN), str(v), where], capture_output=True)
+    assert p.returncode == -signal.SIGKILL
+    assert not (v / "meta.json").exists()  # the markers left first: never taken for a complete result
+    _outdir.plan_dir(v, _outdir.RUN)  # not refused: the interrupted update is recovered first
+    assert leftovers(tmp_path, v) == []
+    if where == "update-out":  # before anything new came in: the previous result is back
+        assert listing(v) == before
+    else:  # the new entries were coming in: the rest of them are moved in
+        assert cc.load(v).summary["sim_time_s"] == pytest.approx(1e-3)
+        assert (v / "notes.txt").read_text() == "keep\n"
 
 
 def test_copies_of_a_live_process_are_left_alone(tmp_path, small_result):

@@ -35,6 +35,7 @@ The rules (docs/reliability.md):
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import secrets
@@ -167,7 +168,8 @@ def clean_stale(folder: PathLike, legacy_names: Iterable[str] = ()) -> list[Path
     """Remove the temporary and old copies in `folder` whose process is gone (same host, pid not
     alive), and the pid-less copies of earlier versions named after `legacy_names` (or any name
     when `legacy_names` is "*"). An old copy whose directory is missing (the process was killed
-    between the two renames of a swap) is renamed back instead. Returns what was removed."""
+    between the two renames of a swap) is renamed back instead; an update in place that was killed
+    is completed (`_recover_in_place`). Returns what was removed."""
     folder = Path(folder)
     try:
         names = os.listdir(folder)
@@ -175,12 +177,17 @@ def clean_stale(folder: PathLike, legacy_names: Iterable[str] = ()) -> list[Path
         return []
     legacy = None if legacy_names == "*" else set(legacy_names)
     host, removed = _host(), []
+    for n in names:  # first the updates in place a kill interrupted: they need their staging copy
+        m = _TAG.match(n)
+        if m and m["name"] == IN_PLACE and m["role"] == "old" and m["host"] == host and not _alive(int(m["pid"])):
+            _recover_in_place(folder, folder / n, m["pid"])
+    names = os.listdir(folder)
     for n in names:
         m = _TAG.match(n)
         if m:
             if m["host"] == host and not _alive(int(m["pid"])):
                 back = folder / m["name"]
-                if m["role"] == "old" and m["name"] != "ccscope" and not os.path.lexists(back):
+                if m["role"] == "old" and m["name"] != IN_PLACE and not os.path.lexists(back):
                     try:
                         os.rename(folder / n, back)
                         continue
@@ -194,6 +201,44 @@ def clean_stale(folder: PathLike, legacy_names: Iterable[str] = ()) -> list[Path
             _remove(folder / n)
             removed.append(folder / n)
     return removed
+
+
+#: NAME of the staging and old copies of an update in place (inside the target directory).
+IN_PLACE = "ccscope"
+#: File put in the old copy of an update in place once the new entries start moving in; it lists the
+#: marker files, which move in last.
+MOVING_IN = ".ccscope-moving-in.json"
+
+
+def _recover_in_place(folder: Path, old: Path, pid: str) -> None:
+    """Finish an update in place whose process died: before the new entries started moving in, put
+    the previous entries back; after, move the rest of the new ones in (markers last)."""
+    host = _host()
+    try:
+        last = json.loads((old / MOVING_IN).read_text()).get("last", [])
+        moving_in = True
+    except FileNotFoundError:
+        moving_in, last = False, []
+    except (OSError, ValueError, AttributeError):
+        moving_in, last = True, []
+    sources = [old]
+    if moving_in:
+        sources = []
+        for n in os.listdir(folder):
+            m = _TAG.match(n)
+            if m and m["name"] == IN_PLACE and m["role"] == "tmp" and m["pid"] == pid and m["host"] == host:
+                sources.append(folder / n)
+    for src in sources:
+        try:
+            entries = [n for n in os.listdir(src) if n != MOVING_IN]
+        except OSError:
+            continue
+        for n in sorted(entries, key=lambda n: (n in last, n)):
+            if not os.path.lexists(folder / n):
+                try:
+                    os.rename(src / n, folder / n)
+                except OSError:
+                    pass
 
 
 def mkdir_temp(folder: Path, name: str, role: str = "tmp") -> Path:
@@ -265,7 +310,8 @@ def _within(p: Path, d: Path) -> bool:
 
 def plan_dir(target: PathLike, kind: Kind, *, force: bool = False, protect: Iterable[PathLike] = ()) -> Plan:
     """Check that ccscope may write a `kind` output at `target` (raises OutputRefused) and say how.
-    Writes nothing: the command line calls it before a long run so a refusal comes first."""
+    Writes nothing but the recovery of an update in place a kill interrupted (`clean_stale`): the
+    command line calls it before a long run so a refusal comes first."""
     raw = Path(target)
     if os.path.lexists(raw) and not raw.is_dir():
         what = "a link to nothing" if raw.is_symlink() and not raw.exists() else (
@@ -275,6 +321,7 @@ def plan_dir(target: PathLike, kind: Kind, *, force: bool = False, protect: Iter
     path = Path(os.path.realpath(raw))
     if not path.exists():
         return Plan(path, "new", kind)
+    clean_stale(path)
     names = _entries(path)
     foreign = [n for n in names if n not in kind.own]
     keep = [Path(os.path.realpath(p)) for p in protect]
@@ -335,16 +382,18 @@ def write_dir(target: PathLike, kind: Kind, fill: Callable[[Path], None], *, for
 
 
 def _update_in_place(path: Path, kind: Kind, fill: Callable[[Path], None]) -> None:
-    stage = mkdir_temp(path, "ccscope")
+    stage = mkdir_temp(path, IN_PLACE)
     old = None
     try:
         fill(stage)
         new = set(os.listdir(stage))
         replaced = (set(kind.own) | new) & set(os.listdir(path))
-        old = mkdir_temp(path, "ccscope", "old")
-        # markers leave first and come back last: an interrupted update is never a complete result
+        old = mkdir_temp(path, IN_PLACE, "old")
+        # markers leave first and come back last: an interrupted update is never a complete result,
+        # and the next write completes it (_recover_in_place: back before MOVING_IN, forward after)
         for n in sorted(replaced, key=lambda n: (n not in kind.markers, n)):
             os.rename(path / n, old / n)
+        (old / MOVING_IN).write_text(json.dumps({"last": list(kind.markers)}))
         for n in sorted(new, key=lambda n: (n in kind.markers, n)):
             os.rename(stage / n, path / n)
     finally:

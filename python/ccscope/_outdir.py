@@ -29,8 +29,9 @@ The rules (docs/reliability.md):
   (next to the target, or inside it with NAME = `ccscope` for an update in place). They are
   removed on every exit path (`finally`; the CLI turns SIGTERM into `SystemExit` with
   `sigterm_as_exit`), and those a `kill -9` left behind are removed by the next write into the
-  same folder once their process is gone (same host, pid not alive). New directories get the
-  permissions of the umask.
+  same folder once their process is gone (same host, pid not alive); a swap or an update in place
+  that a kill cut in two is first put back (or, once the new entries were moving in, completed).
+  New directories get the permissions of the umask.
 """
 from __future__ import annotations
 

@@ -175,6 +175,8 @@ def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.t
         out = engine_call(_native.to_toml, expanded) if fmt == "toml" else expanded
     except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
+    except cc.SimulationError as e:
+        fail(f"internal error: {e}", code=1)
     print(out)
 
 
@@ -188,6 +190,8 @@ def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (
         cc.scenario.validate(_load(scenario, set_, allow_path))
     except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
+    except cc.SimulationError as e:
+        fail(f"internal error: {e}", code=1)
     print("ok")
 
 

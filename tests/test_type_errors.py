@@ -153,3 +153,9 @@ def test_shown_and_cut_message():
     assert cut_message("short: fine") == "short: fine"
     huge = "a.b = [" + ", ".join(["1"] * 10_000) + "]: must be a table"
     assert len(cut_message(huge)) <= MAX_MESSAGE_CHARS + 40 and cut_message(huge).startswith("a.b = [1, 1")
+
+
+def test_a_long_field_path_with_a_non_finite_value_is_cut():
+    with pytest.raises(cc.ScenarioError) as ei:
+        cc.scenario.validate({"k" * 100_000: float("nan")})
+    assert str(ei.value).endswith("= nan: must be a finite number") and len(str(ei.value)) < 300

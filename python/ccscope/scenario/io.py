@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from ccscope import _native
-from ccscope.errors import ScenarioError, engine_call, shown
+from ccscope.errors import ScenarioError, cut_message, engine_call, shown
 from ccscope.scenario.model import Scenario
 
 ScenarioLike = Union[Scenario, dict, str, Path]
@@ -257,10 +257,10 @@ def apply_set(data: dict, assignment: str) -> dict:
 
 def _check_finite(obj: Any, path: str = "", depth: int = 0) -> None:
     if depth > 64:
-        raise ScenarioError(f"{path}: nested too deeply; a scenario is a few levels of tables")
+        raise ScenarioError(cut_message(f"{path}: nested too deeply; a scenario is a few levels of tables"))
     if isinstance(obj, float) and not math.isfinite(obj):
         shown = "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
-        raise ScenarioError(f"{path or '<scenario>'} = {shown}: must be a finite number")
+        raise ScenarioError(cut_message(f"{path or '<scenario>'} = {shown}: must be a finite number"))
     if isinstance(obj, dict):
         for k, v in obj.items():
             _check_finite(v, f"{path}.{k}" if path else str(k), depth + 1)

@@ -159,3 +159,9 @@ def test_a_long_field_path_with_a_non_finite_value_is_cut():
     with pytest.raises(cc.ScenarioError) as ei:
         cc.scenario.validate({"k" * 100_000: float("nan")})
     assert str(ei.value).endswith("= nan: must be a finite number") and len(str(ei.value)) < 300
+
+
+def test_cli_error_lines_show_values_verbatim_without_markup_or_emoji_codes():
+    line = one_error_line(invoke("scenario", "validate", ROOT / "scenarios" / "dctcp_dumbbell.toml",
+                                 "--set", "root:x:0[bold]y[/]"))
+    assert '"root:x:0[bold]y[/]"' in line, line

@@ -37,7 +37,9 @@ DEMO_SCENARIO = {
 def fail(msg: str, code: int = 2) -> None:
     from ccscope.errors import cut_message
     from rich.markup import escape
-    err_console.print(f"[bold red]error:[/] {escape(cut_message(str(msg)))}", highlight=False, soft_wrap=True)
+    # the message is shown as it is: no markup, no :emoji: codes (a value such as "root:x:0" stays itself)
+    err_console.print(f"[bold red]error:[/] {escape(cut_message(str(msg)))}", highlight=False, soft_wrap=True,
+                      emoji=False)
     raise typer.Exit(code)
 
 

@@ -41,9 +41,8 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
 
 
 def _refused(e, flag: str) -> None:
-    from ccscope.cli import err_console
-    err_console.print(f"[bold red]error:[/] {e.cli(flag)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2) from None
+    from ccscope.cli import fail
+    fail(e.cli(flag))
 
 
 #: --force of `repro run` / `repro all`.

@@ -55,6 +55,8 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table."),
     ) -> None:
         """Run a scenario (or a fluid model) over a grid of parameter values; one Parquet summary table."""
+        from rich.markup import escape
+
         from ccscope import _outdir
         from ccscope import sweep as sw
         from ccscope.cli import _until, err_console, fail
@@ -94,8 +96,9 @@ def register(app: typer.Typer) -> None:
             try:
                 with _outdir.sigterm_as_exit():
                     df = sw.fluid_sweep(model, spec.grid, out=out, backend=backend, cache=not no_cache, force=force,
-                                        on_notice=lambda line: err_console.print(f"[yellow]note:[/] {line}",
-                                                                                 highlight=False, soft_wrap=True),
+                                        on_notice=lambda line: err_console.print(f"[yellow]note:[/] {escape(line)}",
+                                                                                 highlight=False, soft_wrap=True,
+                                                                                 emoji=False),
                                         **opts)
             except _outdir.OutputRefused as e:
                 fail(e.cli("--out"))
@@ -120,7 +123,8 @@ def register(app: typer.Typer) -> None:
         kwargs = {"out": out, "until_s": until_s, "record": rec, "seeds": n_seeds, "jobs": jobs, "scheduler": scheduler,
                   "dask_local": dask_local, "cache": not no_cache, "design": design, "samples": samples,
                   "force": force,
-                  "on_notice": lambda line: err_console.print(f"[yellow]note:[/] {line}", highlight=False, soft_wrap=True)}
+                  "on_notice": lambda line: err_console.print(f"[yellow]note:[/] {escape(line)}", highlight=False,
+                                                              soft_wrap=True, emoji=False)}
         try:
             _outdir.plan_dir(out, _outdir.SWEEP, force=force)  # refused before any point runs
         except _outdir.OutputRefused as e:
@@ -171,6 +175,8 @@ def register(app: typer.Typer) -> None:
 
 def _verify(out: Path, quiet: bool) -> None:
     """`ccscope sweep --verify OUT`: one line per damaged point, a count, exit status 1 if any."""
+    from rich.markup import escape
+
     from ccscope import sweep as sw
     from ccscope.cli import err_console, fail
     try:
@@ -182,7 +188,8 @@ def _verify(out: Path, quiet: bool) -> None:
     bad = [c for c in checks if not c.ok]
     for c in bad:
         where = f"point {c.point} ({c.dir})" if c.point is not None else c.dir
-        err_console.print(f"[bold red]bad:[/] {where}: {c.problem}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]bad:[/] {escape(f'{where}: {c.problem}')}", highlight=False, soft_wrap=True,
+                          emoji=False)
     typer.echo(f"{len(checks)} checked: {len(checks) - len(bad)} ok, {len(bad)} bad"
                + ("; rerun the sweep to recompute the bad points" if bad else ""))
     if bad:

@@ -638,7 +638,7 @@ def make_case(case_id: str) -> Case:
         until = "200us" if r.random() < 0.85 else r.choice(["0", "-1ms", "abc", "1e999s", "nan", "10 ms", "1e-30s"])
         desc += [f"argv: {short(argv, 200)}", f"until: {until}"]
         return Case(case_id, family, "cli", desc, {"text": to_text(r, sc, suffix), "suffix": suffix, "argv": argv,
-                                                  "until": until})
+                                                  "until": until, "keys": [k for k in sc if isinstance(k, str)]})
     mode = r.choices([m for m, _ in MODES], [w for _, w in MODES])[0]
     desc = []
     if mode == "api":

@@ -62,6 +62,9 @@ def _starts_with_key(msg: str, keys) -> bool:
             rest = msg[len(k):]
             if rest[:1] in ("[", ".", ":") or rest.startswith(" = "):
                 return True
+        # a long key is shown cut: its first characters, then `...`
+        if isinstance(k, str) and len(k) > 40 and msg.startswith(k[:40]):
+            return True
     return False
 
 
@@ -230,6 +233,8 @@ def run_cli_case(case) -> dict:
             if not (res / "meta.json").is_file():
                 out.update(cls="bad_output", why="exit 0 but no meta.json at --out")
         else:
+            keys = list(p.get("keys", []))
+            keys += [a.split("=", 1)[0].strip().split(".")[0] for a in p["argv"] if "=" in a]
             lines = [ln for ln in err.splitlines() if ln.strip()]
             last = lines[-1] if lines else ""
             last = re.sub(r"^(?:error|Error|ccscope):\s*", "", last)
@@ -242,10 +247,10 @@ def run_cli_case(case) -> dict:
             elif r.returncode == 2 and "Usage:" in err and re.search(r"'--[a-z-]+'|Invalid value|No such option", err):
                 out["cls"] = "clean"  # the CLI's own argument parsing (typer's usage box names the option)
             elif len(lines) != 1:
-                why = judge_message(last) or ""
+                why = judge_message(last, keys) or ""
                 out.update(cls="bad_message", why=f"{len(lines)} stderr lines; " + why)
             else:
-                why = judge_message(last)
+                why = judge_message(last, keys)
                 out["cls"] = "bad_message" if why else "clean"
                 out["why"] = why or ""
     return out

@@ -619,8 +619,8 @@ class PointCheck:
 def verify_sweep(out: str | Path) -> list[PointCheck]:
     """Check every point directory under `out/points/` against its point.json (sizes, sha256 of each
     file, the record's own digest), that every finished row of `out/summary.parquet` still has its
-    directory, and every cached fluid batch `out/fluid/*.parquet` against its hash. Raises
-    FileNotFoundError when `out` is not a sweep output directory."""
+    directory, and every cached fluid batch `out/fluid/*.parquet` against its hash; in point order.
+    Raises FileNotFoundError when `out` is not a sweep output directory."""
     out_dir = Path(out)
     points_dir = out_dir / "points"
     if not out_dir.is_dir() or not ((out_dir / "sweep.json").is_file() or points_dir.is_dir()
@@ -662,7 +662,7 @@ def verify_sweep(out: str | Path) -> list[PointCheck]:
         for f in sorted(fluid.glob("*.parquet")):
             if not f.name.startswith("."):
                 checks.append(PointCheck(f"fluid/{f.name}", None, _check_fluid(f)))
-    return checks
+    return sorted(checks, key=lambda c: (c.point is None, c.point or 0, c.dir))
 
 
 _FRONT = ("point",)

@@ -43,7 +43,6 @@ def test_fluid_tcp_red_reports_hollot_verdicts(run):
 
 @pytest.mark.parametrize("args,needle", [
     (("stability", "qcn", "-o", "fig.jpgx"), "-o 'fig.jpgx': unknown plot format 'jpgx'"),
-    (("stability", "dx", "-o", "/nonexistent-dir/f.png"), "does not exist"),
     (("stability", "asm", "--p", "2"), "--p '2': must lie in (0, 1)"),
     (("stability", "asm", "--w", "-1"), "--w '-1': must be > 0"),
     (("fluid", "qcn", "--delay", "-5us"), "--delay '-5us': must be >= 0"),
@@ -59,3 +58,26 @@ def test_bad_input_is_one_line_naming_the_option(run, args, needle):
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], r.output
     assert "Traceback" not in r.output
     assert not os.path.exists("fig.jpgx")
+
+
+def test_plot_output_creates_missing_folders_and_keeps_other_files(run, tmp_path):
+    # -o writes through ccscope._outdir: a missing folder is made, the figure lands atomically
+    # (no temporary file left), and an existing file that is not a figure is not overwritten
+    out = tmp_path / "new" / "deeper" / "dx.png"
+    r = run("stability", "dx", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes().startswith(b"\x89PNG")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["dx.png"]
+    r = run("stability", "dx", "-o", str(out))  # our own figure: replaced
+    assert r.exit_code == 0, r.output
+    notes = tmp_path / "notes.png"
+    notes.write_text("not a figure")
+    r = run("stability", "dx", "-o", str(notes))
+    assert r.exit_code == 2 and "not a figure written by ccscope" in r.output and "--force" in r.output
+    assert notes.read_text() == "not a figure"
+    (tmp_path / "d.png").mkdir()
+    r = run("stability", "dx", "-o", str(tmp_path / "d.png"), "--force")
+    assert r.exit_code == 2 and "a directory" in r.output
+    r = run("stability", "dx", "-o", str(notes), "--force")
+    assert r.exit_code == 0, r.output
+    assert notes.read_bytes().startswith(b"\x89PNG")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -86,35 +85,48 @@ def _run(body: Callable[[], None]) -> None:
 PLOT_FORMATS = ("png", "pdf", "svg")
 
 
+class _OutPath(str):
+    """The `-o` path of a fluid/stability command, carrying its `--force`."""
+    force: bool = False
+
+
+def _out(path: str | None, force: bool) -> "_OutPath | None":
+    if not path:
+        return None
+    o = _OutPath(path)
+    o.force = force
+    return o
+
+
 def _check_out(out: str | None) -> None:
-    """Reject an unusable `-o` before any work: unknown suffix or missing directory."""
+    """Reject an unusable `-o` before any work: unknown suffix, a directory, or an existing file that
+    is not a figure ccscope wrote (unless --force); a missing folder is created when writing."""
     if not out:
         return
+    from ccscope import _outdir
     ext = os.path.splitext(out)[1].lstrip(".").lower()
     if ext not in PLOT_FORMATS:
         raise _BadInput(f"-o {out!r}: unknown plot format {ext or '(none)'!r}; allowed: a file name ending in "
                         + ", ".join(f".{e}" for e in PLOT_FORMATS))
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise _BadInput(f"-o {out!r}: folder {folder!r} does not exist; allowed: a path in an existing folder")
+    try:
+        _outdir.check_figure(out, force=getattr(out, "force", False))
+    except _outdir.OutputRefused as e:
+        raise _BadInput(e.cli("-o")) from None
 
 
 def _save(fig, out: str | None) -> None:
-    """Write the figure atomically: a temporary file in the target folder, then rename over `out`."""
+    """Write the figure atomically (ccscope._outdir rules: a temporary file renamed over `out`)."""
     if out:
+        from ccscope import _outdir
         _check_out(out)
         fig.tight_layout()
-        folder = os.path.dirname(os.path.abspath(out))
         ext = os.path.splitext(out)[1].lstrip(".").lower()
-        fd, tmp = tempfile.mkstemp(prefix=".ccscope-", suffix=f".{ext}", dir=folder)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format=ext, dpi=120)
-            os.replace(tmp, out)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+            with _outdir.sigterm_as_exit(), _outdir.atomic_file(out) as tmp:
+                with open(tmp, "wb") as fh:
+                    fig.savefig(fh, format=ext, dpi=120)
+        except _outdir.OutputRefused as e:
+            raise _BadInput(e.cli("-o")) from None
         typer.echo(f"wrote {out}")
 
 
@@ -459,9 +471,10 @@ def register(app: typer.Typer) -> None:
         poincare: bool = typer.Option(False, "--poincare", help="normalized model: fixed point and Floquet multipliers"),
         backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """DCTCP fluid model (P000): q(t), W(t), alpha(t) and the limit cycle; or the normalized model."""
-        _run(lambda: _fluid_dctcp(n, rate, rtt, k, g, until, normalized, wbar, poincare, backend, out))
+        _run(lambda: _fluid_dctcp(n, rate, rtt, k, g, until, normalized, wbar, poincare, backend, _out(out, force)))
 
     @fluid_app.command("hybrid")
     def fluid_hybrid(
@@ -491,9 +504,10 @@ def register(app: typer.Typer) -> None:
         until: str = typer.Option("100ms", "--until", help="simulated time"),
         backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """QCN fluid model with feedback delay (P002 eqs 1, 4-8; the model of App. A): q(t), rates, Q/R plane."""
-        _run(lambda: _fluid_qcn(rate, flows, delay, qeq, feedback, until, backend, out))
+        _run(lambda: _fluid_qcn(rate, flows, delay, qeq, feedback, until, backend, _out(out, force)))
 
     @fluid_app.command("asm")
     def fluid_asm(
@@ -504,9 +518,10 @@ def register(app: typer.Typer) -> None:
         until: str | None = typer.Option(None, "--until", help="simulated time (default 8 w/(pC))"),
         backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """ASM fluid model (P002 eq 26) with feedback delay (App. D): 4 starts, Q/R plane."""
-        _run(lambda: _fluid_asm(rate, delay, q0, gains, until, backend, out))
+        _run(lambda: _fluid_asm(rate, delay, q0, gains, until, backend, _out(out, force)))
 
     # the TCP/RED setup options of `fluid tcp-red` and `stability tcp-red` (P001's setup by default)
     RED_OPT = {
@@ -531,9 +546,10 @@ def register(app: typer.Typer) -> None:
         until: str = typer.Option("400s", "--until", help="simulated time"),
         backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """TCP over RED fluid model (Misra-Gong-Towsley) and Hollot et al.'s stability condition (P001 setup)."""
-        _run(lambda: _fluid_tcp_red(flows, rate, rtt, min_th, max_th, max_p, wq, until, backend, out))
+        _run(lambda: _fluid_tcp_red(flows, rate, rtt, min_th, max_th, max_p, wq, until, backend, _out(out, force)))
 
     @guide_app.command("dctcp")
     def guide_dctcp(
@@ -548,9 +564,10 @@ def register(app: typer.Typer) -> None:
         rate: str = typer.Option("10Gbps", "--rate", help="link rate C"),
         flows: str = typer.Option("10", "--flows", help="number of flows N"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot delay margin and bound vs rate (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """QCN delay bound (P002 App. A eq 17, corrected per E33) and the exact delay margin."""
-        _run(lambda: _stability_qcn(rate, flows, out))
+        _run(lambda: _stability_qcn(rate, flows, _out(out, force)))
 
     @stab_app.command("dx")
     def stability_dx(
@@ -558,9 +575,10 @@ def register(app: typer.Typer) -> None:
         flows: str = typer.Option("50", "--flows", help="number of flows N"),
         rtt: str = typer.Option("80us", "--rtt", help="base RTT R0"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot the bound vs N with the stable region (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """DX Bode bound (P004 Theorem 1 with E50) and the special stable state (Theorem 2)."""
-        _run(lambda: _stability_dx(rate, flows, rtt, out))
+        _run(lambda: _stability_dx(rate, flows, rtt, _out(out, force)))
 
     @stab_app.command("asm")
     def stability_asm(
@@ -568,9 +586,10 @@ def register(app: typer.Typer) -> None:
         w: str = typer.Option("32", "--w", help="feedback weight w (P002 §5.1: 32)"),
         p: str = typer.Option("0.01", "--p", help="sampling probability p in (0, 1)"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot the sliding region in the (a-, b-) plane"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
         """ASM sliding condition (P002 ineq. 15, E39) for the §5.1 gain sets and a compliant set."""
-        _run(lambda: _stability_asm(rate, w, p, out))
+        _run(lambda: _stability_asm(rate, w, p, _out(out, force)))
 
     @stab_app.command("tcp-red")
     def stability_tcp_red(

@@ -209,12 +209,15 @@ def run_all(case_ids: list[str], *, jobs: int, timeout: float, mem_mb: int, unti
 
 
 def write_failure(d: Path, res: dict) -> None:
-    from tests.fuzz.gen import make_case
+    from tests.fuzz.gen import Case, make_case
     cls = res["cls"]
     sub = d / cls
     sub.mkdir(parents=True, exist_ok=True)
     name = res["id"].replace(":", "-")
-    case = make_case(res["id"])
+    try:
+        case = make_case(res["id"])
+    except Exception as e:  # noqa: BLE001 - the report must not stop at one case
+        case = Case(res["id"], "?", "?", [f"cannot remake the case: {type(e).__name__}: {e}"], {})
     lines = [f"id: {res['id']}", f"class: {cls}", f"family: {case.family}", f"mode: {case.mode}",
              f"replay: python -m tests.fuzz.fuzzer --replay {res['id']}", "mutations:"]
     lines += [f"  - {x}" for x in case.desc]
@@ -289,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     import shutil
     if a.failures.exists():
         shutil.rmtree(a.failures)
+    a.failures.mkdir(parents=True, exist_ok=True)
+    with open(a.failures / "results.jsonl", "w") as f:
+        for r in sorted(results.values(), key=lambda r: r["id"]):
+            if r["cls"] not in CLEAN:
+                f.write(json.dumps(r) + "\n")
     failing = sorted((r for r in results.values() if r["cls"] not in CLEAN), key=lambda r: (r["cls"], r["id"]))
     per_class: Counter = Counter()
     for r in failing:

@@ -176,8 +176,9 @@ def host_names(sc: dict) -> list[str]:
     topo = sc.get("topology") if isinstance(sc.get("topology"), dict) else {}
     kind = topo.get("kind")
     if kind == "graph":
-        return [n.get("name") for n in topo.get("nodes") or [] if isinstance(n, dict) and n.get("kind") == "host"
-                and isinstance(n.get("name"), str)]
+        nodes = topo.get("nodes")
+        return [n.get("name") for n in (nodes if isinstance(nodes, list) else [])
+                if isinstance(n, dict) and n.get("kind") == "host" and isinstance(n.get("name"), str)]
     if kind == "leaf_spine":
         try:
             return [f"h{i}" for i in range(min(int(topo["leaves"]) * int(topo["hosts_per_leaf"]), 64))]
@@ -478,7 +479,11 @@ def mutate(r: random.Random, sc: dict, desc: list[str]) -> None:
         f = r.choices([f for _, f in MUTATORS], weights)[0]
         if not isinstance(sc, dict) or not all_paths(sc):
             break
-        f(r, sc, desc)
+        try:
+            f(r, sc, desc)
+        except (TypeError, KeyError, IndexError, AttributeError, ValueError) as e:
+            # an earlier mutation left a shape this one cannot work on: skip it (still deterministic)
+            desc.append(f"{f.__name__}: skipped ({type(e).__name__})")
 
 
 # ---------------------------------------------------------------------------- --set strings

@@ -90,7 +90,7 @@ def _budget_kw(fn) -> dict:
     except (TypeError, ValueError):
         return {}
     for name in params:
-        if "memory" in name:
+        if "memory" in name or "budget" in name:
             return {name: BUDGET_BYTES}
     return {}
 

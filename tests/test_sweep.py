@@ -175,7 +175,7 @@ def test_sweep_file_with_a_sweep_table(tmp_path):
     f = tmp_path / "sw.toml"
     f.write_text(f'[sweep]\nbase = "{(Path(__file__).parents[1] / "scenarios" / "dctcp_dumbbell.toml").as_posix()}"\n'
                  'seeds = 2\nuntil_s = 0.003\n[sweep.grid]\n"aqm.k_pkts" = [20, 65]\nflows.count = [2]\n')
-    spec = sw.load_sweep_file(f)
+    spec = sw.load_sweep_file(f, allow_paths=[Path(__file__).parents[1] / "scenarios"])  # absolute: allowed
     assert spec.grid == {"aqm.k_pkts": [20, 65], "flows.count": [2]} and spec.seeds == 2 and spec.until_s == 0.003
     assert spec.base["name"] == "dctcp_dumbbell"
     f.write_text("[sweep]\ngrids = 1\n")

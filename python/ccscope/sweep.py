@@ -46,8 +46,9 @@ import numpy as np
 import pandas as pd
 
 from ccscope import _outdir
-from ccscope.errors import ScenarioError
-from ccscope.scenario.io import ScenarioLike, apply_set, as_dict, load_file
+from ccscope.errors import ScenarioError, shown
+from ccscope.scenario.io import (AllowPaths, ScenarioLike, apply_set, as_dict, load_file, parse_scenario_text,
+                                 read_data_file, resolve_data_path)
 
 __all__ = [
     "NONDETERMINISTIC_COLUMNS",
@@ -202,6 +203,10 @@ def make_points(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *,
                 seeds: int | Sequence[int] = 1, design: str = "grid", samples: int | None = None) -> list[SweepPoint]:
     """Design x seeds -> points (design order, then replicate). Overrides are applied to a copy of `base`."""
     base_data = copy.deepcopy(dict(as_dict(base)))
+    for path in grid:
+        if path in RESERVED_COLUMNS:
+            raise ScenarioError(f"grid path {path!r}: the summary table has a column of that name already; "
+                                f"sweep a field under it (e.g. {path}.count) or another field ('seed' is allowed)")
     combos = expand_design(grid, design, samples=samples, seed=int(base_data.get("seed", 1) or 0)) if grid else [{}]
     if isinstance(seeds, bool):
         raise ScenarioError(f"seeds = {seeds!r}: an integer count >= 1 or a list of seeds")
@@ -209,13 +214,17 @@ def make_points(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *,
         if seeds < 1:
             raise ScenarioError(f"seeds = {seeds}: must be >= 1 (replicates per grid point)")
         if seeds > 1 and "seed" in grid:
-            raise ScenarioError("seeds > 1 and a grid over 'seed' at once: use one of the two")
+            raise ScenarioError(f"seeds = {seeds}: replicates derive their own seeds, and the grid already sets "
+                                "'seed': give either a grid over seed (one run per seed) or seeds = N, not both")
         replicates = list(range(seeds))
         explicit = None
     else:
         explicit = [int(s) for s in seeds]
         if not explicit:
             raise ScenarioError("seeds: the list is empty")
+        if "seed" in grid:
+            raise ScenarioError(f"seeds = {list(seeds)!r}: a list of seeds and a grid over 'seed' at once; "
+                                "give the seeds in one of the two")
         replicates = list(range(len(explicit)))
     points = []
     for params in combos:
@@ -671,6 +680,9 @@ _INT_METRICS = ("flows", "drops", "marks", "events", "flows_completed")
 METRIC_COLUMNS = (*SUMMARY_METRICS, "throughput_mean_bps", "throughput_min_bps", "throughput_max_bps", "jain_fairness",
                   "flows_completed", "fct_mean_s", "wall_s", "events_per_s")
 _AFTER_PARAMS = ("replicate", "seed", "key", "status", "error", "cached", "result_dir")
+#: Summary columns a grid path may not be named (they would hide the sweep's own columns). `seed`
+#: is not among them: a grid over `seed` is one run per seed, and its column is the seed column.
+RESERVED_COLUMNS = frozenset({"point", *_AFTER_PARAMS, *METRIC_COLUMNS} - {"seed"})
 
 
 def _table(rows: list[dict], param_names: list[str]) -> pd.DataFrame:
@@ -684,7 +696,9 @@ def _table(rows: list[dict], param_names: list[str]) -> pd.DataFrame:
             df[c] = None
     extra = [c for c in df.columns if c not in _FRONT and c not in param_names and c not in _AFTER_PARAMS
              and c not in METRIC_COLUMNS]
-    cols = [c for c in (*_FRONT, *param_names, *_AFTER_PARAMS) if c in df.columns] + list(METRIC_COLUMNS) + extra
+    # a grid over `seed` is both a parameter and the seed column: one column, among the parameters
+    cols = list(dict.fromkeys(c for c in (*_FRONT, *param_names, *_AFTER_PARAMS) if c in df.columns))
+    cols += list(METRIC_COLUMNS) + extra
     df = df[cols].copy()
     for c in param_names:
         df[c] = _param_column(list(df[c]))
@@ -735,7 +749,7 @@ class SweepSpec:
     options: dict = field(default_factory=dict)
 
 
-def load_sweep_file(path: str | Path) -> SweepSpec:
+def load_sweep_file(path: str | Path, *, allow_paths: AllowPaths = None) -> SweepSpec:
     """A scenario file, optionally with a `[sweep]` table:
 
         [sweep]
@@ -748,9 +762,14 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
         "flows.count" = [2, 10, 100]
         "aqm.k_pkts" = [20, 65]
         [sweep.options]                # fluid-model options, e.g. until_s of the DDE
+
+    Files it names are read in the data-file sandbox (ccscope.scenario.io): `base` relative to
+    this file's directory and staying under it, a regular file of at most MAX_DATA_FILE_BYTES;
+    an absolute path or a `..` escape only under a directory of `allow_paths` (`--allow-path`).
+    CDF files named by either file resolve the same way, relative to the file naming them.
     """
     p = Path(path)
-    data = load_file(p)
+    data = load_file(p, allow_paths=allow_paths)
     spec = data.pop("sweep", None) or {}
     if not isinstance(spec, dict):
         raise ScenarioError(f"{p}: sweep must be a table")
@@ -774,9 +793,11 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
                 raise ScenarioError(f"{p}: sweep.grid.{path_k} = {v!r}: must be a list of values")
     walk("", grid)
     base = data
-    if spec.get("base"):
-        b = Path(spec["base"])
-        base = load_file(b if b.is_absolute() else p.parent / b)
+    if "base" in spec:
+        real = resolve_data_path(spec["base"], p.resolve().parent, allow_paths=allow_paths, field="sweep.base")
+        # the same checks as a data file's (regular file, size limit, never blocks) before it is parsed
+        text = read_data_file(real, field="sweep.base", shown_as=shown(spec["base"]))
+        base = parse_scenario_text(text, real, allow_paths=allow_paths)
     return SweepSpec(base=base, grid=flat, seeds=spec.get("seeds", 1), until_s=spec.get("until_s"),
                      record=spec.get("record"), fluid=spec.get("fluid"), options=dict(spec.get("options") or {}))
 

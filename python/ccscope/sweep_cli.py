@@ -21,6 +21,7 @@ import typer
 
 def register(app: typer.Typer) -> None:
     """Add the `sweep` command to the main app."""
+    from ccscope.cli import ALLOW_PATH_HELP
 
     @app.command("sweep")
     def sweep_cmd(
@@ -53,6 +54,7 @@ def register(app: typer.Typer) -> None:
                                            "files against the sha256 hashes in its point.json; lists damaged points, "
                                            "exit status 1 if any.", metavar="OUT"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table."),
+        allow_path: list[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
     ) -> None:
         """Run a scenario (or a fluid model) over a grid of parameter values; one Parquet summary table."""
         from rich.markup import escape
@@ -72,10 +74,13 @@ def register(app: typer.Typer) -> None:
             if v is not None and v < 1:
                 fail(f"{name} {v}: must be >= 1")
         try:
-            spec = sw.load_sweep_file(scenario) if scenario is not None else sw.SweepSpec(base={}, grid={})
+            spec = (sw.load_sweep_file(scenario, allow_paths=allow_path) if scenario is not None
+                    else sw.SweepSpec(base={}, grid={}))
+            from ccscope.scenario.io import _resolve_cdf_files, apply_set
             for s in set_:
-                from ccscope.scenario.io import apply_set
                 apply_set(spec.base, s)
+            if set_ and scenario is not None:  # a data file a --set names: relative to the file, sandboxed
+                _resolve_cdf_files(spec.base, scenario.resolve().parent, allow_path)
             for g in grid:
                 path, values = sw.parse_grid_option(g)
                 spec.grid[path] = values
@@ -161,11 +166,12 @@ def register(app: typer.Typer) -> None:
         t = res.table
         n_err = int((t["status"] != "ok").sum())
         if not quiet:
-            cols = [c for c in ("point", *spec.grid, "seed", "status", "bottleneck_utilization", "queue_mean_pkts",
-                                "queue_p99_pkts", "throughput_mean_bps", "cached") if c in t.columns]
+            cols = [c for c in dict.fromkeys(("point", *spec.grid, "seed", "status", "bottleneck_utilization", "queue_mean_pkts",
+                                "queue_p99_pkts", "throughput_mean_bps", "cached")) if c in t.columns]
             typer.echo(t[cols].to_string(index=False, max_rows=40))
         for _, row in res.errors.iterrows():
-            err_console.print(f"[bold red]error:[/] point {row['point']} {_params(row, spec.grid)} seed={row['seed']}: "
+            seed_txt = "" if "seed" in spec.grid else f" seed={row['seed']}"
+            err_console.print(f"[bold red]error:[/] point {row['point']} {_params(row, spec.grid)}{seed_txt}: "
                               f"{row['error']}", highlight=False, soft_wrap=True)
         typer.echo(f"{len(t)} points: {len(res.ran)} run, {len(res.cached)} from the cache, {n_err} failed; "
                    f"summary written to {out}/summary.parquet")

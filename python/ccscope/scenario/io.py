@@ -53,6 +53,12 @@ def load_file(path: Union[str, Path], *, allow_paths: AllowPaths = None) -> dict
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ScenarioError(f"{p}: not a UTF-8 text file (byte {e.start}); a scenario must be TOML or JSON text") from None
+    return parse_scenario_text(text, p, allow_paths=allow_paths)
+
+
+def parse_scenario_text(text: str, p: Path, *, allow_paths: AllowPaths = None) -> dict:
+    """`load_file` of text already read from `p` (TOML, or JSON when `p` ends in .json); data
+    files it names resolve relative to `p`'s directory (module doc)."""
     if p.suffix.lower() == ".json":
         try:
             data = json.loads(text, parse_constant=lambda c: float(c.replace("Infinity", "inf")))

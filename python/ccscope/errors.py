@@ -65,7 +65,11 @@ def _safe_repr(value: Any) -> str:
 
 # quoted values in the engine's messages: `...` (serde) and "..." (JSON strings)
 _QUOTED = re.compile(r'`[^`]*`|"(?:[^"\\]|\\.)*"')
-_LONG_TOKEN = re.compile(r"\S{%d,}" % (2 * MAX_VALUE_CHARS + 1))
+# an unbroken run of characters longer than twice MAX_VALUE_CHARS; a `:` or `,` right after it
+# (the separator before what is allowed) is not part of it, so that the cut line keeps it. A
+# token already cut (its head and `...`, 3 more characters) is not cut again: cutting twice
+# (the library, then the CLI) gives the same line as cutting once.
+_LONG_TOKEN = re.compile(r"\S{%d,}?(?=[:,]?(?:\s|$))" % (2 * MAX_VALUE_CHARS + 4))
 
 
 def cut_message(msg: str, limit: int = MAX_VALUE_CHARS) -> str:
@@ -74,7 +78,7 @@ def cut_message(msg: str, limit: int = MAX_VALUE_CHARS) -> str:
     (keeping its head, where the field path is, and its tail, which says what is allowed)."""
     def quoted(m: re.Match) -> str:
         s = m.group(0)
-        if len(s) <= limit + 2:
+        if len(s) <= limit + 5:  # a value already cut (`head...`) is not cut again
             return s
         return f"{s[:limit + 1]}...{s[-1]} ({len(s) - 2} chars)"
     msg = _QUOTED.sub(quoted, msg)

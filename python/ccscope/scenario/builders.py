@@ -20,11 +20,10 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
     `senders` hosts each run one flow unless `flows` says otherwise (flow k starts at sender
     k mod senders). Give `rtt_s` (same propagation RTT for all) or `rtt_per_sender_s`.
     """
-    for name, v in (("senders", senders), ("flows", flows)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            raise ScenarioError(f"{name} = {shown(v)}: must be an integer >= 1")
-    if senders is None:
-        raise ScenarioError("senders = None: must be an integer >= 1")
+    _count_arg("senders", senders, 1)
+    if flows is not None:
+        _count_arg("flows", flows, 1)
+    _count_arg("receivers", receivers, 1)
     if rtt_per_sender_s is not None and (isinstance(rtt_per_sender_s, (str, bytes, dict))
                                          or not isinstance(rtt_per_sender_s, Sequence)):
         raise ScenarioError(f"rtt_per_sender_s = {shown(rtt_per_sender_s)}: must be a list of RTTs in seconds, "
@@ -39,11 +38,44 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
                                         size_bytes=size_bytes))
 
 
-def _int_arg(name: str, v: Any, lo: int) -> int:
-    """An integer argument of a builder, or a ScenarioError naming it."""
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-        raise ScenarioError(f"{name} = {shown(v)}: must be an integer >= {lo}")
+#: The engine's maxima (crates/ccscope-core/src/scenario.rs): the most flows or hosts a scenario
+#: may create (MAX_TEMPLATE_COUNT), and the range of its u32 / u64 fields. A builder refuses
+#: arguments beyond them before it allocates anything (a count of 2**31 used to build lists until
+#: memory ran out).
+MAX_TEMPLATE_COUNT = 1_000_000
+MAX_U32 = 2**32 - 1
+MAX_U64 = 2**64 - 1
+
+
+def _int_arg(name: str, v: Any, lo: int, hi: Optional[int] = None, *, what: str = "") -> int:
+    """An integer argument of a builder in [lo, hi], or a ScenarioError naming it, its value and
+    the range allowed (`what` says where the upper bound comes from)."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi}]"
+        raise ScenarioError(f"{name} = {shown(v)}: must be {allowed}{what}")
     return v
+
+
+def _count_arg(name: str, v: Any, lo: int) -> int:
+    """A count of hosts or flows: at most the engine's MAX_TEMPLATE_COUNT."""
+    return _int_arg(name, v, lo, MAX_TEMPLATE_COUNT,
+                    what=f" (a scenario has at most {MAX_TEMPLATE_COUNT} hosts and at most {MAX_TEMPLATE_COUNT} flows)")
+
+
+def _total(kind: str, n: int, args: str, formula: str) -> None:
+    """Refuse a topology whose total of `kind` (nodes or flows), from several arguments, is beyond
+    MAX_TEMPLATE_COUNT."""
+    if n > MAX_TEMPLATE_COUNT:
+        raise ScenarioError(f"{args}: would make {n} {kind} ({formula}); a scenario may have at most "
+                            f"{MAX_TEMPLATE_COUNT}")
+
+
+def _aqm_arg(aqm: Any) -> None:
+    """`aqm=` of a builder: None, an AQM config object, or a table with a string `kind`."""
+    if aqm is not None and not (isinstance(aqm, AqmConfig.__args__) or
+                                (isinstance(aqm, dict) and isinstance(aqm.get("kind"), str))):
+        raise ScenarioError(f"aqm = {shown(aqm)}: must be an AQM config (DropTail(), Threshold(...), Red(...), "
+                            "Choke(...), QcnCp(...), AsmCp(...) from ccscope.scenario.model) or a table with a string `kind`")
 
 
 def _num_arg(name: str, v: Any, *, optional: bool = False) -> Optional[float]:
@@ -77,12 +109,17 @@ def parking_lot(hops: int, *, flows_per_group: int = 1, cc: str = "asm", rate_bp
     hop k a group of `flows_per_group` cross-traffic sources enters at sw{k} and leaves at
     sw{k+1}. Every chain link is a bottleneck with the given AQM. Returns a plain scenario
     dict (graph form)."""
-    _int_arg("hops", hops, 1)
-    _int_arg("flows_per_group", flows_per_group, 0)
-    _int_arg("long_flows", long_flows, 0)
-    _int_arg("buffer_pkts", buffer_pkts, 1)
+    _count_arg("hops", hops, 1)
+    _count_arg("flows_per_group", flows_per_group, 0)
+    _count_arg("long_flows", long_flows, 0)
+    _int_arg("buffer_pkts", buffer_pkts, 1, MAX_U32)
     _num_arg("rate_bps", rate_bps)
     _num_arg("link_delay_s", link_delay_s)
+    args = f"hops = {hops}, flows_per_group = {flows_per_group}, long_flows = {long_flows}"
+    _total("flows", long_flows + hops * flows_per_group, args, "long_flows + hops * flows_per_group")
+    _total("hosts", long_flows + hops * (1 + flows_per_group) + 1, args,
+           "long_flows + hops * (flows_per_group + 1) + the receiver R0")
+    _aqm_arg(aqm)
     nodes, links, flows = [], [], []
     for k in range(hops + 1):
         nodes.append({"name": f"sw{k}", "kind": "switch"})
@@ -137,9 +174,11 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
     import numpy as np
     if rtt not in ("fixed", "variable"):
         raise ScenarioError(f"rtt = {shown(rtt)}: must be 'fixed' or 'variable'")
-    _int_arg("clients", clients, 1)
-    _int_arg("buffer_pkts", buffer_pkts, 1)
-    _int_arg("seed", seed, 0)
+    _count_arg("clients", clients, 1)
+    _total("hosts", clients + 1, f"clients = {clients}", "clients + the server S")
+    _int_arg("buffer_pkts", buffer_pkts, 1, MAX_U32)
+    _int_arg("seed", seed, 0, MAX_U64)
+    _aqm_arg(aqm)
     for name, v in (("client_delay_s", client_delay_s), ("server_delay_s", server_delay_s),
                     ("bottleneck_bps", bottleneck_bps), ("fast_bps", fast_bps), ("start_spread_s", start_spread_s)):
         _num_arg(name, v)

@@ -11,6 +11,10 @@ point.json recorded, and recomputes (and names) the others. OUT must be new, emp
 sweep output (--force writes into another directory, keeping its files). Exit status 0 when every
 point ran, 1 when some failed (each is listed with its parameters), 2 on bad input. `--verify OUT`
 checks every point of OUT and lists the damaged ones: exit status 0 when all match, 1 otherwise.
+
+Files the sweep file names (`[sweep] base = "..."`, CDF data files, also ones a --set names) are
+read in the data-file sandbox: relative to the file naming them and staying under its directory,
+regular files under the size limit only; absolute paths and '..' need --allow-path DIR.
 """
 from __future__ import annotations
 

@@ -74,8 +74,8 @@ def _aqm_arg(aqm: Any) -> None:
     """`aqm=` of a builder: None, an AQM config object, or a table with a string `kind`."""
     if aqm is not None and not (isinstance(aqm, AqmConfig.__args__) or
                                 (isinstance(aqm, dict) and isinstance(aqm.get("kind"), str))):
-        raise ScenarioError(f"aqm = {shown(aqm)}: must be an AQM config (DropTail(), Threshold(...), Red(...), "
-                            "Choke(...), QcnCp(...), AsmCp(...) from ccscope.scenario.model) or a table with a string `kind`")
+        raise ScenarioError(f"aqm = {shown(aqm)}: must be an AQM config (ccscope.aqm.drop_tail(), threshold(...), "
+                            "red(...), choke(...), qcn(...), asm(...)) or a table with a string `kind`")
 
 
 def _num_arg(name: str, v: Any, *, optional: bool = False) -> Optional[float]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from ccscope import aqm, scenario, units  # noqa: E402
-from ccscope.errors import ResultError, ScenarioError, SimulationError  # noqa: E402
+from ccscope.errors import Interrupted, ResultError, ScenarioError, SimulationError  # noqa: E402
 from ccscope.many import simulate_many  # noqa: E402
 from ccscope.result import SimResult, load  # noqa: E402
 from ccscope.scenario.model import Scenario  # noqa: E402
@@ -23,5 +23,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'ccscope' has no attribute {name!r}")
 
 
-__all__ = ["ResultError", "Scenario", "ScenarioError", "SimResult", "Simulation", "SimulationError", "aqm", "load", "scenario",
+__all__ = ["Interrupted", "ResultError", "Scenario", "ScenarioError", "SimResult", "Simulation", "SimulationError", "aqm", "load", "scenario",
            "simulate", "simulate_many", "units", "__version__"]

@@ -6,7 +6,9 @@ are shown as one clear line on stderr with exit status 2, never as a traceback.
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -92,6 +94,57 @@ def _summary_table(res) -> Table:
     return t
 
 
+def _note(msg: str) -> None:
+    err_console.print(msg, highlight=False, soft_wrap=True, markup=False)
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM (`timeout`, a job scheduler's kill) stops a run like Ctrl-C, so what was simulated
+    is kept; the previous handler comes back afterwards."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: signals cannot be handled here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _finish_interrupted(sim, out: Optional[Path], force: bool = False, protect=()) -> None:
+    """Ctrl-C (or SIGTERM) stopped the run: keep what was simulated as a partial result, write it
+    to --out through the same atomic save as a full result, say so, and exit 130. A second
+    Ctrl-C while closing or writing abandons the partial result (the save leaves no half-written
+    directory: --out is either the new result or as it was)."""
+    import ccscope as cc
+    from ccscope.errors import describe_interruption
+    try:
+        res = sim.finish()
+    except KeyboardInterrupt:
+        _note("interrupted again while closing the run; nothing written")
+        raise typer.Exit(130) from None
+    except cc.SimulationError as e:
+        fail(f"simulation failed: {e}", code=1)
+    msg = describe_interruption(res)
+    if out is None:
+        _note(f"{msg}; nothing written (no --out)")
+        raise typer.Exit(130)
+    try:
+        res.save(out, force=force, protect=protect)
+    except KeyboardInterrupt:
+        _note(f"{msg}; interrupted again while writing: nothing written, {out}/ left as it was")
+        raise typer.Exit(130) from None
+    except (OSError, ValueError) as e:  # OutputRefused is an OSError
+        _note(f"{msg}; --out {str(out)!r}: cannot write results ({e.strerror or e})")
+        raise typer.Exit(130) from None
+    _note(f"{msg}; partial results written to {out}/ (meta.json: partial = true)")
+    raise typer.Exit(130)
+
+
 def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str],
          force: bool = False, protect=()):
     import ccscope as cc
@@ -106,14 +159,20 @@ def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], r
     rec = [r.strip() for r in record.split(",") if r.strip()] if record else None
     try:
         sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec)
-        if quiet:
-            sim.run()
-        else:
-            with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[now]}"), TimeElapsedColumn(),
-                          console=err_console, transient=True) as prog:
-                task = prog.add_task("sim", total=sim.end_s, now="")
-                sim.run(progress=lambda now, end: prog.update(task, completed=now, now=f"{now:.4g} / {end:.4g} s"))
+        try:
+            if quiet:
+                sim.run()
+            else:
+                with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[now]}"),
+                              TimeElapsedColumn(), console=err_console, transient=True) as prog:
+                    task = prog.add_task("sim", total=sim.end_s, now="")
+                    sim.run(progress=lambda now, end: prog.update(task, completed=now, now=f"{now:.4g} / {end:.4g} s"))
+        except KeyboardInterrupt:
+            _finish_interrupted(sim, out, force, protect)
         res = sim.finish()
+    except KeyboardInterrupt:
+        _note("interrupted before the run started; nothing written")
+        raise typer.Exit(130) from None
     except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
     except cc.SimulationError as e:
@@ -149,7 +208,8 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         data = _load(scenario, set_, allow_path)
     except cc.ScenarioError as e:
         fail(str(e))
-    res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario])
+    with _sigterm_as_interrupt():
+        res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario])
     if json_summary:
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))

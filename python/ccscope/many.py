@@ -15,6 +15,7 @@ as they do between two sequential runs).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from collections.abc import Iterable, Sequence
 
@@ -81,6 +82,23 @@ def _short(err: BaseException) -> BaseException:
     return err
 
 
+@contextmanager
+def _stop_workers_on_interrupt(pool: ProcessPoolExecutor):
+    """Ctrl-C in a process batch: cancel the pending items and end the running ones at once
+    (their worker processes are terminated), so leaving the pool does not wait for them."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in workers:
+            try:
+                p.terminate()
+            except (OSError, ValueError):  # already gone
+                pass
+        raise
+
+
 def _run_one(scenario: ScenarioLike, until_s: float | None, record: Sequence[str] | None,
              seed: int | None, allow_paths: AllowPaths = None) -> SimResult:
     return simulate(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
@@ -130,6 +148,9 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
     allow_paths: directories data files named in scenario files may be read from besides each
              file's own directory (ccscope.scenario.io: the sandbox rules).
     Errors are picklable, so a process executor passes each item's own error back unchanged.
+
+    Ctrl-C cancels every running and pending item (threads within one chunk of events, worker
+    processes terminated) and raises KeyboardInterrupt; no worker outlives the call.
     """
     items = list(scenarios)
     if errors not in ("raise", "return"):
@@ -162,7 +183,7 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
                 out[i] = ItemError(i, _short(e))
         return out  # type: ignore[return-value]
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs) as pool, _stop_workers_on_interrupt(pool):
         futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i], allow_paths) for i, sc in enumerate(items)]
         if errors == "raise":
             wait(futures, return_when=FIRST_EXCEPTION)

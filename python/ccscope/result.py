@@ -223,8 +223,14 @@ def load(out_dir: Union[str, Path]) -> SimResult:
                      rounds=rounds if rounds is not None else pd.DataFrame())
 
 
-def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
-    """Turn the engine's column dicts into DataFrames and compute the summary."""
+def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = False,
+                 end_s: Optional[float] = None) -> SimResult:
+    """Turn the engine's column dicts into DataFrames and compute the summary.
+
+    partial: the run was interrupted before its end (`end_s`, the scheduled end): the summary
+    covers [warm-up, the simulated time reached] like a run asked to stop there, and `meta`
+    says so (partial = True, interrupted_at_s, scheduled_end_s).
+    """
     tables = raw["tables"]
     ports = pd.DataFrame(tables.pop("ports"))
     ports["recorded"] = ports["recorded"].astype(bool)
@@ -252,7 +258,11 @@ def build_result(raw: dict, *, wall_s: float, version: str) -> SimResult:
     summary["wall_s"] = wall_s
     summary["events_per_s"] = raw["events"] / wall_s if wall_s > 0 else float("nan")
     meta = {"ccscope_version": version, "seed": scenario.get("seed"), "wall_s": wall_s, "events": int(raw["events"]),
-            "events_per_s": summary["events_per_s"], "sim_time_s": sim_time, "ledger": raw["ledger"]}
+            "events_per_s": summary["events_per_s"], "sim_time_s": sim_time, "ledger": raw["ledger"],
+            "partial": bool(partial)}
+    if partial:
+        meta["interrupted_at_s"] = sim_time
+        meta["scheduled_end_s"] = end_s
     return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta, rounds=rounds)
 
 

@@ -1,12 +1,17 @@
 """Running the packet engine: `simulate()` for one run, `Simulation` to drive one step by
-step. The engine runs with the GIL released; scenarios go to it as JSON."""
+step. The engine runs with the GIL released; scenarios go to it as JSON.
+
+Interruption: the engine looks at pending signals every ~50 ms of a run, so Ctrl-C raises
+KeyboardInterrupt promptly with the simulation intact at an event boundary. `Simulation.finish()`
+then returns what was simulated so far, marked partial; `simulate()` raises `Interrupted`
+(a KeyboardInterrupt) carrying that partial result as `.result`."""
 from __future__ import annotations
 
 import time
 from typing import Callable, Optional, Sequence
 
 from ccscope import _native
-from ccscope.errors import ScenarioError, engine_call, shown
+from ccscope.errors import Interrupted, ScenarioError, engine_call, shown
 from ccscope.result import SimResult, build_result
 from ccscope.scenario.io import AllowPaths, ScenarioLike, as_dict, to_engine_json
 
@@ -58,6 +63,8 @@ class Simulation:
         self._native = engine_call(_native.Simulation, _prepare(scenario, record, seed, allow_paths),
                                    _check_until(until_s))
         self._t0 = time.perf_counter()
+        #: the last run request was interrupted before its target (finish() gives a partial result)
+        self._interrupted = False
 
     @property
     def now_s(self) -> float:
@@ -72,7 +79,20 @@ class Simulation:
         return self._native.events
 
     def run_until(self, t_s: float) -> None:
-        self._native.run_until(float(t_s))
+        """Run every event up to `t_s`. Ctrl-C raises KeyboardInterrupt within ~50 ms, leaving the
+        simulation at an event boundary: call again to go on, or `finish()` for a partial result."""
+        try:
+            t = float(t_s)
+        except (TypeError, ValueError):
+            t = float("nan")
+        if not (t >= 0 and t != float("inf")):
+            raise ScenarioError(f"t_s = {shown(t_s)}: must be a finite number of seconds >= 0")
+        try:
+            self._native.run_until(t)
+        except KeyboardInterrupt:
+            self._interrupted = True
+            raise
+        self._interrupted = False
 
     def step(self) -> Optional[float]:
         return self._native.step()
@@ -81,19 +101,31 @@ class Simulation:
         return self._native.peek()
 
     def run(self, *, progress: Optional[Callable[[float, float], None]] = None, chunks: int = 100) -> None:
-        """Run to the end; `progress(now_s, end_s)` is called between chunks of simulated time."""
+        """Run to the end; `progress(now_s, end_s)` is called between chunks of simulated time.
+
+        Ctrl-C raises KeyboardInterrupt (also from inside `progress`); `finish()` then returns
+        what was simulated so far, marked partial."""
         end = self.end_s
-        if progress is None:
-            self.run_until(end)
-            return
-        for k in range(1, chunks + 1):
-            self.run_until(end * k / chunks)
-            progress(self.now_s, end)
+        try:
+            if progress is None:
+                self.run_until(end)
+                return
+            for k in range(1, chunks + 1):
+                self.run_until(end * k / chunks)
+                progress(self.now_s, end)
+        except KeyboardInterrupt:
+            self._interrupted = True
+            raise
 
     def finish(self) -> SimResult:
+        """End the run and return its result. After an interrupted run (KeyboardInterrupt from
+        `run`/`run_until`), the result covers the simulated time reached and is marked partial
+        (`meta["partial"]`, `meta["interrupted_at_s"]`)."""
         from ccscope import __version__
+        end = self._native.end_s
         raw = self._native.finish()
-        return build_result(raw, wall_s=time.perf_counter() - self._t0, version=__version__)
+        return build_result(raw, wall_s=time.perf_counter() - self._t0, version=__version__,
+                            partial=self._interrupted, end_s=end)
 
 
 def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record: Optional[Sequence[str]] = None,
@@ -104,7 +136,13 @@ def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record:
     record: trace names to keep ("queue", "link", "cwnd", "alpha", "delivered", "drops");
     default: the scenario's record.traces (all).
     allow_paths: directories data files may be read from besides the scenario's (ccscope.scenario.io).
+
+    Ctrl-C stops the run within ~50 ms and raises `Interrupted` (a KeyboardInterrupt) whose
+    `.result` is what was simulated so far, marked partial.
     """
     sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
-    sim.run(progress=progress)
+    try:
+        sim.run(progress=progress)
+    except KeyboardInterrupt as e:
+        raise Interrupted(sim.finish()) from e
     return sim.finish()

@@ -11,6 +11,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 create_exception!(_native, ScenarioError, PyValueError, "A scenario that cannot be read or does not validate; the message names the field path, the value and what is allowed.");
 create_exception!(
@@ -88,6 +90,63 @@ fn schema() -> String {
     scenario::json_schema()
 }
 
+/// Longest stretch of engine time between two looks at pending Python signals (Ctrl-C): a
+/// KeyboardInterrupt comes within about this much of the signal (the promise is 0.5 s); each
+/// look costs a GIL release and re-acquire, microseconds.
+const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+/// Wall time one chunk of events should take: the driver looks at the clock and the stop flag
+/// once per chunk, so the chunk size adapts to the cost of an event (a sampling event over
+/// 10^5 flows costs as much as 10^4 packet events).
+const CHUNK_TARGET: Duration = Duration::from_millis(2);
+/// Events in the first chunk of a run (the size then doubles or halves towards CHUNK_TARGET).
+const CHUNK_START_EVENTS: u64 = 1024;
+/// Largest chunk: bounds the time between two looks at the clock if events get costlier.
+const CHUNK_MAX_EVENTS: u64 = 1 << 20;
+
+/// Drives a run in bounded chunks of events (`run_until_bounded`), so that the caller can look
+/// at signals or a stop flag between them; the result is identical to one `run_until` call.
+struct Slicer {
+    chunk: u64,
+}
+
+impl Slicer {
+    fn new() -> Self {
+        Slicer {
+            chunk: CHUNK_START_EVENTS,
+        }
+    }
+
+    /// Run towards `t` until it is reached (true), or until `budget` of wall time has passed
+    /// or `stop` is set (false: the simulation stands at an event boundary and another call
+    /// goes on from there).
+    fn run(
+        &mut self,
+        sim: &mut ccscope_core::Simulation,
+        t: SimTime,
+        budget: Duration,
+        stop: &AtomicBool,
+    ) -> bool {
+        let start = Instant::now();
+        let mut last = start;
+        loop {
+            if sim.run_until_bounded(t, self.chunk) {
+                return true;
+            }
+            let now = Instant::now();
+            let took = now - last;
+            last = now;
+            if took < CHUNK_TARGET / 2 {
+                self.chunk = (self.chunk * 2).min(CHUNK_MAX_EVENTS);
+            } else if took > CHUNK_TARGET * 2 {
+                self.chunk = (self.chunk / 2).max(1);
+            }
+            if stop.load(Ordering::Relaxed) || now - start >= budget {
+                return false;
+            }
+        }
+    }
+}
+
 /// A simulation in progress. Drive it with run_until / step; finish() returns the tables.
 #[pyclass(module = "ccscope._native")]
 struct Simulation {
@@ -118,6 +177,12 @@ impl Simulation {
     }
 
     /// Run every event up to time t_s (seconds), with the GIL released.
+    ///
+    /// Interruptible: the engine runs in slices of at most `SIGNAL_CHECK_INTERVAL`, and pending
+    /// signals are handled between them, so Ctrl-C raises KeyboardInterrupt here within about
+    /// that time. The simulation then stands at an event boundary before t_s, intact: call
+    /// run_until again to go on (the same events and traces as an uninterrupted run) or
+    /// finish() to keep what was simulated so far.
     fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
         if !t_s.is_finite() || t_s < 0.0 {
             return Err(PyValueError::new_err(format!(
@@ -126,12 +191,19 @@ impl Simulation {
         }
         let sim = self.sim()?;
         let t = SimTime::from_secs_f64(t_s);
-        py.detach(|| {
-            guarded("run", || {
-                sim.run_until(t);
-                Ok(())
-            })
-        })
+        let mut slicer = Slicer::new();
+        let never = AtomicBool::new(false);
+        loop {
+            let done = py.detach(|| {
+                guarded("run", || {
+                    Ok(slicer.run(sim, t, SIGNAL_CHECK_INTERVAL, &never))
+                })
+            })?;
+            if done {
+                return Ok(());
+            }
+            py.check_signals()?;
+        }
     }
 
     /// Process one event; returns its time in seconds, or None when no event is left.
@@ -189,6 +261,8 @@ enum ItemFailure {
     Scenario(String),
     Simulation(String),
     Skipped,
+    /// The batch was cancelled (Ctrl-C) before or while this item ran.
+    Cancelled,
 }
 
 fn check_until(until_s: Option<f64>) -> Result<(), String> {
@@ -203,7 +277,12 @@ fn check_until(until_s: Option<f64>) -> Result<(), String> {
 }
 
 /// One batch item from JSON to its tables, with no Python object touched (runs off the GIL).
-fn run_item(json: &str, until_s: Option<f64>) -> Result<(RunOutput, f64), ItemFailure> {
+/// It stops within one chunk of events once `cancel` is set.
+fn run_item(
+    json: &str,
+    until_s: Option<f64>,
+    cancel: &AtomicBool,
+) -> Result<(RunOutput, f64), ItemFailure> {
     let t0 = std::time::Instant::now();
     let run = || -> Result<RunOutput, ItemFailure> {
         check_until(until_s).map_err(ItemFailure::Scenario)?;
@@ -212,7 +291,9 @@ fn run_item(json: &str, until_s: Option<f64>) -> Result<(RunOutput, f64), ItemFa
         let mut sim = ccscope_core::Simulation::new(&sc, until_s)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let end = sim.end();
-        sim.run_until(end);
+        if !Slicer::new().run(&mut sim, end, Duration::MAX, cancel) {
+            return Err(ItemFailure::Cancelled);
+        }
         sim.finish()
             .map_err(|e| ItemFailure::Simulation(e.to_string()))
     };
@@ -230,6 +311,11 @@ type BatchItem<'py> = (Option<Bound<'py, PyDict>>, Option<Bound<'py, PyAny>>);
 
 /// Run a batch of scenarios (JSON, until_s) on `jobs` Rust threads with the GIL released.
 ///
+/// Interruptible: the calling thread waits in slices of `SIGNAL_CHECK_INTERVAL` and handles
+/// pending signals between them; on Ctrl-C it cancels every running and pending item (each
+/// stops within one chunk of events), waits for the workers to stop, and raises
+/// KeyboardInterrupt. No thread of the batch outlives the call.
+///
 /// Returns one entry per item, in input order: (tables dict, wall seconds) on success, or
 /// (None, error) where error is a ScenarioError/SimulationError instance, or (None, None) for an
 /// item skipped because an earlier-started item failed while `stop_on_error` was set.
@@ -242,7 +328,7 @@ fn run_many<'py>(
     stop_on_error: bool,
 ) -> PyResult<Vec<BatchItem<'py>>> {
     use rayon::prelude::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc;
     if jobs == 0 {
         return Err(PyValueError::new_err("jobs = 0: must be an integer >= 1"));
     }
@@ -252,24 +338,72 @@ fn run_many<'py>(
         .build()
         .map_err(|e| SimulationError::new_err(format!("cannot start {jobs} threads: {e}")))?;
     let failed = AtomicBool::new(false);
-    let results: Vec<Result<(RunOutput, f64), ItemFailure>> = py.detach(|| {
-        pool.install(|| {
-            items
-                .par_iter()
-                .with_max_len(1)
-                .map(|(json, until)| {
-                    if stop_on_error && failed.load(Ordering::Relaxed) {
-                        return Err(ItemFailure::Skipped);
-                    }
-                    let r = run_item(json, *until);
-                    if r.is_err() {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    r
+    let cancel = AtomicBool::new(false);
+    type Results = Vec<Result<(RunOutput, f64), ItemFailure>>;
+    let (tx, mut rx) = mpsc::channel::<std::thread::Result<Results>>();
+    let results: Results = std::thread::scope(|scope| -> PyResult<Results> {
+        let (items, failed, cancel, pool) = (&items, &failed, &cancel, &pool);
+        scope.spawn(move || {
+            let batch = || {
+                pool.install(|| {
+                    items
+                        .par_iter()
+                        .with_max_len(1)
+                        .map(|(json, until)| {
+                            if cancel.load(Ordering::Relaxed) {
+                                return Err(ItemFailure::Cancelled);
+                            }
+                            if stop_on_error && failed.load(Ordering::Relaxed) {
+                                return Err(ItemFailure::Skipped);
+                            }
+                            let r = run_item(json, *until, cancel);
+                            if matches!(
+                                r,
+                                Err(ItemFailure::Scenario(_) | ItemFailure::Simulation(_))
+                            ) {
+                                failed.store(true, Ordering::Relaxed);
+                            }
+                            r
+                        })
+                        .collect()
                 })
-                .collect()
-        })
-    });
+            };
+            // the receiver waits for this message in every case, a panic included
+            let _ = tx.send(catch_unwind(AssertUnwindSafe(batch)));
+        });
+        let mut wait = |limit: Option<Duration>| {
+            let rx = &mut rx;
+            py.detach(move || match limit {
+                Some(d) => rx.recv_timeout(d),
+                None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            })
+        };
+        loop {
+            match wait(Some(SIGNAL_CHECK_INTERVAL)) {
+                Ok(r) => {
+                    return r.map_err(|e| {
+                        SimulationError::new_err(format!(
+                            "internal error in run_many: {}",
+                            panic_message(&*e)
+                        ))
+                    })
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(SimulationError::new_err(
+                        "internal error in run_many: the batch thread stopped without a result",
+                    ))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(e) = py.check_signals() {
+                // Ctrl-C (or another signal handler raised): stop every item, wait for the
+                // workers (each looks at `cancel` once per chunk), then raise
+                cancel.store(true, Ordering::Relaxed);
+                let _ = wait(None);
+                return Err(e);
+            }
+        }
+    })?;
     let mut out = Vec::with_capacity(results.len());
     for r in results {
         out.push(match r {
@@ -296,7 +430,7 @@ fn run_many<'py>(
                         .into_bound(py),
                 ),
             ),
-            Err(ItemFailure::Skipped) => (None, None),
+            Err(ItemFailure::Skipped | ItemFailure::Cancelled) => (None, None),
         });
     }
     Ok(out)

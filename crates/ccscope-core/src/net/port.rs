@@ -146,6 +146,14 @@ impl Port {
         }
     }
 
+    /// Bring the port up to `t` at the end of a run, or up to its own clock when that is later:
+    /// a port fed ahead of time (`Simulation::settle`) holds arrivals up to one link time past
+    /// the simulation clock when a run stopped early (`Simulation::run_until_bounded`) is
+    /// finished, and time never runs backwards for it.
+    pub fn close(&mut self, t: SimTime) {
+        self.advance(SimTime(t.0.max(self.last_change.0)));
+    }
+
     /// Bring the queue up to time `t`: packets whose transmission starts by `t` leave it, so an
     /// arrival at the instant a transmission starts sees the queue after that departure (as in
     /// ns-2, whose departure event was scheduled first). "By `t`" allows `SIMULTANEOUS_PS`: the

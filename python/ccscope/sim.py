@@ -38,12 +38,25 @@ def _check_until(until_s: Optional[float]) -> Optional[float]:
     return u
 
 
+def _check_max_memory(max_memory_bytes: Optional[int]) -> Optional[int]:
+    """The memory budget in bytes (None: the engine's default, half the machine's memory)."""
+    if max_memory_bytes is None:
+        return None
+    if isinstance(max_memory_bytes, bool) or not isinstance(max_memory_bytes, (int, float)) \
+            or not max_memory_bytes == max_memory_bytes or not 1 <= max_memory_bytes < 2 ** 64:
+        raise ScenarioError(f"max_memory_bytes = {str(max_memory_bytes)[:80]!r}: must be a number of bytes "
+                            f">= 1 (e.g. 4 * 2**30), or None for half the machine's memory")
+    return int(max_memory_bytes)
+
+
 class Simulation:
     """A run in progress: `run_until(t_s)`, `step()`, `peek()`, then `finish()` -> SimResult."""
 
     def __init__(self, scenario: ScenarioLike, *, until_s: Optional[float] = None,
-                 record: Optional[Sequence[str]] = None, seed: Optional[int] = None):
-        self._native = _native.Simulation(_prepare(scenario, record, seed), _check_until(until_s))
+                 record: Optional[Sequence[str]] = None, seed: Optional[int] = None,
+                 max_memory_bytes: Optional[int] = None):
+        self._native = _native.Simulation(_prepare(scenario, record, seed), _check_until(until_s),
+                                          _check_max_memory(max_memory_bytes))
         self._t0 = time.perf_counter()
 
     @property
@@ -84,12 +97,16 @@ class Simulation:
 
 
 def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record: Optional[Sequence[str]] = None,
-             seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None) -> SimResult:
+             seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None,
+             max_memory_bytes: Optional[int] = None) -> SimResult:
     """Run a scenario (Scenario, dict or file path) to `until_s` (default: the scenario's).
 
     record: trace names to keep ("queue", "link", "cwnd", "alpha", "delivered", "drops");
     default: the scenario's record.traces (all).
+    max_memory_bytes: memory budget; a scenario whose estimated memory exceeds it is refused
+    with a ScenarioError naming the fields that drive the estimate (default: half the
+    machine's memory). Event-driven traces are capped inside it (see result.traces["truncated"]).
     """
-    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed)
+    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, max_memory_bytes=max_memory_bytes)
     sim.run(progress=progress)
     return sim.finish()

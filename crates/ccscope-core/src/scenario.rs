@@ -916,7 +916,7 @@ impl Scenario {
         Ok(())
     }
 
-    fn dumbbell_senders(&self, d: &Dumbbell) -> Result<u32, ScenarioError> {
+    pub(crate) fn dumbbell_senders(&self, d: &Dumbbell) -> Result<u32, ScenarioError> {
         match (d.senders, &self.flows) {
             (Some(s), _) => Ok(s),
             (None, Some(f)) => Ok(f.count.max(1)),

@@ -343,7 +343,8 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
             }
         };
         spawned_total = spawned_total.saturating_add(n);
-        spawned_rows += n as f64 * (life_s / f_iv + 1.0);
+        // a flow is sampled while it lives, at most until the end of the run
+        spawned_rows += n as f64 * (life_s.min(until) / f_iv + 1.0);
         parts.push(Part {
             path: format!("workload[{i}]"),
             value,

@@ -440,8 +440,13 @@ pub fn build_with_budget(
 
     let names = sc.record.ports.clone().unwrap_or_default();
     let mut rec_ports = Vec::new();
+    let port_index: HashMap<&str, usize> = port_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
     for (i, n) in names.iter().enumerate() {
-        let id = port_names.iter().position(|p| p == n).ok_or_else(|| {
+        let id = port_index.get(n.as_str()).copied().ok_or_else(|| {
             ScenarioError::new(
                 format!("record.ports[{i}]"),
                 format!("{n:?}"),
@@ -587,9 +592,13 @@ pub(crate) fn sole_feeders(
             }
         }
     }
+    let mut recorded = vec![false; ports.len()];
+    for p in &rec.ports {
+        recorded[p.idx()] = true;
+    }
     for (i, f) in feeder.iter_mut().enumerate() {
         let ok = *f < NONE - 1
-            && !rec.ports.iter().any(|p| p.idx() == i)
+            && !recorded[i]
             && matches!(
                 ports[i].aqm,
                 Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_)

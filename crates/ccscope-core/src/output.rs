@@ -443,9 +443,10 @@ fn flows_table(sim: &Simulation) -> Table {
 fn ports_table(sim: &Simulation) -> Table {
     let t = sim.now.0.max(1) as f64;
     let ps = &sim.ports;
-    let recorded: Vec<u8> = (0..ps.len())
-        .map(|i| sim.rec.ports.iter().any(|p| p.idx() == i) as u8)
-        .collect();
+    let mut recorded = vec![0u8; ps.len()];
+    for p in &sim.rec.ports {
+        recorded[p.idx()] = 1;
+    }
     let (from, to): (Vec<String>, Vec<String>) = sim
         .port_names
         .iter()

@@ -480,7 +480,7 @@ pub fn check(sc: &Scenario, budget_bytes: u64) -> Result<Estimate, ScenarioError
             bytes: mul(*rows.min(&1_000), *cost),
         });
     }
-    parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
     let top = &parts[0];
     let drivers: Vec<String> = parts

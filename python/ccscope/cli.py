@@ -94,6 +94,19 @@ def _summary_table(res) -> Table:
     return t
 
 
+def _max_memory(text: Optional[str]) -> Optional[int]:
+    """--max-memory: bytes, with an optional unit (4GiB, 512MiB, 2G, 1e9)."""
+    if text is None:
+        return None
+    import re
+    units = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "kib": 2 ** 10, "m": 1e6, "mb": 1e6, "mib": 2 ** 20,
+             "g": 1e9, "gb": 1e9, "gib": 2 ** 30, "t": 1e12, "tb": 1e12, "tib": 2 ** 40}
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
+    if not m or m.group(2).lower() not in units or not 1 <= float(m.group(1)) * units[m.group(2).lower()] < 2 ** 64:
+        fail(f"--max-memory {text[:80]!r}: must be a size >= 1 byte such as 4GiB, 512MiB or 2e9")
+    return int(float(m.group(1)) * units[m.group(2).lower()])
+
+
 def _note(msg: str) -> None:
     err_console.print(msg, highlight=False, soft_wrap=True, markup=False)
 
@@ -146,7 +159,7 @@ def _finish_interrupted(sim, out: Optional[Path], force: bool = False, protect=(
 
 
 def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str],
-         force: bool = False, protect=()):
+         force: bool = False, protect=(), max_memory_bytes: Optional[int] = None):
     import ccscope as cc
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -158,7 +171,7 @@ def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], r
             fail(e.cli("--out"))
     rec = [r.strip() for r in record.split(",") if r.strip()] if record else None
     try:
-        sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec)
+        sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec, max_memory_bytes=max_memory_bytes)
         try:
             if quiet:
                 sim.run()
@@ -201,15 +214,23 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         record: Optional[str] = typer.Option(None, "--record", help="Traces to keep, comma-separated (queue,link,cwnd,alpha,delivered,drops)."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
         json_summary: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-        allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
+        allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
+        max_memory: Optional[str] = typer.Option(None, "--max-memory", help="Memory budget, e.g. 4GiB, 512MiB (default: half the machine's memory). A scenario estimated above it is refused before it runs; event traces are capped inside it.")):
     """Run a scenario file and print a summary; --out writes the results."""
     import ccscope as cc
+    budget = _max_memory(max_memory)
     try:
         data = _load(scenario, set_, allow_path)
     except cc.ScenarioError as e:
         fail(str(e))
     with _sigterm_as_interrupt():
-        res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario])
+        res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario],
+                   max_memory_bytes=budget)
+    trunc = res.traces.get("truncated")
+    if trunc is not None:
+        for row in trunc.itertuples(index=False):
+            _note(f"warning: trace {row.series!r} reached its cap of {row.cap_rows:,} rows: "
+                  f"{row.rows_left_out:,} rows were not recorded (raise --max-memory to keep more)")
     if json_summary:
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))

@@ -52,16 +52,27 @@ def _check_until(until_s: Optional[float]) -> Optional[float]:
     return u
 
 
+def _check_max_memory(max_memory_bytes: Optional[int]) -> Optional[int]:
+    """The memory budget in bytes (None: the engine's default, half the machine's memory)."""
+    if max_memory_bytes is None:
+        return None
+    if isinstance(max_memory_bytes, bool) or not isinstance(max_memory_bytes, (int, float)) \
+            or not max_memory_bytes == max_memory_bytes or not 1 <= max_memory_bytes < 2 ** 64:
+        raise ScenarioError(f"max_memory_bytes = {str(max_memory_bytes)[:80]!r}: must be a number of bytes "
+                            f">= 1 (e.g. 4 * 2**30), or None for half the machine's memory")
+    return int(max_memory_bytes)
+
+
 class Simulation:
     """A run in progress: `run_until(t_s)`, `step()`, `peek()`, then `finish()` -> SimResult."""
 
     def __init__(self, scenario: ScenarioLike, *, until_s: Optional[float] = None,
                  record: Optional[Sequence[str]] = None, seed: Optional[int] = None,
-                 allow_paths: AllowPaths = None):
+                 allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None):
         # allow_paths: directories a scenario's data files may be read from besides its own
-        # (ccscope.scenario.io: the sandbox rules)
+        # (ccscope.scenario.io: the sandbox rules); max_memory_bytes: the memory budget
         self._native = engine_call(_native.Simulation, _prepare(scenario, record, seed, allow_paths),
-                                   _check_until(until_s))
+                                   _check_until(until_s), _check_max_memory(max_memory_bytes))
         self._t0 = time.perf_counter()
         #: the last run request was interrupted before its target (finish() gives a partial result)
         self._interrupted = False
@@ -130,17 +141,21 @@ class Simulation:
 
 def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record: Optional[Sequence[str]] = None,
              seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None,
-             allow_paths: AllowPaths = None) -> SimResult:
+             allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None) -> SimResult:
     """Run a scenario (Scenario, dict or file path) to `until_s` (default: the scenario's).
 
     record: trace names to keep ("queue", "link", "cwnd", "alpha", "delivered", "drops");
     default: the scenario's record.traces (all).
     allow_paths: directories data files may be read from besides the scenario's (ccscope.scenario.io).
+    max_memory_bytes: memory budget; a scenario whose estimated memory exceeds it is refused
+    with a ScenarioError naming the fields that drive the estimate (default: half the
+    machine's memory). Event-driven traces are capped inside it (see result.traces["truncated"]).
 
     Ctrl-C stops the run within ~50 ms and raises `Interrupted` (a KeyboardInterrupt) whose
     `.result` is what was simulated so far, marked partial.
     """
-    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
+    sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths,
+                     max_memory_bytes=max_memory_bytes)
     try:
         sim.run(progress=progress)
     except KeyboardInterrupt as e:

@@ -7,7 +7,7 @@ use crate::cc::dctcp::DctcpRule;
 use crate::cc::{Cc, Dctcp, NewReno};
 use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
-use crate::net::routing::{shortest_path, PortEnds};
+use crate::net::routing::{PortEnds, Router};
 use crate::net::Port;
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
@@ -175,11 +175,25 @@ impl FlowFactory {
     }
 }
 
+/// Build with the default memory budget ([`crate::budget::default_budget_bytes`]).
 pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
+    build_with_budget(scenario, until_s, None)
+}
+
+/// Build a simulation, refusing (before anything big is allocated) a scenario whose estimated
+/// memory exceeds `budget_bytes` (None: the default budget).
+pub fn build_with_budget(
+    scenario: &Scenario,
+    until_s: Option<f64>,
+    budget_bytes: Option<u64>,
+) -> Result<Simulation, ScenarioError> {
     let mut sc = scenario.clone();
     if let Some(u) = until_s {
         sc.until_s = u;
     }
+    sc.validate()?;
+    let budget = budget_bytes.unwrap_or_else(crate::budget::default_budget_bytes);
+    let estimate = crate::budget::check(&sc, budget)?;
     let sc = sc.expand()?;
     let Topology::Graph(g) = &sc.topology else {
         unreachable!("expand() yields a graph")
@@ -220,6 +234,8 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         port_names.push(name);
     }
 
+    // adjacency built once; one breadth-first tree per source switch (routing::Router)
+    let router = std::cell::RefCell::new(Router::new(g.nodes.len(), &ends, &is_host));
     let route_ports = std::cell::RefCell::new(Vec::new());
     let routes: std::cell::RefCell<Vec<(u32, u16)>> = std::cell::RefCell::new(Vec::new());
     let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> =
@@ -239,7 +255,7 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         if let Some(r) = route_of_cell.borrow().get(&(src, dst)) {
             return Ok(*r);
         }
-        let p = shortest_path(g.nodes.len(), &ends, &is_host, src, dst).ok_or_else(|| {
+        let p = router.borrow_mut().path(src, dst).ok_or_else(|| {
             ScenarioError::new(
                 path,
                 format!("{:?}", g.nodes[dst.idx()].name),
@@ -424,8 +440,13 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
 
     let names = sc.record.ports.clone().unwrap_or_default();
     let mut rec_ports = Vec::new();
+    let port_index: HashMap<&str, usize> = port_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
     for (i, n) in names.iter().enumerate() {
-        let id = port_names.iter().position(|p| p == n).ok_or_else(|| {
+        let id = port_index.get(n.as_str()).copied().ok_or_else(|| {
             ScenarioError::new(
                 format!("record.ports[{i}]"),
                 format!("{n:?}"),
@@ -435,9 +456,12 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
         rec_ports.push(PortId(id as u32));
     }
     let mut rec = Recorder::new(&sc.record.traces, rec_ports, sc.record.queue_every_change);
+    rec.set_event_cap(estimate.event_cap_rows);
     if rec.queue_every_change {
+        // the every-change series of all recorded ports share one cap
+        let share = (estimate.event_cap_rows / rec.ports.len().max(1) as u64).max(1);
         for p in &rec.ports {
-            ports[p.idx()].change_log = Some(Vec::with_capacity(1024));
+            ports[p.idx()].change_log = Some(crate::record::ChangeLog::with_cap(share));
         }
     }
     let queue_interval = SimDuration::from_secs_f64(sc.record.queue_interval_s);
@@ -451,12 +475,24 @@ pub fn build(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, Sc
     }
     if rec.wants_queue_samples() && !rec.ports.is_empty() {
         let n = end.0 / queue_interval.0 + 1;
-        let per = n as usize * rec.ports.len();
+        let per = (n as usize).saturating_mul(rec.ports.len());
         if rec.want_queue && !rec.queue_every_change {
-            rec.queue.time_ps.reserve(per);
-            rec.queue.port.reserve(per);
-            rec.queue.pkts.reserve(per);
-            rec.queue.bytes.reserve(per);
+            // counted by the budget; a failure is an error, not an abort
+            let q = &mut rec.queue;
+            q.time_ps
+                .try_reserve_exact(per)
+                .and_then(|_| q.port.try_reserve_exact(per))
+                .and_then(|_| q.pkts.try_reserve_exact(per))
+                .and_then(|_| q.bytes.try_reserve_exact(per))
+                .map_err(|_| {
+                    ScenarioError::new(
+                        "record.queue_interval_s",
+                        fmt_f(sc.record.queue_interval_s),
+                        format!(
+                            "cannot allocate the queue series ({per} rows): raise the interval or record fewer ports"
+                        ),
+                    )
+                })?;
         }
         events.schedule(SimTime::ZERO, Event::SampleQueues);
     }
@@ -556,9 +592,13 @@ pub(crate) fn sole_feeders(
             }
         }
     }
+    let mut recorded = vec![false; ports.len()];
+    for p in &rec.ports {
+        recorded[p.idx()] = true;
+    }
     for (i, f) in feeder.iter_mut().enumerate() {
         let ok = *f < NONE - 1
-            && !rec.ports.iter().any(|p| p.idx() == i)
+            && !recorded[i]
             && matches!(
                 ports[i].aqm,
                 Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_)

@@ -18,6 +18,7 @@
 //! switch processing delay, link errors, PFC.
 
 pub mod aqm;
+pub mod budget;
 pub mod build;
 pub mod cc;
 pub mod engine;

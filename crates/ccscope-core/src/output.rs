@@ -73,7 +73,7 @@ impl RunOutput {
                 let (mut t, mut p, mut qp, mut qb) = (vec![], vec![], vec![], vec![]);
                 for pid in &rec.ports {
                     if let Some(log) = &sim.ports[pid.idx()].change_log {
-                        for &(tt, a, b) in log {
+                        for &(tt, a, b) in &log.rows {
                             t.push(tt.0 as f64 / PS_PER_S as f64);
                             p.push(pid.0);
                             qp.push(a);
@@ -203,6 +203,9 @@ impl RunOutput {
                 ],
             });
         }
+        if let Some(t) = truncated_table(&sim) {
+            tables.push(t);
+        }
         tables.push(flows_table(&sim));
         let r = &sim.rounds;
         tables.push(Table {
@@ -236,6 +239,61 @@ impl RunOutput {
             sim_time_s: sim.now.as_secs_f64(),
         }
     }
+}
+
+/// Event-driven series that reached their row cap: which, rows kept, rows left out, the cap.
+/// None when nothing was cut.
+fn truncated_table(sim: &Simulation) -> Option<Table> {
+    let rec = &sim.rec;
+    let mut rows: Vec<(String, u64, u64, u64)> = Vec::new();
+    if rec.events.left_out > 0 {
+        let e = &rec.events;
+        rows.push((
+            "drops".into(),
+            e.time_ps.len() as u64,
+            e.left_out,
+            e.cap_rows,
+        ));
+    }
+    if rec.feedback.left_out > 0 {
+        let f = &rec.feedback;
+        rows.push((
+            "feedback".into(),
+            f.time_ps.len() as u64,
+            f.left_out,
+            f.cap_rows,
+        ));
+    }
+    for pid in &rec.ports {
+        if let Some(log) = &sim.ports[pid.idx()].change_log {
+            if log.left_out > 0 {
+                rows.push((
+                    format!("queue {}", sim.port_names[pid.idx()]),
+                    log.rows.len() as u64,
+                    log.left_out,
+                    log.cap_rows,
+                ));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some(Table {
+        name: "truncated",
+        columns: vec![
+            (
+                "series",
+                Column::Str(rows.iter().map(|r| r.0.clone()).collect()),
+            ),
+            ("rows_kept", Column::U64(rows.iter().map(|r| r.1).collect())),
+            (
+                "rows_left_out",
+                Column::U64(rows.iter().map(|r| r.2).collect()),
+            ),
+            ("cap_rows", Column::U64(rows.iter().map(|r| r.3).collect())),
+        ],
+    })
 }
 
 fn flows_table(sim: &Simulation) -> Table {
@@ -385,9 +443,10 @@ fn flows_table(sim: &Simulation) -> Table {
 fn ports_table(sim: &Simulation) -> Table {
     let t = sim.now.0.max(1) as f64;
     let ps = &sim.ports;
-    let recorded: Vec<u8> = (0..ps.len())
-        .map(|i| sim.rec.ports.iter().any(|p| p.idx() == i) as u8)
-        .collect();
+    let mut recorded = vec![0u8; ps.len()];
+    for p in &sim.rec.ports {
+        recorded[p.idx()] = 1;
+    }
     let (from, to): (Vec<String>, Vec<String>) = sim
         .port_names
         .iter()

@@ -44,6 +44,8 @@ fn d_fb() -> u32 {
 }
 
 /// A complete simulation scenario.
+///
+/// Memory budget: before a run starts, the engine estimates its memory from the scenario (nodes, ports, flows, routes, per-flow state, workload arrivals, and each recorded series: series x samples) and refuses a scenario whose estimate exceeds the budget, naming the fields that drive it (`ccscope run --max-memory`, `max_memory_bytes=` in Python; default half the machine's memory). Event-driven traces (drops and marks, queue_every_change, feedback) are capped inside the budget: a series that reaches its cap stops recording, and the result's `truncated` table names it with the rows kept and left out.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -496,13 +498,13 @@ pub struct RecordConfig {
     /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops", "rate", "feedback").
     #[serde(default = "d_traces")]
     pub traces: Vec<TraceKind>,
-    /// Queue and link sampling interval, seconds (> 0). Default 1e-5.
+    /// Queue and link sampling interval, seconds (> 0; at most 1e8 samples per series over until_s). Default 1e-5. Memory: recorded ports x samples, counted by the memory budget.
     #[serde(default = "d_qint")]
     pub queue_interval_s: f64,
-    /// Record the queue at every change instead of sampling (exact, larger). Default false.
+    /// Record the queue at every change instead of sampling (exact, larger; capped inside the memory budget, see the `truncated` table). Default false.
     #[serde(default)]
     pub queue_every_change: bool,
-    /// Per-flow sampling interval (cwnd, alpha, delivered), seconds (> 0). Default 1e-4.
+    /// Per-flow sampling interval (cwnd, alpha, delivered), seconds (> 0; at most 1e8 samples per series over until_s). Default 1e-4. Memory: flows x samples, counted by the memory budget.
     #[serde(default = "d_fint")]
     pub flow_interval_s: f64,
     /// Ports to record, by name "from->to". Default: the template's bottleneck(s); in a graph every switch port.
@@ -825,7 +827,7 @@ impl Scenario {
                     p,
                     fmt_f(iv),
                     format!(
-                        "gives more than 1e8 samples over until_s = {}; use an interval >= {:e} s",
+                        "gives more than 1e8 samples per series over until_s = {}; use an interval >= {:e} s",
                         fmt_f(self.until_s),
                         self.until_s / 1e8
                     ),
@@ -916,7 +918,7 @@ impl Scenario {
         Ok(())
     }
 
-    fn dumbbell_senders(&self, d: &Dumbbell) -> Result<u32, ScenarioError> {
+    pub(crate) fn dumbbell_senders(&self, d: &Dumbbell) -> Result<u32, ScenarioError> {
         match (d.senders, &self.flows) {
             (Some(s), _) => Ok(s),
             (None, Some(f)) => Ok(f.count.max(1)),

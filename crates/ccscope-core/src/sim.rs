@@ -164,8 +164,21 @@ pub struct Simulation {
 impl Simulation {
     /// Build a simulation from a scenario (validated and expanded here). `until` overrides
     /// the scenario's `until_s` when given.
+    /// Memory: the default budget (half the machine's memory, `budget::default_budget_bytes`);
+    /// see [`Simulation::with_budget`].
     pub fn new(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
         build::build(scenario, until_s)
+    }
+
+    /// As [`Simulation::new`], refusing a scenario whose estimated memory (`budget::estimate`)
+    /// exceeds `max_memory_bytes` (None: the default budget) with an error naming the fields
+    /// that drive it; event-driven traces are capped inside the budget.
+    pub fn with_budget(
+        scenario: &Scenario,
+        until_s: Option<f64>,
+        max_memory_bytes: Option<u64>,
+    ) -> Result<Simulation, ScenarioError> {
+        build::build_with_budget(scenario, until_s, max_memory_bytes)
     }
 
     /// Current simulated time.

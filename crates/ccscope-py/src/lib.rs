@@ -163,14 +163,19 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Build from scenario JSON; `until_s` overrides the scenario's until_s.
+    /// Build from scenario JSON; `until_s` overrides the scenario's until_s;
+    /// `max_memory_bytes` is the memory budget (None: half the machine's memory).
     #[new]
-    #[pyo3(signature = (scenario_json, until_s = None))]
-    fn new(scenario_json: &str, until_s: Option<f64>) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_json, until_s = None, max_memory_bytes = None))]
+    fn new(
+        scenario_json: &str,
+        until_s: Option<f64>,
+        max_memory_bytes: Option<u64>,
+    ) -> PyResult<Self> {
         guarded("build", || {
             let sc = parse(scenario_json, "json")?;
             check_until(until_s).map_err(ScenarioError::new_err)?;
-            let sim = ccscope_core::Simulation::new(&sc, until_s)
+            let sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
                 .map_err(|e| ScenarioError::new_err(e.to_string()))?;
             Ok(Simulation { inner: Some(sim) })
         })

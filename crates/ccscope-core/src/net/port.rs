@@ -91,7 +91,7 @@ pub struct Port {
     last_change: SimTime,
     pub stats: PortStats,
     /// (time, queue pkts, queue bytes) at every change, when enabled.
-    pub change_log: Option<Vec<(SimTime, u32, u64)>>,
+    pub change_log: Option<crate::record::ChangeLog>,
 }
 
 impl Port {
@@ -113,7 +113,7 @@ impl Port {
             rng,
             busy_until: SimTime::ZERO,
             last_start: SimTime::ZERO,
-            waiting: VecDeque::with_capacity(64),
+            waiting: VecDeque::new(), // grows with the queue: most ports of a big topology stay short
             q_pkts: 0,
             q_bytes: 0,
             last_change: SimTime::ZERO,

@@ -12,7 +12,9 @@ pub struct PortEnds {
     pub to: NodeId,
 }
 
-/// Shortest path from `src` to `dst` as a list of ports, or None if unreachable.
+/// Shortest path from `src` to `dst` as a list of ports, or None if unreachable. One search
+/// per call over a freshly built adjacency: the reference [`Router`] is checked against; use
+/// [`Router`] for many pairs.
 pub fn shortest_path(
     n_nodes: usize,
     ports: &[PortEnds],
@@ -57,6 +59,141 @@ pub fn shortest_path(
     }
     path.reverse();
     Some(path)
+}
+
+/// Routes for many (source, destination) pairs over one topology, each identical to
+/// [`shortest_path`]'s (fewest hops, ties by port order) at a fraction of the cost: the
+/// adjacency is built once, and one full breadth-first tree is grown per *root* and cached.
+///
+/// The root of a source is the source itself, except for a host whose only port leads to a
+/// switch: its tree is that switch's tree behind the one port. Hosts never forward, so a
+/// breadth-first search from such a host meets every other node in the same order as a search
+/// from its switch, and the two trees agree on every other node. Every host of a dumbbell or
+/// leaf shares its switch's tree: a 10^5-flow dumbbell needs one tree instead of 10^5 searches.
+///
+/// Cached trees are bounded (`MAX_TREE_CACHE_BYTES` in all); past that the oldest is dropped
+/// and regrown when needed again (same result, more time).
+#[derive(Clone, Debug)]
+pub struct Router {
+    ports: Vec<PortEnds>,
+    is_host: Vec<bool>,
+    /// Outgoing ports of node n: `out_list[out_start[n]..out_start[n + 1]]`, in port order.
+    out_start: Vec<u32>,
+    out_list: Vec<PortId>,
+    trees: std::collections::HashMap<NodeId, Vec<u32>>,
+    order: VecDeque<NodeId>,
+    max_trees: usize,
+    /// Trees grown so far (for tests and diagnostics).
+    pub trees_grown: u64,
+}
+
+/// Memory the cached routing trees may hold, bytes (4 bytes per node per tree).
+pub const MAX_TREE_CACHE_BYTES: usize = 64 << 20;
+
+/// "No port" in a routing tree.
+const NO_PORT: u32 = u32::MAX;
+
+impl Router {
+    pub fn new(n_nodes: usize, ports: &[PortEnds], is_host: &[bool]) -> Self {
+        let mut count = vec![0u32; n_nodes + 1];
+        for p in ports {
+            count[p.from.idx() + 1] += 1;
+        }
+        for i in 0..n_nodes {
+            count[i + 1] += count[i];
+        }
+        let mut fill = count.clone();
+        let mut out_list = vec![PortId(0); ports.len()];
+        for (i, p) in ports.iter().enumerate() {
+            let k = &mut fill[p.from.idx()];
+            out_list[*k as usize] = PortId(i as u32);
+            *k += 1;
+        }
+        Router {
+            ports: ports.to_vec(),
+            is_host: is_host.to_vec(),
+            out_start: count,
+            out_list,
+            trees: std::collections::HashMap::new(),
+            order: VecDeque::new(),
+            max_trees: (MAX_TREE_CACHE_BYTES / 4 / n_nodes.max(1)).max(1),
+            trees_grown: 0,
+        }
+    }
+
+    fn out(&self, n: NodeId) -> &[PortId] {
+        &self.out_list[self.out_start[n.idx()] as usize..self.out_start[n.idx() + 1] as usize]
+    }
+
+    /// The breadth-first tree from `root`: for each node, the port it was first reached by.
+    fn grow(&self, root: NodeId) -> Vec<u32> {
+        let n_nodes = self.is_host.len();
+        let mut via = vec![NO_PORT; n_nodes];
+        let mut seen = vec![false; n_nodes];
+        let mut q = VecDeque::new();
+        seen[root.idx()] = true;
+        q.push_back(root);
+        while let Some(n) = q.pop_front() {
+            if n != root && self.is_host[n.idx()] {
+                continue;
+            }
+            for &pid in self.out(n) {
+                let to = self.ports[pid.idx()].to;
+                if !seen[to.idx()] {
+                    seen[to.idx()] = true;
+                    via[to.idx()] = pid.0;
+                    q.push_back(to);
+                }
+            }
+        }
+        via
+    }
+
+    /// Shortest path from `src` to `dst` as a list of ports, or None if unreachable (or
+    /// `src == dst`); the same path [`shortest_path`] returns.
+    pub fn path(&mut self, src: NodeId, dst: NodeId) -> Option<Vec<PortId>> {
+        if src == dst {
+            return None;
+        }
+        let outs = self.out(src);
+        let (root, first) = match outs {
+            [p] if !self.is_host[self.ports[p.idx()].to.idx()] => {
+                (self.ports[p.idx()].to, Some(*p))
+            }
+            _ => (src, None),
+        };
+        if first.is_some() && dst == root {
+            return first.map(|p| vec![p]);
+        }
+        if !self.trees.contains_key(&root) {
+            if self.order.len() >= self.max_trees {
+                if let Some(old) = self.order.pop_front() {
+                    self.trees.remove(&old);
+                }
+            }
+            let t = self.grow(root);
+            self.trees_grown += 1;
+            self.trees.insert(root, t);
+            self.order.push_back(root);
+        }
+        let via = &self.trees[&root];
+        if via[dst.idx()] == NO_PORT {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut n = dst;
+        while n != root {
+            let pid = via[n.idx()];
+            if pid == NO_PORT {
+                return None;
+            }
+            path.push(PortId(pid));
+            n = self.ports[pid as usize].from;
+        }
+        path.extend(first);
+        path.reverse();
+        Some(path)
+    }
 }
 
 /// Hop distance of every node to `dst` (u32::MAX = unreachable), walking links backwards;
@@ -235,5 +372,107 @@ mod tests {
             via[(spine - 2) as usize] += 1;
         }
         assert!(via[0] > 400 && via[1] > 400, "{via:?}");
+    }
+
+    /// A small deterministic generator for the random-graph comparison.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn router_paths_equal_the_reference_search_on_random_graphs() {
+        let mut g = Lcg(7);
+        let mut compared = 0;
+        for case in 0..300 {
+            let n = 2 + g.below(40) as usize;
+            let is_host: Vec<bool> = (0..n).map(|_| g.below(3) == 0).collect();
+            let m = g.below(4 * n as u64) as usize;
+            let mut ports = Vec::new();
+            let mut pairs = std::collections::HashSet::new();
+            for _ in 0..m {
+                let (a, b) = (g.below(n as u64) as u32, g.below(n as u64) as u32);
+                if a != b && pairs.insert((a, b)) {
+                    ports.push(PortEnds {
+                        from: NodeId(a),
+                        to: NodeId(b),
+                    });
+                    if case % 2 == 0 && pairs.insert((b, a)) {
+                        ports.push(PortEnds {
+                            from: NodeId(b),
+                            to: NodeId(a),
+                        });
+                    }
+                }
+            }
+            let mut r = Router::new(n, &ports, &is_host);
+            for a in 0..n as u32 {
+                for b in 0..n as u32 {
+                    let want = shortest_path(n, &ports, &is_host, NodeId(a), NodeId(b));
+                    let got = r.path(NodeId(a), NodeId(b));
+                    assert_eq!(got, want, "case {case}: {a} -> {b}");
+                    compared += want.is_some() as u32;
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    #[test]
+    fn router_hosts_behind_one_switch_share_one_tree() {
+        // hosts 0..100 -> switch 100 -> host 101, and back
+        let mut ports = Vec::new();
+        for h in 0..100u32 {
+            ports.push(PortEnds {
+                from: NodeId(h),
+                to: NodeId(100),
+            });
+            ports.push(PortEnds {
+                from: NodeId(100),
+                to: NodeId(h),
+            });
+        }
+        ports.push(PortEnds {
+            from: NodeId(100),
+            to: NodeId(101),
+        });
+        ports.push(PortEnds {
+            from: NodeId(101),
+            to: NodeId(100),
+        });
+        let mut is_host = vec![true; 102];
+        is_host[100] = false;
+        let mut r = Router::new(102, &ports, &is_host);
+        for h in 0..100u32 {
+            assert_eq!(r.path(NodeId(h), NodeId(101)).unwrap().len(), 2);
+            assert_eq!(r.path(NodeId(101), NodeId(h)).unwrap().len(), 2);
+        }
+        assert_eq!(r.trees_grown, 1);
+    }
+
+    #[test]
+    fn router_tree_cache_is_bounded_and_regrows_the_same_paths() {
+        let n = MAX_TREE_CACHE_BYTES / 4 / 2 + 1; // two trees do not fit
+        let ports: Vec<PortEnds> = (0..3u32)
+            .flat_map(|a| {
+                (0..3u32).filter(move |&b| b != a).map(move |b| PortEnds {
+                    from: NodeId(a),
+                    to: NodeId(b),
+                })
+            })
+            .collect();
+        let is_host = vec![false; n];
+        let mut r = Router::new(n, &ports, &is_host);
+        let p01 = r.path(NodeId(0), NodeId(1));
+        r.path(NodeId(1), NodeId(2));
+        assert_eq!(r.trees.len(), 1);
+        assert_eq!(r.path(NodeId(0), NodeId(1)), p01);
+        assert_eq!(r.trees_grown, 3);
     }
 }

@@ -3,9 +3,43 @@
 //!
 //! Tables hold raw integers (picoseconds, bytes); conversion to seconds happens once, when
 //! the run's output is built.
+//!
+//! Sampled series have a size known before the run (series x samples), counted by the memory
+//! budget (`budget.rs`). Event-driven series (drops and marks, every queue change, feedback
+//! frames) are capped: each holds at most its `cap_rows` (set inside the budget at build);
+//! rows past the cap are counted in `left_out`, not stored, and the output names the series
+//! in a `truncated` table.
 
 use crate::scenario::TraceKind;
+use crate::units::SimTime;
 use crate::world::{FlowId, PortId};
+
+/// A port's queue at every change: (time, queue pkts, queue bytes), at most `cap_rows` rows.
+#[derive(Clone, Debug, Default)]
+pub struct ChangeLog {
+    pub rows: Vec<(SimTime, u32, u64)>,
+    pub cap_rows: u64,
+    /// Changes past the cap, not stored.
+    pub left_out: u64,
+}
+
+impl ChangeLog {
+    pub fn with_cap(cap_rows: u64) -> Self {
+        ChangeLog {
+            rows: Vec::with_capacity(cap_rows.min(1024) as usize),
+            cap_rows,
+            left_out: 0,
+        }
+    }
+    #[inline]
+    pub fn push(&mut self, row: (SimTime, u32, u64)) {
+        if (self.rows.len() as u64) < self.cap_rows {
+            self.rows.push(row);
+        } else {
+            self.left_out += 1;
+        }
+    }
+}
 
 /// Queue length samples (or every change) of the recorded ports.
 #[derive(Clone, Debug, Default)]
@@ -64,6 +98,10 @@ pub struct FeedbackTable {
     pub rate_after_bps: Vec<f64>,
     /// When the frame was sent (for apply rows: the delay is time - sent).
     pub sent_ps: Vec<u64>,
+    /// Rows this table may hold (set at build, inside the memory budget).
+    pub cap_rows: u64,
+    /// Rows past the cap, not stored.
+    pub left_out: u64,
 }
 
 impl FeedbackTable {
@@ -79,6 +117,10 @@ impl FeedbackTable {
         rate_after_bps: f64,
         sent_ps: u64,
     ) {
+        if self.time_ps.len() as u64 >= self.cap_rows {
+            self.left_out += 1;
+            return;
+        }
         let (a, b) = match fb.kind {
             crate::rate::FeedbackKind::Qcn { fb_q } => (fb_q as f64, 0.0),
             crate::rate::FeedbackKind::Asm { qf, dq } => (qf as f64, dq as f64),
@@ -115,6 +157,10 @@ pub struct PortEventTable {
     pub kind: Vec<u8>,
     /// 0 = data, 1 = ack.
     pub packet_kind: Vec<u8>,
+    /// Rows this table may hold (set at build, inside the memory budget).
+    pub cap_rows: u64,
+    /// Rows past the cap, not stored.
+    pub left_out: u64,
 }
 
 /// Packet conservation: sent = delivered + dropped + in flight, checked at the end of a run.
@@ -166,8 +212,23 @@ impl Recorder {
             want_feedback: has(TraceKind::Feedback),
             queue_every_change: every_change && has(TraceKind::Queue),
             ports,
+            events: PortEventTable {
+                cap_rows: crate::budget::MAX_EVENT_ROWS,
+                ..Default::default()
+            },
+            feedback: FeedbackTable {
+                cap_rows: crate::budget::MAX_EVENT_ROWS,
+                ..Default::default()
+            },
             ..Default::default()
         }
+    }
+
+    /// Cap every event-driven series at `rows` (drops/marks, feedback; change logs are
+    /// created with their share by the build).
+    pub fn set_event_cap(&mut self, rows: u64) {
+        self.events.cap_rows = rows;
+        self.feedback.cap_rows = rows;
     }
 
     pub fn wants_flow_samples(&self) -> bool {
@@ -190,6 +251,10 @@ impl Recorder {
     ) {
         if self.want_drops {
             let e = &mut self.events;
+            if e.time_ps.len() as u64 >= e.cap_rows {
+                e.left_out += 1;
+                return;
+            }
             e.time_ps.push(time_ps);
             e.port.push(port.0);
             e.flow.push(flow.0);
@@ -197,5 +262,33 @@ impl Recorder {
             e.kind.push(kind as u8);
             e.packet_kind.push(is_ack as u8);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_series_stop_at_their_cap_and_count_what_they_leave_out() {
+        let mut r = Recorder::new(&[TraceKind::Drops], vec![], false);
+        r.set_event_cap(3);
+        for i in 0..10 {
+            r.port_event(
+                i,
+                PortId(0),
+                FlowId(0),
+                i,
+                PortEventKind::DropOverflow,
+                false,
+            );
+        }
+        assert_eq!(r.events.time_ps, vec![0, 1, 2]);
+        assert_eq!(r.events.left_out, 7);
+        let mut log = ChangeLog::with_cap(2);
+        for i in 0..5 {
+            log.push((SimTime(i), 1, 2));
+        }
+        assert_eq!((log.rows.len(), log.left_out), (2, 3));
     }
 }

@@ -276,14 +276,27 @@ def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, war
         span = end - flows["start_s"].to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(span > 0, flows["delivered_bytes"].to_numpy() * 8.0 / span, np.nan)
-    for f, g in delivered.groupby("flow", sort=True):
-        t = g["time_s"].to_numpy()
-        b = g["received_bytes"].to_numpy() if "received_bytes" in g else g["delivered_bytes"].to_numpy()
-        sel = t >= warm
-        if sel.sum() >= 2:
-            t0, t1 = t[sel][0], t[sel][-1]
-            if t1 > t0:
-                out[int(f)] = (b[sel][-1] - b[sel][0]) * 8.0 / (t1 - t0)
+    # one pass over the trace, no per-flow Python loop: the rows at or after the warm-up,
+    # stably sorted by flow (each flow's rows keep their order), then each flow's first and
+    # last such row
+    t = delivered["time_s"].to_numpy()
+    col = "received_bytes" if "received_bytes" in delivered else "delivered_bytes"
+    sel = np.flatnonzero(t >= warm)
+    fl = delivered["flow"].to_numpy()[sel]
+    order = np.argsort(fl, kind="stable")
+    rows = sel[order]
+    fl = fl[order]
+    if not len(rows):
+        return out
+    starts = np.flatnonzero(np.r_[True, fl[1:] != fl[:-1]])
+    ends = np.r_[starts[1:], len(rows)] - 1
+    keep = ends > starts  # at least two samples after the warm-up
+    first, last = rows[starts[keep]], rows[ends[keep]]
+    t0, t1 = t[first], t[last]
+    span = t1 > t0
+    b = delivered[col].to_numpy()
+    ids = fl[starts[keep]][span].astype(np.int64)
+    out[ids] = (b[last[span]] - b[first[span]]) * 8.0 / (t1[span] - t0[span])
     return out
 
 

@@ -86,7 +86,7 @@ def leftovers(d: Path) -> list[str]:
                          ids=["sigint-quiet", "sigterm-quiet", "sigint-progress"])
 def test_cli_run_stopped_by_a_signal_writes_a_partial_result_and_exits_130(tmp_path, cli_startup_cpu_s, sig, quiet):
     out = tmp_path / "v"
-    p = start_cli(["run", str(LONG), "--until", "1000s", "--out", str(out)] + (["--quiet"] if quiet else []))
+    p = start_cli(["run", str(LONG), "--until", "100s", "--out", str(out)] + (["--quiet"] if quiet else []))
     wait_cpu(p, cli_startup_cpu_s + SIMULATING_CPU_S)
     p.send_signal(sig)
     _, err = p.communicate(timeout=HANG_S)
@@ -94,9 +94,9 @@ def test_cli_run_stopped_by_a_signal_writes_a_partial_result_and_exits_130(tmp_p
     meta = json.loads((out / "meta.json").read_text())
     assert meta["partial"] is True
     at = meta["interrupted_at_s"]
-    assert 0 < at < 1000 and meta["scheduled_end_s"] == 1000
+    assert 0 < at < 100 and meta["scheduled_end_s"] == 100
     assert meta["sim_time_s"] == at
-    assert f"interrupted at {at:.3g} s of 1000 s simulated; partial results written to {out}/" in err
+    assert f"interrupted at {at:.3g} s of 100 s simulated; partial results written to {out}/" in err
     assert "(meta.json: partial = true)" in err and "Traceback" not in err
     assert leftovers(tmp_path) == []
     res = cc.load(out)
@@ -108,13 +108,13 @@ def test_cli_run_stopped_by_a_signal_writes_a_partial_result_and_exits_130(tmp_p
 
 
 def test_cli_run_without_out_interrupted_writes_nothing(tmp_path, cli_startup_cpu_s):
-    p = subprocess.Popen(CLI + ["run", str(LONG), "--until", "1000s", "--quiet"], stdout=subprocess.PIPE,
+    p = subprocess.Popen(CLI + ["run", str(LONG), "--until", "100s", "--quiet"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=_default_sigint)
     wait_cpu(p, cli_startup_cpu_s + SIMULATING_CPU_S)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=HANG_S)
     assert p.returncode == 130, err
-    assert "s of 1000 s simulated; nothing written (no --out)" in err
+    assert "s of 100 s simulated; nothing written (no --out)" in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -125,13 +125,13 @@ PY_CHILD = textwrap.dedent("""
     if how == "simulate":
         print("start", flush=True)
         try:
-            cc.simulate(path, until_s=1000.0)
+            cc.simulate(path, until_s=100.0)
         except cc.Interrupted as e:
             res = e.result
             print(json.dumps({"kind": type(e).__name__, "keyboard": isinstance(e, KeyboardInterrupt),
                               "message": str(e), "meta": res.meta, "summary_sim_time_s": res.summary["sim_time_s"]}))
     else:
-        sim = cc.Simulation(path, until_s=1000.0)
+        sim = cc.Simulation(path, until_s=100.0)
         print("start", flush=True)
         try:
             sim.run()
@@ -156,9 +156,9 @@ def test_simulate_interrupted_raises_interrupted_with_the_partial_result():
     got = json.loads(out)
     assert got["kind"] == "Interrupted" and got["keyboard"] is True
     meta = got["meta"]
-    assert meta["partial"] is True and 0 < meta["interrupted_at_s"] < 1000 and meta["scheduled_end_s"] == 1000
+    assert meta["partial"] is True and 0 < meta["interrupted_at_s"] < 100 and meta["scheduled_end_s"] == 100
     assert got["summary_sim_time_s"] == meta["interrupted_at_s"] == meta["sim_time_s"]
-    assert got["message"] == f"interrupted at {meta['interrupted_at_s']:.3g} s of 1000 s simulated"
+    assert got["message"] == f"interrupted at {meta['interrupted_at_s']:.3g} s of 100 s simulated"
 
 
 def test_simulation_interrupted_stays_intact_and_goes_on():
@@ -308,7 +308,7 @@ MANY_CHILD = textwrap.dedent("""
     print("start", flush=True)
     caught = None
     try:
-        cc.simulate_many([path] * 4, until_s=1000.0, jobs=2, executor=executor)
+        cc.simulate_many([path] * 4, until_s=100.0, jobs=2, executor=executor)
     except KeyboardInterrupt as e:
         caught = type(e).__name__
     def sim_threads():

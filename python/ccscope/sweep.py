@@ -35,6 +35,7 @@ import json
 import math
 import os
 import shutil
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ __all__ = [
     "SweepPoint",
     "PointCheck",
     "SweepResult",
+    "SweepInterrupted",
     "SweepSpec",
     "check_point",
     "derive_seed",
@@ -278,6 +280,76 @@ def _resolve_key(point: SweepPoint, until_s: float | None, record: list | None) 
 
 # --------------------------------------------------------------------------- running one point
 
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by Ctrl-C (SIGINT; in the CLI also SIGTERM). The points finished before it
+    are complete and verified under `out/points/`; the interrupted ones left nothing behind, so
+    calling `sweep` again with the same arguments runs exactly the unfinished points.
+
+    done: points with a finished result (from the cache or run now);  failed: points whose run
+    failed (they run again on the next call);  total: points of the sweep.
+    A KeyboardInterrupt, so code that does not know it stops as before."""
+
+    def __init__(self, done: int = 0, total: int = 0, failed: int = 0):
+        super().__init__(done, total, failed)
+        self.done, self.total, self.failed = done, total, failed
+
+    def __str__(self) -> str:
+        return f"sweep interrupted: {self.done} of {self.total} points done"
+
+
+class _Stopped(BaseException):
+    """A point's run ended early because the sweep is stopping (not an error of the point)."""
+
+
+#: Wall time aimed at for one slice of a point's run between two looks at the sweep's stop flag.
+SLICE_TARGET_S = 0.02
+#: A slice covers at most this fraction of the run's simulated time (a quiet start cannot make
+#: the first busy slice long).
+SLICE_MAX_FRACTION = 1e-3
+
+
+def _original_simulate():
+    from ccscope.sim import simulate
+    return simulate
+
+
+#: `ccscope.sim.simulate` as ccscope defines it (see `_simulate`).
+_SIMULATE = _original_simulate()
+
+
+def _simulate(scenario: Any, until_s: float | None, record: Sequence[str] | None, seed: int,
+              stop: threading.Event | None = None):
+    """`simulate(...)` that also ends (raising `_Stopped`) soon after `stop` is set, from any thread.
+
+    Signals reach only the main thread, so a point run on a worker thread cannot see Ctrl-C: it
+    runs in slices of simulated time sized to take about SLICE_TARGET_S of wall time each and
+    looks at `stop` between them. Running to the end in slices gives the same events and traces
+    as one `run_until` (the engine stops and resumes at event boundaries)."""
+    from ccscope import sim as sim_module
+    if stop is None or sim_module.simulate is not _SIMULATE:
+        # Dask, or `ccscope.sim.simulate` wrapped (instrumentation, a fault injected by a test):
+        # the point runs through it, and only Ctrl-C in the main thread stops it
+        return sim_module.simulate(scenario, until_s=until_s, record=record, seed=seed)
+    sim = sim_module.Simulation(scenario, until_s=until_s, record=record, seed=seed)
+    end = sim.end_s
+    step = max_step = end * SLICE_MAX_FRACTION
+    t = sim.now_s
+    while t < end:
+        if stop.is_set():
+            raise _Stopped
+        t = end if t + step >= end else t + step
+        w0 = time.perf_counter()
+        sim.run_until(t)
+        took = time.perf_counter() - w0
+        if took < SLICE_TARGET_S / 2:
+            step = min(step * 2, max_step)
+        elif took > SLICE_TARGET_S * 2:
+            step /= 2
+    if stop.is_set():
+        raise _Stopped
+    return sim.finish()
+
+
 def _jsonable(obj: Any) -> Any:
     from ccscope.result import _jsonable as j
     return j(obj)
@@ -399,17 +471,20 @@ def read_done(points_dir: Path, key: str) -> dict | None:
     return rec["row"] if rec is not None else None
 
 
-def run_point(task: dict) -> dict:
+def run_point(task: dict, stop: threading.Event | None = None) -> dict:
     """Run one point and write its result directory; returns its summary row (never raises
-    for a failing run: the row then has status "error" and the message). Picklable for Dask."""
+    for a failing run: the row then has status "error" and the message). Picklable for Dask.
+
+    stop: set by the sweep on Ctrl-C; the run then ends within about SLICE_TARGET_S and raises
+    `_Stopped` (a BaseException) leaving nothing behind; a point already writing its files
+    finishes them. In the main thread Ctrl-C itself raises KeyboardInterrupt, the same way."""
     from ccscope import __version__
-    from ccscope.sim import simulate
     row = dict(task["row"])
     points_dir = Path(task["points_dir"])
     key = row["key"]
     t0 = time.perf_counter()
     try:
-        res = simulate(task["scenario"], until_s=task["until_s"], record=task["record"], seed=row["seed"])
+        res = _simulate(task["scenario"], task["until_s"], task["record"], row["seed"], stop)
         row.update(_metrics(res))
         row.update(status="ok", error=None, cached=False, result_dir=f"points/{key[:DIR_KEY_CHARS]}")
         final = points_dir / key[:DIR_KEY_CHARS]
@@ -448,19 +523,39 @@ def row_base_params(task: dict) -> dict:
 ProgressFn = Callable[[int, int, dict], None]
 
 
+#: Seconds between two looks at finished points while the main thread waits (it also wakes on Ctrl-C).
+WAIT_SLICE_S = 0.25
+
+
 def _run_local(tasks: list[dict], jobs: int, on_row: Callable[[dict], None]) -> None:
+    """Run `tasks` on `jobs` threads (1: in this thread), `on_row(row)` as each finishes.
+
+    Ctrl-C (KeyboardInterrupt in the main thread) sets the stop flag every running point looks
+    at between slices of its run: the points not started are dropped, running ones end within
+    about SLICE_TARGET_S and leave nothing behind, points already writing their files finish
+    them (and are reported); then the KeyboardInterrupt goes on."""
+    stop = threading.Event()
     if jobs <= 1:
         for t in tasks:
-            on_row(run_point(t))
+            on_row(run_point(t, stop))
         return
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ccscope-sweep")
+    pending: set = set()
     try:
-        pending = {pool.submit(run_point, t) for t in tasks}
+        pending = {pool.submit(run_point, t, stop) for t in tasks}
         while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            done, pending = wait(pending, timeout=WAIT_SLICE_S, return_when=FIRST_COMPLETED)
             for f in done:
                 on_row(f.result())
-    finally:  # on interruption: drop the points not started, let running ones finish their writes
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for f in pending:  # finished while the others stopped: complete points, report them
+            if f.done() and not f.cancelled() and f.exception() is None:
+                on_row(f.result())
+        raise
+    finally:
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -530,6 +625,12 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
               it such a directory raises `OutputRefused` (a FileExistsError), as does a file at `out`
     on_notice: `on_notice(line)` for each finished point whose files no longer match its point.json
               ("point 3: flows.parquet changed since it was written; recomputing"), before the runs
+
+    Ctrl-C raises `SweepInterrupted` (a KeyboardInterrupt) within about SLICE_TARGET_S whatever
+    `jobs`: finished points stay complete and verified, interrupted ones leave nothing (their
+    staging directories are removed), summary.parquet is not written; calling again with the same
+    arguments runs exactly the unfinished points. On Dask, running points are cancelled (a task
+    already running on a worker may still finish and write its complete point).
     """
     from ccscope.many import default_jobs
     out_dir = Path(out)
@@ -593,8 +694,10 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
 
     if progress is not None:
         progress(0, total, {})
-    if tasks:
-        if client is not None:
+    try:
+        if not tasks:
+            pass
+        elif client is not None:
             _run_dask(tasks, client, on_row)
         elif scheduler is not None or dask_local is not None:
             from distributed import Client, LocalCluster
@@ -607,6 +710,10 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
                     _run_dask(tasks, c, on_row)
         else:
             _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)
+    except KeyboardInterrupt as e:  # summary.parquet is left as it was: it is written for a whole sweep
+        status = [rows[p.index].get("status") for p in points if p.index in rows]
+        raise SweepInterrupted(done=status.count("ok"), total=len(points),
+                               failed=sum(s != "ok" for s in status)) from e
 
     table = _table([rows[p.index] for p in points], param_names)
     _write_parquet_atomic(table, out_dir / "summary.parquet")

@@ -6,7 +6,8 @@
     ccscope sweep --verify sweep-out/
 
 Writes OUT/summary.parquet (one row per point) and OUT/points/<address>/ (one result directory per
-point); a rerun skips finished points whose files still match the sizes and sha256 hashes their
+point); Ctrl-C or SIGTERM stops a sweep within a fraction of a second, keeps the finished points
+and exits 130; a rerun skips finished points whose files still match the sizes and sha256 hashes their
 point.json recorded, and recomputes (and names) the others. OUT must be new, empty or a previous
 sweep output (--force writes into another directory, keeping its files). Exit status 0 when every
 point ran, 1 when some failed (each is listed with its parameters), 2 on bad input. `--verify OUT`
@@ -65,7 +66,7 @@ def register(app: typer.Typer) -> None:
 
         from ccscope import _outdir
         from ccscope import sweep as sw
-        from ccscope.cli import _until, err_console, fail
+        from ccscope.cli import _sigterm_as_interrupt, _until, err_console, fail
         from ccscope.errors import ScenarioError
 
         if verify is not None:
@@ -140,7 +141,7 @@ def register(app: typer.Typer) -> None:
             fail(e.cli("--out"))
         try:
             if quiet:
-                with _outdir.sigterm_as_exit():
+                with _sigterm_as_interrupt():
                     res = sw.sweep(spec.base, spec.grid, **kwargs)
             else:
                 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
@@ -155,7 +156,7 @@ def register(app: typer.Typer) -> None:
                         if row and row.get("status") != "ok":
                             prog.console.print(f"[bold red]point {row['point']} failed[/] {_params(row, spec.grid)}: "
                                                f"{row.get('error')}", highlight=False, soft_wrap=True)
-                    with _outdir.sigterm_as_exit():
+                    with _sigterm_as_interrupt():
                         res = sw.sweep(spec.base, spec.grid, progress=progress, **kwargs)
         except _outdir.OutputRefused as e:
             fail(e.cli("--out"))
@@ -163,8 +164,13 @@ def register(app: typer.Typer) -> None:
             fail(str(e))
         except OSError as e:
             fail(f"--out {str(out)!r}: {e.strerror or e}")
-        except KeyboardInterrupt:
-            err_console.print("interrupted: finished points are kept; run the same command again to resume")
+        except sw.SweepInterrupted as e:
+            failed = f" ({e.failed} failed)" if e.failed else ""
+            err_console.print(f"interrupted: rerun the same command to resume: {e.done} of {e.total} points done"
+                              f"{failed}", highlight=False, soft_wrap=True)
+            raise typer.Exit(130) from None
+        except KeyboardInterrupt:  # before any point ran (reading the grid, checking the cache)
+            err_console.print("interrupted: rerun the same command to resume", highlight=False, soft_wrap=True)
             raise typer.Exit(130) from None
 
         t = res.table

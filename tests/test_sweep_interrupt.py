@@ -1,0 +1,186 @@
+"""Interrupting a sweep: Ctrl-C (SIGINT) or SIGTERM stops `ccscope sweep` whatever --jobs (points on
+worker threads look at a stop flag between slices of their run, since signals reach only the main
+thread), keeps the finished points complete and verified, leaves no half-written point and no
+temporary directory, says how many points are done and exits 130; rerunning the same command runs
+exactly the unfinished points and gives the summary of an uninterrupted sweep.
+
+Nothing here asserts timing: the sweep is signalled once its short points are on disk and its CPU
+time shows the long ones are simulating (not after a fixed sleep); timeouts only guard against hangs.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ccscope as cc
+import ccscope.sweep as sw
+from ccscope.scenario.io import load_file
+
+ROOT = Path(__file__).resolve().parents[1]
+SCEN = ROOT / "scenarios" / "dctcp_dumbbell.toml"
+CLI = [sys.executable, "-m", "ccscope"]
+#: Upper bound for anything to happen (a hang guard, not a speed requirement).
+HANG_S = 300.0
+#: Coarse recording, so that long points stay small on disk.
+LIGHT = ["--set", "record.queue_interval_s=0.01", "--set", "record.flow_interval_s=0.01", "--record", "queue"]
+#: Simulated seconds of a long point: seconds of CPU each, far more than it takes to signal it.
+LONG_S = 15
+#: Two short points, then two long ones: with --jobs 2 the long ones start once the short ones are done.
+GRID = ["--grid", f"until_s=0.002,0.003,{LONG_S},{LONG_S + 1}"]
+#: CPU seconds the sweep must spend past the short points before it is signalled: the long ones run.
+SIMULATING_CPU_S = 0.5
+
+
+def _default_sigint():
+    # a child started from a background job inherits SIGINT ignored; Python then keeps ignoring it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process, all threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start(args: list[str], cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            preexec_fn=_default_sigint)
+
+
+def wait_for(p: subprocess.Popen, ready) -> None:
+    """Wait until `ready()` (fails if `p` exits first)."""
+    t0 = time.monotonic()
+    while not ready():
+        if p.poll() is not None:
+            out, err = p.communicate()
+            pytest.fail(f"exited {p.returncode} before it was signalled:\n{out}\n{err}")
+        assert time.monotonic() - t0 < HANG_S, "the sweep never got to simulating"
+        time.sleep(0.02)
+
+
+def finished_points(out: Path) -> list[str]:
+    d = out / "points"
+    return sorted(x.name for x in d.iterdir() if not x.name.startswith(".")) if d.is_dir() else []
+
+
+def leftovers(out: Path) -> list[str]:
+    """Anything a stopped point may have left: temporary or old copies, a point without point.json."""
+    bad = [str(p.relative_to(out)) for p in out.rglob("*") if ".tmp-" in p.name or ".old-" in p.name]
+    bad += [f"points/{n} (no point.json)" for n in finished_points(out) if not (out / "points" / n / "point.json").is_file()]
+    return sorted(bad)
+
+
+def interrupt(p: subprocess.Popen, sig: int) -> tuple[str, str]:
+    p.send_signal(sig)
+    try:
+        return p.communicate(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        pytest.fail(f"the sweep did not stop after the signal:\n{out}\n{err}")
+
+
+def comparable(t: pd.DataFrame) -> pd.DataFrame:
+    return t.drop(columns=[*sw.NONDETERMINISTIC_COLUMNS]).reset_index(drop=True)
+
+
+def test_interrupted_sweep_keeps_finished_points_and_a_rerun_completes_it(tmp_path):
+    out = tmp_path / "s"
+    args = ["sweep", str(SCEN), *GRID, *LIGHT, "--jobs", "2", "--out", str(out), "--quiet"]
+    p = start(args, tmp_path)
+    wait_for(p, lambda: len(finished_points(out)) == 2)  # the short points are done
+    at = cpu_s(p.pid)
+    wait_for(p, lambda: cpu_s(p.pid) >= at + SIMULATING_CPU_S)  # the long ones are simulating
+    _, err = interrupt(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    m = re.search(r"interrupted: rerun the same command to resume: (\d+) of 4 points done", err)
+    assert m, err
+    done = finished_points(out)
+    assert int(m.group(1)) == len(done) == 2, (err, done)
+    assert leftovers(out) == []
+    assert not (out / "summary.parquet").exists()  # written for a whole sweep only
+
+    v = subprocess.run(CLI + ["sweep", "--verify", str(out)], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=HANG_S)
+    assert v.returncode == 0 and "2 checked: 2 ok, 0 bad" in v.stdout, v.stdout + v.stderr
+
+    again = subprocess.run(CLI + args, capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S)
+    assert again.returncode == 0, again.stderr
+    assert "4 points: 2 run, 2 from the cache, 0 failed" in again.stdout, again.stdout
+    assert set(done) < set(finished_points(out)) and len(finished_points(out)) == 4
+
+    ref = subprocess.run(CLI + [*args[:-3], "--out", str(tmp_path / "ref"), "--quiet"], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=HANG_S)
+    assert ref.returncode == 0, ref.stderr
+    resumed, whole = pd.read_parquet(out / "summary.parquet"), pd.read_parquet(tmp_path / "ref" / "summary.parquet")
+    assert resumed["cached"].tolist() == [True, True, False, False]
+    pd.testing.assert_frame_equal(comparable(resumed), comparable(whole))
+    for c in ("bottleneck_utilization", "queue_mean_pkts", "throughput_mean_bps", "marks", "events"):
+        assert resumed.loc[2:, c].notna().all() and (resumed.loc[2:, c] > 0).all(), c  # whole runs' numbers
+
+
+@pytest.mark.parametrize("sig, jobs, quiet", [(signal.SIGTERM, 2, True), (signal.SIGINT, 3, False),
+                                              (signal.SIGINT, 1, True)],
+                         ids=["sigterm-jobs2", "sigint-jobs3-progress", "sigint-jobs1"])
+def test_a_signal_stops_running_points_and_leaves_nothing_half_written(tmp_path, sig, jobs, quiet):
+    out = tmp_path / "s"
+    args = ["sweep", str(SCEN), "--grid", f"until_s={LONG_S},{LONG_S + 1}", *LIGHT, "--jobs", str(jobs),
+            "--out", str(out)] + (["--quiet"] if quiet else [])
+    p = start(args, tmp_path)
+    wait_for(p, lambda: (out / "sweep.json").is_file())  # the points are about to start
+    at = cpu_s(p.pid)
+    wait_for(p, lambda: cpu_s(p.pid) >= at + SIMULATING_CPU_S)
+    _, err = interrupt(p, sig)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted: rerun the same command to resume: 0 of 2 points done" in err, err
+    assert finished_points(out) == [] and leftovers(out) == []
+
+
+def test_a_point_stopped_by_the_sweep_leaves_nothing(tmp_path):
+    """The stop flag ends a point's run (from any thread) without writing its directory."""
+    base = load_file(SCEN)
+    pts = sw.make_points(base, {"aqm.k_pkts": [20]})
+    sw._resolve_key(pts[0], 0.002, None)
+    task = {"row": sw._row_base(pts[0]), "scenario": pts[0].scenario, "until_s": 0.002, "record": None,
+            "points_dir": str(tmp_path / "points"), "param_names": ["aqm.k_pkts"]}
+    stop = threading.Event()
+    stop.set()
+    box: dict = {}
+
+    def worker():
+        try:
+            box["row"] = sw.run_point(task, stop)
+        except BaseException as e:  # noqa: BLE001 - the test looks at what was raised
+            box["raised"] = e
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(HANG_S)
+    assert isinstance(box.get("raised"), sw._Stopped), box
+    assert not (tmp_path / "points").exists() or list((tmp_path / "points").iterdir()) == []
+    assert sw.run_point(task, threading.Event())["status"] == "ok"  # not set: the point runs
+
+
+def test_a_point_run_in_slices_equals_one_run():
+    """Points on worker threads run in slices of simulated time; the result is the same run."""
+    sc = load_file(SCEN)
+    whole = cc.simulate(sc, until_s=0.05, seed=7)
+    sliced = sw._simulate(sc, 0.05, None, 7, threading.Event())
+    pd.testing.assert_frame_equal(whole.flows, sliced.flows)
+    for name, tr in whole.traces.items():
+        if isinstance(tr, pd.DataFrame):
+            pd.testing.assert_frame_equal(tr, sliced.traces[name], obj=name)
+    skip = {"wall_s", "events_per_s"}
+    assert {k: v for k, v in whole.summary.items() if k not in skip} == \
+        {k: v for k, v in sliced.summary.items() if k not in skip}
+    assert whole.summary["events"] > 1000  # many slices, not one

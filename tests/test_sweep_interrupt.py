@@ -147,6 +147,61 @@ def test_a_signal_stops_running_points_and_leaves_nothing_half_written(tmp_path,
     assert finished_points(out) == [] and leftovers(out) == []
 
 
+def test_a_sweep_on_a_local_dask_cluster_stops_its_running_points_and_leaves_no_worker(tmp_path):
+    """--dask-local: Ctrl-C sets the sweep's stop event (the points running in the worker processes
+    end and write nothing), cancels the rest and closes the cluster: exit 130, no worker left."""
+    pytest.importorskip("distributed")
+    psutil = pytest.importorskip("psutil")
+    out = tmp_path / "s"
+    p = start(["sweep", str(SCEN), "--grid", f"until_s={LONG_S},{LONG_S + 1}", *LIGHT, "--dask-local", "2",
+               "--out", str(out), "--quiet"], tmp_path)
+    me = psutil.Process(p.pid)
+
+    def workers_cpu_s() -> float:
+        total = 0.0
+        for c in me.children(recursive=True):
+            try:
+                t = c.cpu_times()
+                total += t.user + t.system
+            except psutil.Error:  # a process that ended meanwhile
+                pass
+        return total
+    wait_for(p, lambda: (out / "sweep.json").is_file() and len(me.children(recursive=True)) >= 2)
+    at = workers_cpu_s()
+    wait_for(p, lambda: workers_cpu_s() >= at + 2 * SIMULATING_CPU_S)  # the points are simulating
+    children = me.children(recursive=True)
+    _, err = interrupt(p, signal.SIGINT)
+    assert p.returncode == 130, err
+    assert "interrupted: rerun the same command to resume: 0 of 2 points done" in err, err
+    assert finished_points(out) == [] and leftovers(out) == []
+    gone, alive = psutil.wait_procs(children, timeout=HANG_S)
+    assert alive == [], alive
+
+
+def _long_task(tmp_path: Path, until_s: float) -> dict:
+    base = dict(load_file(SCEN), record={"queue_interval_s": 0.01, "flow_interval_s": 0.01})
+    pts = sw.make_points(base, {"aqm.k_pkts": [20]})
+    sw._resolve_key(pts[0], until_s, ["queue"])
+    return {"row": sw._row_base(pts[0]), "scenario": pts[0].scenario, "until_s": until_s, "record": ["queue"],
+            "points_dir": str(tmp_path / "points"), "param_names": ["aqm.k_pkts"]}
+
+
+def test_a_point_running_on_dask_ends_when_its_sweep_sets_the_stop_event(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    task = dict(_long_task(tmp_path, 1000.0), stop_event="ccscope-sweep-stop-test")  # minutes of CPU if not stopped
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        fut = client.submit(sw.run_point, task, pure=False)
+        t0 = time.monotonic()
+        while client.processing().get(next(iter(client.scheduler_info()["workers"])), ()) == ():
+            assert time.monotonic() - t0 < HANG_S and not fut.done(), fut
+            time.sleep(0.02)
+        distributed.Event(task["stop_event"], client=client).set()
+        row = fut.result(timeout=HANG_S)
+    assert row["status"] == "error" and row["error"] == "stopped: the sweep was interrupted"
+    assert not (tmp_path / "points").exists() or list((tmp_path / "points").iterdir()) == []
+
+
 def test_a_point_stopped_by_the_sweep_leaves_nothing(tmp_path):
     """The stop flag ends a point's run (from any thread) without writing its directory."""
     base = load_file(SCEN)

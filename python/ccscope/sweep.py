@@ -16,6 +16,10 @@ Place in the pipeline: above `simulate` (one run) and `simulate_many` (one batch
      is recomputed and the reason reported; `verify_sweep` checks a whole directory;
   4. writes `out/summary.parquet`: one row per point, in point order: the parameters,
      seed, address, status/error, and the run's headline metrics.
+Ctrl-C stops a sweep within a fraction of a second whatever `jobs`: points on worker threads
+run in slices of simulated time and look at a stop flag between them (signals reach only the
+main thread); on Dask a `distributed.Event` plays that flag. Finished points stay, stopped ones
+leave nothing, and `SweepInterrupted` says how many are done; the same call again resumes.
 A failing point (invalid value, engine error) becomes a row with status "error" and the
 message; the other points run on. Library code never prints: progress goes to a callback.
 
@@ -308,6 +312,36 @@ SLICE_TARGET_S = 0.02
 SLICE_MAX_FRACTION = 1e-3
 
 
+#: Seconds between two looks of a point running on Dask at its sweep's stop event (a scheduler round trip).
+DASK_STOP_POLL_S = 0.2
+
+
+class _DaskStop:
+    """The stop flag of a sweep on Dask, seen from a task: the `distributed.Event` the sweep sets
+    on Ctrl-C, looked at no more often than every DASK_STOP_POLL_S. A scheduler that cannot be
+    asked (no client here, a lost connection) reads as "not set": the point runs on."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._event = None
+        self._next = 0.0
+        self._set = False
+
+    def is_set(self) -> bool:
+        now = time.monotonic()
+        if self._set or now < self._next:
+            return self._set
+        self._next = now + DASK_STOP_POLL_S
+        try:
+            if self._event is None:
+                from distributed import Event
+                self._event = Event(self.name)
+            self._set = bool(self._event.is_set())
+        except Exception:  # noqa: BLE001 - see the class docstring
+            self._set = False
+        return self._set
+
+
 def _original_simulate():
     from ccscope.sim import simulate
     return simulate
@@ -479,6 +513,8 @@ def run_point(task: dict, stop: threading.Event | None = None) -> dict:
     `_Stopped` (a BaseException) leaving nothing behind; a point already writing its files
     finishes them. In the main thread Ctrl-C itself raises KeyboardInterrupt, the same way."""
     from ccscope import __version__
+    if stop is None and task.get("stop_event"):
+        stop = _DaskStop(task["stop_event"])
     row = dict(task["row"])
     points_dir = Path(task["points_dir"])
     key = row["key"]
@@ -510,6 +546,12 @@ def run_point(task: dict, stop: threading.Event | None = None) -> dict:
             shutil.rmtree(stage, ignore_errors=True)
     except Exception as e:  # noqa: BLE001 - a failing point is reported in its row, the sweep goes on
         row.update(status="error", error=f"{type(e).__name__}: {e}", cached=False, result_dir=None,
+                   wall_s=time.perf_counter() - t0)
+    except _Stopped:
+        if not task.get("stop_event"):
+            raise
+        # on Dask the task ends normally (its result is dropped: the sweep has stopped)
+        row.update(status="error", error="stopped: the sweep was interrupted", cached=False, result_dir=None,
                    wall_s=time.perf_counter() - t0)
     return row
 
@@ -560,7 +602,14 @@ def _run_local(tasks: list[dict], jobs: int, on_row: Callable[[dict], None]) -> 
 
 
 def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None:
-    from distributed import as_completed
+    """Run `tasks` on a Dask cluster, `on_row(row)` as each finishes. Ctrl-C sets the sweep's stop
+    event (running points end within about DASK_STOP_POLL_S and write nothing) and cancels the
+    points not started; then the KeyboardInterrupt goes on."""
+    import uuid
+
+    from distributed import Event, as_completed
+    stop_name = f"ccscope-sweep-stop-{uuid.uuid4().hex}"
+    tasks = [dict(t, stop_event=stop_name) for t in tasks]
     futures = client.map(run_point, tasks, pure=False, key=[f"ccscope-point-{t['row']['key']}" for t in tasks])
     by_key = {f.key: t for f, t in zip(futures, tasks)}
     try:
@@ -572,6 +621,12 @@ def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None
                 row = dict(t["row"], status="error", error=f"dask: {type(e).__name__}: {e}", cached=False,
                            result_dir=None)
             on_row(row)
+    except KeyboardInterrupt:
+        try:
+            Event(stop_name, client=client).set()
+        except Exception:  # noqa: BLE001 - the scheduler is gone: nothing runs there any more
+            pass
+        raise
     finally:
         client.cancel([f for f in futures if not f.done()])
 

@@ -240,21 +240,29 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
             out_console.print(f"results written to {out}/")
 
 
+EXPAND_MAX_MEMORY_HELP = ("Memory budget, e.g. 4GiB, 512MiB (default: half the machine's memory). A scenario whose "
+                          "expansion (topology and flow list) is estimated above it is refused before expanding.")
+VALIDATE_MAX_MEMORY_HELP = ("Memory budget of the run, e.g. 4GiB, 512MiB (default: half the machine's memory), as "
+                            "run --max-memory: a scenario estimated above it is refused.")
+
+
 @scenario_app.command("expand")
 def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
                     set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
                     fmt: str = typer.Option("toml", "--format", help="Output format: toml or json."),
-                    allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
+                    allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
+                    max_memory: Optional[str] = typer.Option(None, "--max-memory", help=EXPAND_MAX_MEMORY_HELP)):
     """Print the fully expanded scenario (explicit graph, every flow, every default)."""
     import ccscope as cc
     from ccscope import _native
     from ccscope.errors import engine_call
     if fmt not in ("toml", "json"):
         fail(f"--format {fmt!r}: must be toml or json")
+    budget = _max_memory(max_memory)
     try:
         data = _load(scenario, set_, allow_path)
         text = cc.scenario.io.to_engine_json(data)
-        expanded = engine_call(_native.expand, text, "json")
+        expanded = engine_call(_native.expand, text, "json", budget)
         out = engine_call(_native.to_toml, expanded) if fmt == "toml" else expanded
     except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
@@ -266,11 +274,13 @@ def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.t
 @scenario_app.command("validate")
 def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
                       set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
-                      allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP)):
-    """Check a scenario as `run` does (schema, hosts, routes, congestion points); prints 'ok' or the first error."""
+                      allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
+                      max_memory: Optional[str] = typer.Option(None, "--max-memory", help=VALIDATE_MAX_MEMORY_HELP)):
+    """Check a scenario as `run` does (schema, hosts, routes, congestion points, memory budget); prints 'ok' or the first error."""
     import ccscope as cc
+    budget = _max_memory(max_memory)
     try:
-        cc.scenario.validate(_load(scenario, set_, allow_path))
+        cc.scenario.validate(_load(scenario, set_, allow_path), max_memory_bytes=budget)
     except (cc.ScenarioError, ValueError, TypeError) as e:
         fail(str(e))
     except cc.SimulationError as e:

@@ -23,7 +23,7 @@ from ccscope import _native
 from ccscope.errors import ScenarioError, cut_message
 from ccscope.result import SimResult, build_result
 from ccscope.scenario.io import AllowPaths, ScenarioLike
-from ccscope.sim import _check_until, _prepare, simulate
+from ccscope.sim import _check_max_memory, _check_until, _prepare, simulate
 
 __all__ = ["ItemError", "default_jobs", "simulate_many"]
 
@@ -100,12 +100,14 @@ def _stop_workers_on_interrupt(pool: ProcessPoolExecutor):
 
 
 def _run_one(scenario: ScenarioLike, until_s: float | None, record: Sequence[str] | None,
-             seed: int | None, allow_paths: AllowPaths = None) -> SimResult:
-    return simulate(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths)
+             seed: int | None, allow_paths: AllowPaths = None, max_memory_bytes: int | None = None) -> SimResult:
+    return simulate(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths,
+                    max_memory_bytes=max_memory_bytes)
 
 
 def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds: list,
-                jobs: int, errors: str, allow_paths: AllowPaths = None) -> list[SimResult | ItemError]:
+                jobs: int, errors: str, allow_paths: AllowPaths = None,
+                max_memory_bytes: int | None = None) -> list[SimResult | ItemError]:
     """The batch on the engine's Rust threads; Python only prepares JSON and builds DataFrames."""
     from ccscope import __version__
     out: list[SimResult | ItemError | None] = [None] * len(items)
@@ -120,7 +122,7 @@ def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds
             out[i] = ItemError(i, _short(e))
             continue
         where.append(i)
-    ran = _native.run_many(batch, jobs, errors == "raise")
+    ran = _native.run_many(batch, jobs, errors == "raise", max_memory_bytes)
     for i, (raw, err) in zip(where, ran):
         if raw is not None:
             out[i] = build_result(raw, wall_s=raw.pop("wall_s"), version=__version__)
@@ -134,7 +136,8 @@ def _run_native(items: list, until_s: float | None, rec: list[str] | None, seeds
 def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = None,
                   record: Sequence[str] | None = None, seeds: Sequence[int | None] | None = None,
                   jobs: int | None = None, executor: str = "thread",
-                  errors: str = "raise", allow_paths: AllowPaths = None) -> list[SimResult | ItemError]:
+                  errors: str = "raise", allow_paths: AllowPaths = None,
+                  max_memory_bytes: int | None = None) -> list[SimResult | ItemError]:
     """Run every scenario (Scenario, dict or file path) and return the results in input order.
 
     until_s, record: as for `simulate`, applied to every item.
@@ -147,6 +150,11 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
              item's slot holds an `ItemError` (index, error) instead of a SimResult.
     allow_paths: directories data files named in scenario files may be read from besides each
              file's own directory (ccscope.scenario.io: the sandbox rules).
+    max_memory_bytes: the memory budget of each item, as for `simulate` (default: half the
+             machine's memory): an item estimated above it fails with a ScenarioError naming the
+             fields that drive the estimate. Up to `jobs` items run at the same time, each with
+             this budget, so the whole batch may use up to `jobs` times it: divide a total by
+             `jobs` (or lower `jobs`) to bound the batch.
     Errors are picklable, so a process executor passes each item's own error back unchanged.
 
     Ctrl-C cancels every running and pending item (threads within one chunk of events, worker
@@ -169,14 +177,15 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
         raise ValueError(f"jobs = {jobs!r}: must be an integer >= 1 (parallel runs)")
     rec = [record] if isinstance(record, str) else (None if record is None else list(record))
     jobs = min(jobs, max(1, len(items)))
+    max_memory_bytes = _check_max_memory(max_memory_bytes)
 
     if executor == "thread":
-        return _run_native(items, until_s, rec, seeds, jobs, errors, allow_paths)
+        return _run_native(items, until_s, rec, seeds, jobs, errors, allow_paths, max_memory_bytes)
     out: list[SimResult | ItemError | None] = [None] * len(items)
     if jobs == 1:
         for i, sc in enumerate(items):
             try:
-                out[i] = _run_one(sc, until_s, rec, seeds[i], allow_paths)
+                out[i] = _run_one(sc, until_s, rec, seeds[i], allow_paths, max_memory_bytes)
             except Exception as e:
                 if errors == "raise":
                     raise _with_index(i, e) from e
@@ -184,7 +193,8 @@ def simulate_many(scenarios: Iterable[ScenarioLike], *, until_s: float | None = 
         return out  # type: ignore[return-value]
 
     with ProcessPoolExecutor(max_workers=jobs) as pool, _stop_workers_on_interrupt(pool):
-        futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i], allow_paths) for i, sc in enumerate(items)]
+        futures: list[Future] = [pool.submit(_run_one, sc, until_s, rec, seeds[i], allow_paths, max_memory_bytes)
+                                 for i, sc in enumerate(items)]
         if errors == "raise":
             wait(futures, return_when=FIRST_EXCEPTION)
             if any(f.done() and f.exception() is not None for f in futures):

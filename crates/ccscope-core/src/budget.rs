@@ -274,6 +274,11 @@ fn shape(sc: &Scenario) -> Result<Shape, ScenarioError> {
     })
 }
 
+/// How the part of the estimate for the topology's nodes and ports begins.
+const TOPOLOGY_WHAT: &str = "topology ";
+/// How the part of the estimate for the flows given in the scenario (not spawned) begins.
+const FLOWS_WHAT: &str = "per-flow state of ";
+
 /// Estimate the memory of a run of `sc` (validated; `until_s` already applied).
 pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
     let sh = shape(sc)?;
@@ -283,7 +288,7 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
     parts.push(Part {
         path: sh.topo_path.into(),
         value: sh.topo_value.clone(),
-        what: format!("topology {} nodes, {} ports", sh.nodes, sh.ports),
+        what: format!("{TOPOLOGY_WHAT}{} nodes, {} ports", sh.nodes, sh.ports),
         bytes: mul(sh.nodes, NODE_BYTES).saturating_add(mul(sh.ports, port_bytes)),
     });
 
@@ -311,7 +316,7 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
         parts.push(Part {
             path: path.into(),
             value,
-            what: format!("per-flow state of {n_flows} flows"),
+            what: format!("{FLOWS_WHAT}{n_flows} flows"),
             bytes: mul(n_flows, per_flow).saturating_add(mul(rate_flows, rate_state)),
         });
     }
@@ -480,6 +485,31 @@ pub fn check(sc: &Scenario, budget_bytes: u64) -> Result<Estimate, ScenarioError
             bytes: mul(*rows.min(&1_000), *cost),
         });
     }
+    Err(refusal(parts, budget_bytes))
+}
+
+/// Whether the explicit form of `sc` (validated) fits `budget_bytes`: the parts of the
+/// estimate that expansion materialises (topology and the flow list; not workload arrivals,
+/// recorded series or queued packets, which only a run creates), each a few times over in
+/// its JSON and Python forms like in a run. Refused with the same error as [`check`].
+pub fn check_expansion(sc: &Scenario, budget_bytes: u64) -> Result<u64, ScenarioError> {
+    let est = estimate(sc)?;
+    let parts: Vec<Part> = est
+        .parts
+        .into_iter()
+        .filter(|p| p.what.starts_with(TOPOLOGY_WHAT) || p.what.starts_with(FLOWS_WHAT))
+        .collect();
+    let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
+    if total <= budget_bytes {
+        Ok(total)
+    } else {
+        Err(refusal(parts, budget_bytes))
+    }
+}
+
+/// The error for an estimate over the budget: the total and the (up to three) largest parts
+/// with the fields that drive them; the error's field is the largest part's.
+fn refusal(mut parts: Vec<Part>, budget_bytes: u64) -> ScenarioError {
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     let total = parts.iter().fold(0u64, |a, p| a.saturating_add(p.bytes));
     let top = &parts[0];
@@ -497,7 +527,7 @@ pub fn check(sc: &Scenario, budget_bytes: u64) -> Result<Estimate, ScenarioError
             )
         })
         .collect();
-    Err(ScenarioError::new(
+    ScenarioError::new(
         top.path.clone(),
         top.value.clone(),
         format!(
@@ -506,7 +536,7 @@ pub fn check(sc: &Scenario, budget_bytes: u64) -> Result<Estimate, ScenarioError
             fmt_bytes(budget_bytes),
             drivers.join(", ")
         ),
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -541,6 +571,41 @@ mod tests {
         assert_eq!(e.path, "flows.count");
         assert_eq!(e.value, "1000000");
         assert!(e.allowed.contains("exceeds the budget 1.0 GiB"), "{e}");
+    }
+
+    #[test]
+    fn expansion_counts_topology_and_flows_only() {
+        // a fine flow sampling is a run's cost, not the expansion's
+        let s = sc(&format!(
+            "until_s = 1\n{DB}[flows]\ncount = 10000\n[record]\ntraces = [\"cwnd\"]\nflow_interval_s = 1e-6\n"
+        ));
+        let est = estimate(&s).unwrap();
+        let topo = est
+            .parts
+            .iter()
+            .find(|p| p.what.starts_with(TOPOLOGY_WHAT))
+            .unwrap();
+        let flows = est
+            .parts
+            .iter()
+            .find(|p| p.what.starts_with(FLOWS_WHAT))
+            .unwrap();
+        assert_eq!(flows.path, "flows.count");
+        assert_eq!(
+            check_expansion(&s, 1 << 30).unwrap(),
+            topo.bytes + flows.bytes
+        );
+        assert!(check(&s, 1 << 30).is_err());
+        let e = check_expansion(&s, 1 << 20).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.value.as_str()),
+            ("flows.count", "10000")
+        );
+        assert!(e.allowed.contains("exceeds the budget 1.0 MiB"), "{e}");
+        assert!(
+            !e.allowed.contains("record.") && !e.allowed.contains("queued"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -63,11 +63,18 @@ fn validate(text: &str, format: &str) -> PyResult<String> {
 }
 
 /// Parse, validate and expand a scenario to its explicit form (graph + flow list), as JSON.
+///
+/// `max_memory_bytes` is the memory budget (None: half the machine's memory): a scenario whose
+/// explicit form (topology and flow list, estimated before anything is expanded) exceeds it is
+/// refused with the same error as a run's.
 #[pyfunction]
-#[pyo3(signature = (text, format = "json"))]
-fn expand(text: &str, format: &str) -> PyResult<String> {
+#[pyo3(signature = (text, format = "json", max_memory_bytes = None))]
+fn expand(text: &str, format: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
     guarded("expand", || {
         let sc = parse(text, format)?;
+        let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
+        ccscope_core::budget::check_expansion(&sc, budget)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
         let ex = sc
             .expand()
             .map_err(|e| ScenarioError::new_err(e.to_string()))?;
@@ -286,6 +293,7 @@ fn check_until(until_s: Option<f64>) -> Result<(), String> {
 fn run_item(
     json: &str,
     until_s: Option<f64>,
+    max_memory_bytes: Option<u64>,
     cancel: &AtomicBool,
 ) -> Result<(RunOutput, f64), ItemFailure> {
     let t0 = std::time::Instant::now();
@@ -293,7 +301,7 @@ fn run_item(
         check_until(until_s).map_err(ItemFailure::Scenario)?;
         let sc = scenario::parse(json, Format::Json)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
-        let mut sim = ccscope_core::Simulation::new(&sc, until_s)
+        let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let end = sim.end();
         if !Slicer::new().run(&mut sim, end, Duration::MAX, cancel) {
@@ -321,16 +329,20 @@ type BatchItem<'py> = (Option<Bound<'py, PyDict>>, Option<Bound<'py, PyAny>>);
 /// stops within one chunk of events), waits for the workers to stop, and raises
 /// KeyboardInterrupt. No thread of the batch outlives the call.
 ///
+/// `max_memory_bytes`: the memory budget of each item (None: half the machine's memory). Up to
+/// `jobs` items run at once, so the batch may hold up to `jobs` times the budget.
+///
 /// Returns one entry per item, in input order: (tables dict, wall seconds) on success, or
 /// (None, error) where error is a ScenarioError/SimulationError instance, or (None, None) for an
 /// item skipped because an earlier-started item failed while `stop_on_error` was set.
 #[pyfunction]
-#[pyo3(signature = (items, jobs, stop_on_error = false))]
+#[pyo3(signature = (items, jobs, stop_on_error = false, max_memory_bytes = None))]
 fn run_many<'py>(
     py: Python<'py>,
     items: Vec<(String, Option<f64>)>,
     jobs: usize,
     stop_on_error: bool,
+    max_memory_bytes: Option<u64>,
 ) -> PyResult<Vec<BatchItem<'py>>> {
     use rayon::prelude::*;
     use std::sync::mpsc;
@@ -361,7 +373,7 @@ fn run_many<'py>(
                             if stop_on_error && failed.load(Ordering::Relaxed) {
                                 return Err(ItemFailure::Skipped);
                             }
-                            let r = run_item(json, *until, cancel);
+                            let r = run_item(json, *until, max_memory_bytes, cancel);
                             if matches!(
                                 r,
                                 Err(ItemFailure::Scenario(_) | ItemFailure::Simulation(_))

@@ -305,17 +305,29 @@ def to_engine_json(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) ->
                             "lists and tables") from None
 
 
-def validate(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) -> dict:
+def validate(scenario: ScenarioLike, *, allow_paths: AllowPaths = None,
+             max_memory_bytes: Optional[int] = None) -> dict:
     """Validate exactly as a run does; returns the scenario with every default filled in.
 
     Beyond the schema checks this builds the simulation (topology, hosts, routes, congestion
-    points) and discards it, so that a scenario `validate` accepts is one `simulate` can start."""
+    points) and discards it, so that a scenario `validate` accepts is one `simulate` can start.
+    max_memory_bytes: the memory budget the run would have (None: half the machine's memory);
+    a scenario estimated above it is refused before anything is built."""
+    from ccscope.sim import _check_max_memory
+    budget = _check_max_memory(max_memory_bytes)
     text = to_engine_json(scenario, allow_paths=allow_paths)
     resolved = engine_call(_native.validate, text, "json")
-    engine_call(_native.Simulation, text, None)
+    engine_call(_native.Simulation, text, None, budget)
     return json.loads(resolved)
 
 
-def expand(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) -> dict:
-    """The explicit form: graph topology, every flow listed, recorded ports named."""
-    return json.loads(engine_call(_native.expand, to_engine_json(scenario, allow_paths=allow_paths), "json"))
+def expand(scenario: ScenarioLike, *, allow_paths: AllowPaths = None,
+           max_memory_bytes: Optional[int] = None) -> dict:
+    """The explicit form: graph topology, every flow listed, recorded ports named.
+
+    max_memory_bytes: memory budget (None: half the machine's memory); a scenario whose
+    explicit form (topology and flow list, estimated before expanding) exceeds it raises
+    ScenarioError naming the fields that drive the estimate, as a run does."""
+    from ccscope.sim import _check_max_memory
+    budget = _check_max_memory(max_memory_bytes)
+    return json.loads(engine_call(_native.expand, to_engine_json(scenario, allow_paths=allow_paths), "json", budget))

@@ -166,3 +166,21 @@ def test_routes_of_a_built_scenario_are_unchanged_by_the_faster_search():
     used = res.ports[res.ports["tx_pkts"] > 0]["name"].tolist()
     assert sorted(used) == sorted(["s0->sw0", "sw0->sw1", "sw1->r1", "r1->sw1", "sw1->sw0", "sw0->s0",
                                    "s2->sw0", "sw1->r0", "r0->sw1", "sw0->s2"])
+
+
+def test_the_default_budget_follows_an_address_space_limit():
+    # under `ulimit -v` (3 GiB here) a million senders used to pass the default budget (half the
+    # machine's RAM) and then abort in the allocator ("memory allocation failed", exit 134); the
+    # default budget now takes the process's address-space limit into account
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+            "import sys; from ccscope.cli import main; sys.argv = ['ccscope'] + sys.argv[1:]; main()")
+    p = subprocess.run([sys.executable, "-c", code, "run", str(root / "scenarios" / "newreno_droptail.toml"),
+                        "--until", "200us", "--set", "flows.count=1000000", "--quiet"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "exceeds the budget 1.5 GiB" in lines[0] and "flows.count = 1000000" in lines[0], p.stderr

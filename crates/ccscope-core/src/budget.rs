@@ -77,9 +77,26 @@ pub fn machine_memory_bytes() -> Option<u64> {
     })
 }
 
-/// The default budget: `DEFAULT_BUDGET_FRACTION` of the machine's memory.
+/// The process's address-space limit (`ulimit -v`, RLIMIT_AS), bytes, or None when unlimited.
+/// Read each time (a process may lower it at run time): a run under such a limit that the
+/// machine's memory alone would admit fails its allocations instead of being refused.
+pub fn address_space_limit_bytes() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    // "Max address space   <soft>   <hard>   bytes": the soft limit is the one enforced
+    line.split_whitespace().nth(3)?.parse::<u64>().ok()
+}
+
+/// The default budget: `DEFAULT_BUDGET_FRACTION` of the machine's memory, or of the process's
+/// address-space limit where that is smaller.
 pub fn default_budget_bytes() -> u64 {
-    machine_memory_bytes().map_or(FALLBACK_BUDGET_BYTES, |m| {
+    let mem = match (machine_memory_bytes(), address_space_limit_bytes()) {
+        (Some(m), Some(l)) => Some(m.min(l)),
+        (m, l) => m.or(l),
+    };
+    mem.map_or(FALLBACK_BUDGET_BYTES, |m| {
         (m as f64 * DEFAULT_BUDGET_FRACTION) as u64
     })
 }

@@ -122,3 +122,9 @@ def test_the_largest_counts_allowed_are_accepted_by_the_builder():
     """The bound is the engine's maximum, not lower (a template dumbbell allocates nothing per host)."""
     sc = dumbbell(MAX, flows=MAX, receivers=MAX, bottleneck_bps=1e9, rtt_s=1e-4)
     assert sc.topology.senders == MAX and sc.flows.count == MAX
+
+
+def test_periodic_negative_start_spread_is_refused_naming_it():
+    # found by `make fuzz` (api:1:14552): numpy's "high - low < 0" escaped as a ValueError traceback
+    with pytest.raises(cc.ScenarioError, match=r"start_spread_s = -1(\.0)?: must be a number of seconds >= 0"):
+        builders.periodic(3, start_spread_s=-1.0)

@@ -81,3 +81,14 @@ def test_validate_returns_the_resolved_scenario_and_sweep_keys_still_resolve(tmp
     out = cc.scenario.validate(sc)
     assert out["flows"]["count"] == 2 and "tcp" in out  # defaults filled in
     assert cc.scenario.validate(out) == out  # idempotent
+
+
+def test_a_positive_time_below_the_engines_resolution_is_refused():
+    # found by `make fuzz` (api:1:5145): tcp.initial_rto_s = 1e-300 rounded to a 0-ps timer that
+    # backed off to 0 again and fired without end (a hang); a positive time must be >= 1 ps
+    sc = cc.scenario.dumbbell(senders=1, bottleneck_bps=1e9, rtt_s=100e-6).to_dict()
+    sc["tcp"] = {"initial_rto_s": 1e-300}
+    with pytest.raises(cc.ScenarioError, match=r"tcp\.initial_rto_s = .*must be >= 1e-12 s"):
+        cc.scenario.validate(sc)
+    sc["tcp"] = {"initial_rto_s": 1e-12}
+    cc.scenario.validate(sc)

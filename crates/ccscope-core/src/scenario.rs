@@ -616,11 +616,25 @@ fn nonneg(path: &str, v: f64) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+/// The smallest positive duration the engine can represent: 1 ps (`units::SimTime`). A positive
+/// time below it would round to zero, and a zero-length timer that backs off by doubling stays
+/// zero and fires without end.
+const MIN_POSITIVE_TIME_S: f64 = 1e-12;
+
 fn time_s(path: &str, v: f64, allow_zero: bool) -> Result<(), ScenarioError> {
     if allow_zero {
         nonneg(path, v)?
     } else {
-        pos(path, v)?
+        pos(path, v)?;
+        if v < MIN_POSITIVE_TIME_S {
+            return Err(ScenarioError::new(
+                path,
+                fmt_f(v),
+                format!(
+                    "must be >= {MIN_POSITIVE_TIME_S:e} s (1 ps, the engine's time resolution)"
+                ),
+            ));
+        }
     }
     if v > MAX_TIME_S {
         return Err(ScenarioError::new(

@@ -98,13 +98,14 @@ def _max_memory(text: Optional[str]) -> Optional[int]:
     """--max-memory: bytes, with an optional unit (4GiB, 512MiB, 2G, 1e9)."""
     if text is None:
         return None
-    import re
-    units = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "kib": 2 ** 10, "m": 1e6, "mb": 1e6, "mib": 2 ** 20,
-             "g": 1e9, "gb": 1e9, "gib": 2 ** 30, "t": 1e12, "tb": 1e12, "tib": 2 ** 40}
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*", text)
-    if not m or m.group(2).lower() not in units or not 1 <= float(m.group(1)) * units[m.group(2).lower()] < 2 ** 64:
+    from ccscope.units import parse_memory
+    try:
+        size = parse_memory(text)
+    except ValueError:
+        size = 0.0
+    if not 1 <= size < 2 ** 64:
         fail(f"--max-memory {text[:80]!r}: must be a size >= 1 byte such as 4GiB, 512MiB or 2e9")
-    return int(float(m.group(1)) * units[m.group(2).lower()])
+    return int(size)
 
 
 def _note(msg: str) -> None:

@@ -28,6 +28,9 @@ GB = 1000_000_000
 _TIME = {"s": s, "ms": ms, "us": us, "µs": us, "ns": ns, "ps": ps}
 _RATE = {"bps": bps, "kbps": Kbps, "mbps": Mbps, "gbps": Gbps, "tbps": 1e12}
 _SIZE = {"b": B, "kb": KB, "mb": MB, "gb": GB}
+#: memory sizes, bytes: decimal (KB, MB, GB, TB; K, M, G, T) and binary (KiB, MiB, GiB, TiB)
+_MEMORY = {"b": 1, "k": 1e3, "kb": 1e3, "kib": 2 ** 10, "m": 1e6, "mb": 1e6, "mib": 2 ** 20,
+           "g": 1e9, "gb": 1e9, "gib": 2 ** 30, "t": 1e12, "tb": 1e12, "tib": 2 ** 40}
 _NUM = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
 
@@ -61,6 +64,11 @@ def parse_rate(text: str | float) -> float:
 def parse_size(text: str | float) -> float:
     """'150KB' -> 150000 bytes (decimal units); a bare number is bytes."""
     return _parse(text, _SIZE, "b", "size")
+
+
+def parse_memory(text: str | float) -> float:
+    """'4GiB' -> 4 * 2**30 bytes, '2G' -> 2e9 (binary and decimal units); a bare number is bytes."""
+    return _parse(text, _MEMORY, "b", "memory size")
 
 
 def parse_fraction(text: str | float) -> float:

@@ -269,12 +269,15 @@ def point_key(resolved_scenario: Mapping, *, until_s: float | None, record: Sequ
 
 def _resolve_key(point: SweepPoint, until_s: float | None, record: list | None) -> None:
     """Fill `point.key` (or `point.error` if the engine refuses the scenario)."""
-    from ccscope.scenario.io import validate
+    # the key needs the resolved scenario only: building it (io.validate) would build every
+    # point's simulation once more, serially, in this process; a point the build refuses fails
+    # when it runs, with the same error
+    from ccscope.scenario.io import resolve
     if point.error:
         point.key = hashlib.sha256(repr((point.params, point.seed)).encode()).hexdigest()
         return
     try:
-        resolved = validate(point.scenario)
+        resolved = resolve(point.scenario)
         eff_until = until_s if until_s is not None else resolved.get("until_s")
         point.key = point_key(resolved, until_s=eff_until, record=record, seed=point.seed)
     except (ScenarioError, ValueError, TypeError) as e:

@@ -316,9 +316,20 @@ def validate(scenario: ScenarioLike, *, allow_paths: AllowPaths = None,
     from ccscope.sim import _check_max_memory
     budget = _check_max_memory(max_memory_bytes)
     text = to_engine_json(scenario, allow_paths=allow_paths)
-    resolved = engine_call(_native.validate, text, "json")
+    resolved = _resolve_text(text)
     engine_call(_native.Simulation, text, None, budget)
-    return json.loads(resolved)
+    return resolved
+
+
+def resolve(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) -> dict:
+    """The schema checks alone (fields, types, ranges, references between sections), with every
+    default filled in; nothing is built. `validate` adds what only building finds (hosts, routes,
+    congestion points, the memory budget)."""
+    return _resolve_text(to_engine_json(scenario, allow_paths=allow_paths))
+
+
+def _resolve_text(text: str) -> dict:
+    return json.loads(engine_call(_native.validate, text, "json"))
 
 
 def expand(scenario: ScenarioLike, *, allow_paths: AllowPaths = None,

@@ -22,7 +22,7 @@ def _line(rec: dict) -> str:
 
 @repro_app.command("list")
 def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'.")):
-    """Every ID with its paper, kind, status and cost."""
+    """Every ID with its kind, committed verdict (docs/repro/<ID>/full) and cost."""
     from rich.table import Table
 
     from ccscope.repro import registry
@@ -32,11 +32,12 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
         _console().print(f"[red]error:[/] {e.args[0]}")
         raise typer.Exit(2) from None
     t = Table(show_header=True, title=f"{len(chosen)} reproductions")
-    for col in ("ID", "kind", "status", "cost"):
+    for col in ("ID", "kind", "verdict", "commit", "cost"):
         t.add_column(col)
     for e in chosen:
         m = e.load()
-        t.add_row(e.id, m.KIND, m.STATUS, m.COST)
+        rec = registry.committed(e.id, "full")
+        t.add_row(e.id, m.KIND, registry.verdict(e.id), (rec or {}).get("commit", "")[:10], m.COST)
     _console().print(t)
 
 

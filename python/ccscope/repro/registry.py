@@ -2,21 +2,34 @@
 
 A module is found by walking the paper packages; its ID is its `ID` constant (paper slug with
 '-', e.g. "dctcp-analysis/fig2-n10"; the module path maps '-' to '_'). Every module defines
-ID, TITLE, KIND ("sim" | "fluid" | "both", "(schematic)" allowed), STATUS (the status `repro list`
-shows: reproduced | partly | not yet), COST (human-readable: runs and wall time on 2 cores),
-CLAIM, and run(quick) / check(run) / plot(run).
+ID, TITLE, KIND ("sim" | "fluid" | "both", "(schematic)" allowed), COST (human-readable: runs and
+wall time on 2 cores), CLAIM, and run(quick) / check(run) / plot(run); optionally CAUSE and
+PAPER_NUMBERS (ccscope.repro._base.render_cause), QUICK_SHOWS_CLAIM = False with QUICK_NOTE, SEEDS.
+
+There is no hand-written status (docs/VERDICTS.md §5): an entry's verdict is the one in its committed
+full result, docs/repro/<ID>/full/result.json (`committed`, `verdict`).
 """
 from __future__ import annotations
 
 import fnmatch
 import importlib
+import json
+import os
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 #: Paper packages in catalogue order (FIGURES.md: 000..004).
 PAPERS = ("dctcp_analysis", "periodic", "asm", "coexistence", "dx")
-REQUIRED = ("ID", "TITLE", "KIND", "STATUS", "COST", "CLAIM", "run", "check", "plot")
+REQUIRED = ("ID", "TITLE", "KIND", "COST", "CLAIM", "run", "check", "plot")
+#: Variants of the committed evidence (docs/repro/<ID>/<variant>/result.json).
+VARIANTS = ("full", "quick")
+#: Environment variable that overrides the evidence root (tests).
+EVIDENCE_ENV = "CCSCOPE_REPRO_EVIDENCE"
+#: What `verdict` says of an entry without committed evidence.
+NOT_RUN = "not run"
 
 
 @dataclass(frozen=True)
@@ -77,3 +90,51 @@ def select(patterns: list[str] | str) -> list[Entry]:
 
 def get(entry_id: str) -> ModuleType:
     return importlib.import_module(module_name(entry_id))
+
+
+def repo_root() -> Path | None:
+    """The repository this package was loaded from (None when installed elsewhere)."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "pyproject.toml").is_file() and (root / "python" / "ccscope").is_dir() else None
+
+
+_evidence_override: Path | None = None
+
+
+def evidence_root() -> Path:
+    """Root of the committed evidence: `set_evidence_root`, else $CCSCOPE_REPRO_EVIDENCE, else
+    <repository>/docs/repro (docs/repro under the current directory when not in a checkout)."""
+    if _evidence_override is not None:
+        return _evidence_override
+    env = os.environ.get(EVIDENCE_ENV)
+    if env:
+        return Path(env)
+    root = repo_root()
+    return (root if root is not None else Path.cwd()) / "docs" / "repro"
+
+
+def set_evidence_root(path: Path | str | None) -> None:
+    """Read committed evidence from `path` (None: back to the default)."""
+    global _evidence_override
+    _evidence_override = None if path is None else Path(path)
+
+
+def evidence_path(entry_id: str, variant: str = "full", root: Path | str | None = None) -> Path:
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    return Path(root if root is not None else evidence_root()) / entry_id / variant / "result.json"
+
+
+def committed(entry_id: str, variant: str = "full", root: Path | str | None = None) -> dict[str, Any] | None:
+    """The committed result record of `entry_id` (docs/repro/<ID>/<variant>/result.json), or None."""
+    p = evidence_path(entry_id, variant, root)
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def verdict(entry_id: str, root: Path | str | None = None) -> str:
+    """The entry's verdict: its committed full result's, or "not run"."""
+    rec = committed(entry_id, "full", root)
+    return rec.get("verdict", NOT_RUN) if rec else NOT_RUN

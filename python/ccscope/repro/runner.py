@@ -22,7 +22,7 @@ import pandas as pd
 
 from ccscope import _outdir
 from ccscope.repro import registry
-from ccscope.repro._base import NOT_YET, NotYetError, Run, _plain
+from ccscope.repro._base import NOT_YET, NotYetError, Run, _plain, render_cause
 
 #: Default output root (FIGURES.md / issue 7: repro-out/<paper>/<item>/).
 DEFAULT_OUT = Path("repro-out")
@@ -53,6 +53,26 @@ def prepare_root(root: Path | str, *, force: bool = False) -> Path:
     return root
 
 
+def git_commit() -> dict[str, Any]:
+    """{"commit": HEAD's sha, "dirty": whether tracked files differ from it} of the repository this
+    package runs from; {"commit": "unknown", "dirty": None} outside a git checkout."""
+    import subprocess
+    root = registry.repo_root()
+    unknown = {"commit": "unknown", "dirty": None}
+    if root is None:
+        return unknown
+    try:
+        sha = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=30, check=True).stdout.strip()
+        st = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return unknown
+    if not sha:
+        return unknown
+    return {"commit": sha, "dirty": bool(st.strip())}
+
+
 def _frames_table(run: Run) -> pd.DataFrame | None:
     frames = []
     for name, df in run.frames.items():
@@ -76,7 +96,8 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
     if write:
         prepare_root(out_root, force=force)
     rec: dict[str, Any] = {"id": entry_id, "title": mod.TITLE, "kind": mod.KIND, "claim": mod.CLAIM,
-                           "variant": "quick" if quick else "full", "ccscope_version": __version__}
+                           "variant": "quick" if quick else "full", "ccscope_version": __version__,
+                           **git_commit()}
     t0 = time.perf_counter()
     d = out_dir(Path(out_root), entry_id, quick)
     fig = table = None
@@ -87,6 +108,12 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
                     "checks": verdict["checks"], "tolerance": verdict.get("tolerance", ""),
                     "parameters": _plain(run.params), "errata": _plain(run.errata), "seeds": run.seeds,
                     "notes": verdict.get("notes", "")})
+        if "cause" in verdict:
+            rec["cause"] = verdict["cause"]
+        if "cause_values" in verdict:
+            rec["cause_values"] = _plain(verdict["cause_values"])
+        if getattr(mod, "CAUSE", None) is not None:  # the notes are the cause filled from this run
+            rec["notes"] = render_cause(mod, rec)
         if write:
             fig = mod.plot(run)
             table = _frames_table(run)
@@ -101,7 +128,7 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
             try:
                 if fig is not None:
                     fig.savefig(tmp / "figure.png", dpi=110, bbox_inches="tight")
-                    rec["figure"] = str(d / "figure.png")
+                    rec["figure"] = "figure.png"  # next to result.json
                 if table is not None:
                     table.to_parquet(tmp / "data.parquet", index=False)
             except Exception as e:  # noqa: BLE001 - reported in the record like a failing run
@@ -130,8 +157,8 @@ def run_many(patterns: list[str] | str, *, quick: bool = False, jobs: int = 1, o
     `out_root` is checked first (`prepare_root`; raises `OutputRefused` unless `force`)."""
     chosen = registry.select(patterns)
     prepare_root(out_root, force=force)
-    if skip_not_yet:
-        chosen = [e for e in chosen if registry.get(e.id).STATUS != NOT_YET]
+    if skip_not_yet:  # the committed full verdict; an entry without evidence runs (NotYetError says not yet)
+        chosen = [e for e in chosen if registry.verdict(e.id) != NOT_YET]
     args = [(e.id, quick, str(out_root)) for e in chosen]
     results: dict[str, dict[str, Any]] = {}
     if jobs <= 1 or len(args) <= 1:

@@ -817,6 +817,10 @@ impl Scenario {
         let d = &self.dctcp;
         unit_interval("dctcp.g", d.g, true)?;
         unit_interval("dctcp.alpha_init", d.alpha_init, false)?;
+        if let Some(t) = d.alpha_reset_s {
+            time_s("dctcp.alpha_reset_s", t, true)?;
+        }
+        unit_interval("dctcp.alpha_reset_to", d.alpha_reset_to, false)?;
         if !d.min_cwnd_pkts.is_finite() || d.min_cwnd_pkts < 1.0 || d.min_cwnd_pkts > 1e6 {
             return Err(ScenarioError::new(
                 "dctcp.min_cwnd_pkts",

@@ -249,6 +249,8 @@ class DctcpConfig:
     alpha_init: float = 1.0
     min_cwnd_pkts: float = 2.0
     ecn_echo_blocks_growth: bool = True
+    alpha_reset_s: Optional[float] = None
+    alpha_reset_to: float = 0.0
 
 
 @dataclass

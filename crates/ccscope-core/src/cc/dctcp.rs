@@ -8,6 +8,12 @@
 //! - `ecn_echo_blocks_growth` (ALGORITHMS.md §2.1 [CHOICE], on by default): as in the papers'
 //!   simulator ns-2, an ACK carrying ECN-Echo does not grow cwnd. It sets the N = 100 fixed
 //!   point of P000 Fig 2 (queue 2N - Cd); off gives Linux-like growth on every ACK.
+//! - `alpha_reset_s` (off by default): P000 §4.3 (Fig 12) gives the first flow "alpha = 0 before
+//!   time 1sec" when the second flow joins; held at 0 the first flow would never cut, so
+//!   FIGURES.md (dctcp-analysis known inconsistency 10) reads it as a reset at that time. A flow
+//!   that has received an ACK before `alpha_reset_s` sets alpha to `alpha_reset_to` at its first
+//!   ACK at or after it (before that ACK's alpha update); a flow whose first ACK comes at or
+//!   after `alpha_reset_s` keeps `alpha_init`.
 //! - Per-ACK variant (eq 36), in congestion avoidance, per acknowledged segment:
 //!   W <- W + 1/W (no ECE) or W + 1/W - alpha/2 (ECE); no once-per-window guard; floor 2 pkts.
 
@@ -34,6 +40,14 @@ pub struct DctcpConfig {
     /// An ACK carrying ECN-Echo does not grow cwnd (ns-2 rule, ALGORITHMS.md §2.1). Default true.
     #[serde(default = "default_true")]
     pub ecn_echo_blocks_growth: bool,
+    /// Reset time of alpha, seconds (>= 0): a flow already acknowledged before it sets alpha to
+    /// `alpha_reset_to` at its first ACK at or after it (P000 §4.3, Fig 12's "alpha = 0 before
+    /// 1 s" read as a reset). Default: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha_reset_s: Option<f64>,
+    /// Value alpha is reset to at `alpha_reset_s`, 0..1. Default 0 (P000 §4.3).
+    #[serde(default)]
+    pub alpha_reset_to: f64,
 }
 
 fn default_g() -> f64 {
@@ -56,6 +70,8 @@ impl Default for DctcpConfig {
             alpha_init: default_alpha_init(),
             min_cwnd_pkts: default_min_cwnd(),
             ecn_echo_blocks_growth: true,
+            alpha_reset_s: None,
+            alpha_reset_to: 0.0,
         }
     }
 }
@@ -81,6 +97,9 @@ pub struct Dctcp {
     window_end: u64,
     bytes_acked: u64,
     bytes_marked: u64,
+    /// Pending alpha reset (time, value) and whether an ACK arrived before its time.
+    reset: Option<(SimTime, f64)>,
+    acked_before_reset: bool,
 }
 
 impl Dctcp {
@@ -101,6 +120,24 @@ impl Dctcp {
             window_end: 0,
             bytes_acked: 0,
             bytes_marked: 0,
+            reset: cfg
+                .alpha_reset_s
+                .map(|t| (SimTime::from_secs_f64(t), cfg.alpha_reset_to)),
+            acked_before_reset: false,
+        }
+    }
+
+    /// Apply a pending alpha reset (see `DctcpConfig::alpha_reset_s`) for an ACK at `now`.
+    fn maybe_reset_alpha(&mut self, now: SimTime) {
+        if let Some((t, to)) = self.reset {
+            if now < t {
+                self.acked_before_reset = true;
+            } else {
+                if self.acked_before_reset {
+                    self.alpha = to;
+                }
+                self.reset = None;
+            }
         }
     }
 
@@ -143,6 +180,7 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, s: &AckSample) {
+        self.maybe_reset_alpha(s.now);
         self.update_alpha(s);
         let acked = s.newly_acked_bytes as f64;
         if s.in_recovery {
@@ -299,6 +337,70 @@ mod tests {
         }
         let removed = w0 - d.w.cwnd / 1500.0;
         assert!((removed - w0 * 0.25).abs() < 1.5, "removed {removed}");
+    }
+}
+
+#[cfg(test)]
+mod alpha_reset_tests {
+    use super::*;
+
+    fn ack_at(t_s: f64, una: u64) -> AckSample {
+        AckSample {
+            now: SimTime::from_secs_f64(t_s),
+            newly_acked_bytes: 1500,
+            ece: false,
+            rtt: None,
+            snd_una: una,
+            snd_nxt: una + 1000,
+            in_recovery: false,
+            flight_bytes: 0,
+        }
+    }
+
+    fn cfg() -> DctcpConfig {
+        DctcpConfig {
+            alpha_init: 0.6,
+            alpha_reset_s: Some(1.0),
+            alpha_reset_to: 0.0,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_running_flow_resets_alpha_at_its_first_ack_after_the_reset_time() {
+        let mut d = Dctcp::new(&cfg(), DctcpRule::WindowCut, 1500, 10, 3);
+        d.window_end = 10_000; // no alpha update in this test
+        d.on_ack(&ack_at(0.5, 1));
+        d.on_ack(&ack_at(0.999, 2));
+        assert_eq!(d.alpha, 0.6);
+        d.on_ack(&ack_at(1.0, 3));
+        assert_eq!(d.alpha, 0.0);
+        // only once: later alpha values are the EWMA's
+        d.alpha = 0.3;
+        d.on_ack(&ack_at(1.5, 4));
+        assert_eq!(d.alpha, 0.3);
+    }
+
+    #[test]
+    fn a_flow_first_acked_after_the_reset_time_keeps_alpha_init() {
+        let mut d = Dctcp::new(&cfg(), DctcpRule::WindowCut, 1500, 10, 3);
+        d.window_end = 10_000;
+        d.on_ack(&ack_at(1.2, 1));
+        d.on_ack(&ack_at(1.3, 2));
+        assert_eq!(d.alpha, 0.6);
+    }
+
+    #[test]
+    fn without_a_reset_time_alpha_is_never_reset() {
+        let c = DctcpConfig {
+            alpha_init: 0.6,
+            ..Default::default()
+        };
+        let mut d = Dctcp::new(&c, DctcpRule::WindowCut, 1500, 10, 3);
+        d.window_end = 10_000;
+        d.on_ack(&ack_at(0.5, 1));
+        d.on_ack(&ack_at(5.0, 2));
+        assert_eq!(d.alpha, 0.6);
     }
 }
 

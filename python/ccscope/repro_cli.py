@@ -1,11 +1,16 @@
-"""`ccscope repro`: list / run / all / report for the reproductions of FIGURES.md (ccscope.repro)."""
+"""`ccscope repro`: list / run / all / promote / report for the reproductions of FIGURES.md (ccscope.repro).
+
+The verdict `list` and `report` show is the committed one (docs/repro/<ID>/full/result.json,
+docs/VERDICTS.md §5): `run`/`all` write results under --out, `promote` copies them into docs/repro,
+`report` rebuilds docs/REPRODUCTIONS.md from docs/repro alone."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
 
-repro_app = typer.Typer(no_args_is_help=True, help="Reproduce the papers' figures: list, run, all, report.")
+repro_app = typer.Typer(no_args_is_help=True,
+                        help="Reproduce the papers' figures: list, run, all, promote, report.")
 
 
 def _console():
@@ -21,8 +26,10 @@ def _line(rec: dict) -> str:
 
 
 @repro_app.command("list")
-def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'.")):
-    """Every ID with its kind, committed verdict (docs/repro/<ID>/full) and cost."""
+def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'."),
+             quick_limits: bool = typer.Option(False, "--quick-limits", help="List the entries whose quick variant "
+                                               "cannot show the claim (QUICK_SHOWS_CLAIM = False) and why.")):
+    """Every ID with its kind, committed verdict (docs/repro/<ID>/full), the commit that produced it, and cost."""
     from rich.table import Table
 
     from ccscope.repro import registry
@@ -31,13 +38,32 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
     except KeyError as e:
         _console().print(f"[red]error:[/] {e.args[0]}")
         raise typer.Exit(2) from None
-    t = Table(show_header=True, title=f"{len(chosen)} reproductions")
+    if quick_limits:
+        t = Table(show_header=True, title="quick variants that cannot show the claim")
+        for col in ("ID", "quick note"):
+            t.add_column(col)
+        n = 0
+        for e in chosen:
+            m = e.try_load()
+            if m is not None and getattr(m, "QUICK_SHOWS_CLAIM", True) is False:
+                t.add_row(e.id, getattr(m, "QUICK_NOTE", "") or "(no QUICK_NOTE)")
+                n += 1
+        t.title = f"{n} quick variants that cannot show the claim"
+        _console().print(t)
+        return
+    t = Table(show_header=True, title=f"{len(chosen)} reproductions (verdict: committed full result)")
     for col in ("ID", "kind", "verdict", "commit", "cost"):
         t.add_column(col)
     for e in chosen:
-        m = e.load()
-        rec = registry.committed(e.id, "full")
-        t.add_row(e.id, m.KIND, registry.verdict(e.id), (rec or {}).get("commit", "")[:10], m.COST)
+        m = e.try_load()
+        rec = registry.committed(e.id, "full") or {}
+        commit = rec.get("commit", "")
+        commit = (commit[:10] if commit != "unknown" else commit) + (" (dirty)" if rec.get("dirty") else "")
+        if m is None:
+            t.add_row(e.id, "", registry.verdict(e.id), commit, "module does not import: "
+                      + registry.IMPORT_ERRORS.get(e.module, ""))
+        else:
+            t.add_row(e.id, m.KIND, registry.verdict(e.id), commit, m.COST)
     _console().print(t)
 
 
@@ -87,34 +113,76 @@ def run_cmd(patterns: list[str] = typer.Argument(..., help="IDs or globs, e.g. '
 def all_cmd(quick: bool = typer.Option(False, "--quick", help="Run the quick variants."),
             jobs: int = typer.Option(1, "--jobs", "-j", help="Entries run in parallel (processes)."),
             out: Path = typer.Option(Path("repro-out"), "--out", "-o", help="Output root."),
-            report: bool = typer.Option(True, "--report/--no-report", help="Rebuild docs/REPRODUCTIONS.md afterwards."),
             force: bool = typer.Option(False, "--force", help=FORCE_HELP)):
-    """Run every entry that has a mechanism (status other than 'not yet'), then rebuild the report."""
-    if report:  # a report that would be refused is refused before the runs
-        from ccscope import _outdir
-        from ccscope.repro import report as rep
-        try:
-            rep.check_docs(Path("docs"), force=force)
-        except _outdir.OutputRefused as e:
-            _refused(e, "--docs")
+    """Run every entry (those whose committed verdict is 'not yet' are skipped) under --out. The report is
+    built from the committed evidence: `ccscope repro promote OUT` then `ccscope repro report`."""
     _run(["*"], quick, jobs, out, skip_not_yet=True, force=force)
-    if report:
-        report_cmd(out=out, docs=Path("docs"), force=force)
+
+
+@repro_app.command("promote")
+def promote_cmd(out: Path = typer.Argument(..., help="Reproduction output root holding full and quick results "
+                                           "(`repro all --out OUT` and `repro all --quick --out OUT`)."),
+                to: Path = typer.Option(None, "--to", help="Evidence root (default: the repository's docs/repro)."),
+                pattern: list[str] = typer.Option(["*"], "--only", help="Promote only these IDs or globs."),
+                allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Promote results produced from a "
+                                                 "working tree with uncommitted changes (marked dirty in the report).")):
+    """Copy each entry's full result.json and figure (reduced) and quick result.json into docs/repro/<ID>/."""
+    from ccscope import _outdir
+    from ccscope.repro import evidence, registry
+    con = _console()
+    try:
+        res = evidence.promote(out, to, patterns=pattern, allow_dirty=allow_dirty)
+    except (ValueError, FileNotFoundError) as e:
+        con.print(f"[red]error:[/] {e}", highlight=False)
+        raise typer.Exit(2) from None
+    except KeyError as e:
+        con.print(f"[red]error:[/] {e.args[0]}")
+        raise typer.Exit(2) from None
+    except _outdir.OutputRefused as e:
+        _refused(e, "--to")
+    dest = to if to is not None else registry.evidence_root()
+    con.print(f"promoted {len(res.written['full'])} full and {len(res.written['quick'])} quick results into {dest} "
+              f"({res.size_bytes / 2**20:.1f} MiB)", highlight=False)
+    for v in registry.VARIANTS:
+        if res.missing[v]:
+            shown = ", ".join(res.missing[v][:8]) + (", ..." if len(res.missing[v]) > 8 else "")
+            con.print(f"[yellow]no {v} result[/] for {len(res.missing[v])} entries: {shown}", highlight=False)
+    for w in res.warnings:
+        con.print(f"[yellow]warning:[/] {w}", highlight=False)
 
 
 @repro_app.command("report")
-def report_cmd(out: Path = typer.Option(Path("repro-out"), "--out", "-o", help="Output root with result.json files."),
+def report_cmd(evidence: Path = typer.Option(None, "--evidence", "--out", "-o", help="Committed evidence root "
+                                             "(default: the repository's docs/repro)."),
                docs: Path = typer.Option(Path("docs"), "--docs", help="Where REPRODUCTIONS.md and gallery.md go."),
                force: bool = typer.Option(False, "--force", help="Replace a REPRODUCTIONS.md/gallery.md in --docs that "
-                                          "`repro report` did not generate.")):
-    """Rebuild docs/REPRODUCTIONS.md and docs/gallery.md from the latest results."""
+                                          "`repro report` did not generate."),
+               check_stale: bool = typer.Option(False, "--check-stale", help="Rerun every entry's quick variant at "
+                                                "HEAD; flag (and exit 1 on) those that differ from the committed quick "
+                                                "result."),
+               jobs: int = typer.Option(1, "--jobs", "-j", help="Quick reruns in parallel (with --check-stale).")):
+    """Rebuild docs/REPRODUCTIONS.md and docs/gallery.md from the committed results (docs/repro)."""
     from ccscope import _outdir
     from ccscope.repro import report
+    con = _console()
     try:
-        paths = report.write(out, docs, force=force)
+        report.check_docs(docs, force=force)
     except _outdir.OutputRefused as e:
         _refused(e, "--docs")
-    _console().print("wrote " + ", ".join(str(p) for p in paths))
+    stale = None
+    if check_stale:
+        def said(eid: str, why: str | None) -> None:
+            con.print(f"[red]{'stale':>7}[/] {eid}: {why}" if why else f"[green]{'same':>7}[/] {eid}", highlight=False)
+        with _outdir.sigterm_as_exit():
+            stale = report.check_stale(evidence, jobs=jobs, on_done=said)
+    try:
+        paths = report.write(evidence, docs, force=force, stale=stale)
+    except _outdir.OutputRefused as e:
+        _refused(e, "--docs")
+    con.print("wrote " + ", ".join(str(p) for p in paths))
+    if stale:
+        con.print(f"[red]{len(stale)} stale results[/]: " + ", ".join(stale))
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

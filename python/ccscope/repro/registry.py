@@ -40,6 +40,14 @@ class Entry:
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
 
+    def try_load(self) -> ModuleType | None:
+        """The module, or None when it does not import (IMPORT_ERRORS says why)."""
+        try:
+            return self.load()
+        except Exception as e:  # noqa: BLE001
+            IMPORT_ERRORS[self.module] = f"{type(e).__name__}: {e}"
+            return None
+
 
 def module_name(entry_id: str) -> str:
     """'dctcp-analysis/fig2-n10' -> 'ccscope.repro.dctcp_analysis.fig2_n10'."""
@@ -58,6 +66,17 @@ def _order_key(entry_id: str):
     return (PAPERS.index(paper.replace("-", "_")), kind, num, m.group(3))
 
 
+def _id_of(module: str) -> str:
+    """'ccscope.repro.dctcp_analysis.fig2_n10' -> 'dctcp-analysis/fig2-n10' (IDs have no '_')."""
+    paper, item = module.split(".")[-2:]
+    return f"{paper.replace('_', '-')}/{item.replace('_', '-')}"
+
+
+#: Modules that failed to import in `entries()` ({module: "ExcType: message"}); their entries are listed
+#: (ID from the module name) and fail when run, so one broken module does not hide the others.
+IMPORT_ERRORS: dict[str, str] = {}
+
+
 def entries() -> list[Entry]:
     """Every registered entry, in catalogue order."""
     out = []
@@ -67,7 +86,13 @@ def entries() -> list[Entry]:
             if info.name.startswith("_"):
                 continue
             name = f"{pkg.__name__}.{info.name}"
-            mod = importlib.import_module(name)
+            try:
+                mod = importlib.import_module(name)
+            except Exception as e:  # noqa: BLE001 - reported per entry (runner: verdict "error")
+                IMPORT_ERRORS[name] = f"{type(e).__name__}: {e}"
+                out.append(Entry(_id_of(name), name))
+                continue
+            IMPORT_ERRORS.pop(name, None)
             missing = [a for a in REQUIRED if not hasattr(mod, a)]
             if missing:
                 raise RuntimeError(f"{name}: missing {', '.join(missing)}")

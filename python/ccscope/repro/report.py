@@ -1,9 +1,17 @@
-"""Generate docs/REPRODUCTIONS.md and docs/gallery.md from the latest result.json files.
+"""Generate docs/REPRODUCTIONS.md and docs/gallery.md from the committed evidence alone
+(docs/repro/<ID>/{full,quick}/result.json and full/figure.png; docs/VERDICTS.md §5).
 
-One row per FIGURES.md ID (claim | measured | verdict | figure), the full variant preferred and the
-quick one shown when no full run exists; a section per disagreement (any entry that is not
-`reproduced`, and every advisory check that fails), and the known inconsistencies of FIGURES.md with
-our analysis of each.
+The pages are deterministic: the same evidence (and the same modules' CAUSE templates and
+QUICK_NOTEs) gives the same bytes -- no timestamps, catalogue order, fixed float formatting -- and every
+link is relative to the docs directory and points at a committed file. One row per FIGURES.md ID:
+the claim, the rows that decide the verdict (each strict row's measured value against what was
+expected, failed rows first), the verdict of the full result, the commit that produced it and the
+evidence. Below: every row that fails, every advisory row with its basis (an independent simulator's
+number, or a numbered FIGURES.md known inconsistency), rows inside the noise, and each entry's cause
+rendered from its committed record by the module's CAUSE template.
+
+`check_stale` reruns every entry's quick variant at HEAD and lists the entries whose verdict or
+measured values differ from the committed quick result (`ccscope repro report --check-stale`).
 
 Output rules (ccscope._outdir, docs/reliability.md): only REPRODUCTIONS.md, gallery.md and the
 thumbnails under gallery/ are written, each atomically; an existing REPRODUCTIONS.md or gallery.md
@@ -11,127 +19,99 @@ that this command did not generate is refused unless `force`; nothing else in `d
 """
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ccscope import _outdir
 from ccscope.repro import registry
-from ccscope.repro._base import SIMULATOR_MISSES_TOO
-from ccscope.repro.runner import latest_results
-
-#: FIGURES.md "Known inconsistencies", each with the entry that handles it and what we found.
-KNOWN = [
-    ("dctcp-analysis", "1", "Hybrid model vs 55:67:185 ms (Fig 12)", "dctcp-analysis/fig12b",
-     "The hybrid model (ccscope.fluid.dctcp_hybrid) gives 274.6 / 330.7 / 866.7 RTT, i.e. 55 / 66 / 173 ms with "
-     "RTT = d; ratio 1 : 1.20 : 3.16 vs the paper's 1 : 1.22 : 3.36. No single RTT unit matches all three; the "
-     "fig12 entries report the d-based times and the ratio."),
-    ("dctcp-analysis", "2", "g in Fig 12(c): 5/sqrt(Wmax) vs 5/Wmax", "dctcp-analysis/fig12c",
-     "We use the caption's 5/Wmax = 0.025 (5/sqrt(Wmax) = 0.354 would not be 'reduced')."),
-    ("dctcp-analysis", "3", "\"K = 35 (or 17% of the BDP)\"", "dctcp-analysis/text-guidelines",
-     "35/166.7 = 21% of Cd; 35 is 17% of Cd + K. Recorded as erratum dctcp-3 in the result."),
-    ("dctcp-analysis", "4", "Fixed point W = 2/wbar", "dctcp-analysis/fig2-n100",
-     "The change of variables does not rescale W: the fixed point is W = 2 (E2); text-normalization and fig4 "
-     "confirm (2, 1, 2/wbar - 1) numerically."),
-    ("dctcp-analysis", "5", "Marking at q >= K vs q > K", "dctcp-analysis/fig2-n2",
-     "The engine marks q > K (threshold `mark_at_or_above = false`), as eq 8; +-1 packet is below every tolerance."),
-    ("dctcp-analysis", "6", "The 1.4x convergence bound", "dctcp-analysis/text-convergence-rate",
-     "Exact rates: beta_TCP/beta_DCTCP = 1.56 at W* = 100 (g = 1/sqrt(W*)), tending to 2 log 2 = 1.39 only as "
-     "W* -> infinity (checked within 2% at W* = 1e4)."),
-    ("dctcp-analysis", "7", "Propagator exp(int J)", "dctcp-analysis/fig6",
-     "fig6 uses the fundamental matrix of the variational equation (E8) and cross-checks with a finite-difference "
-     "Jacobian of the return map (agreement < 5%, < 1e-4 absolute where rho < 1e-3)."),
-    ("dctcp-analysis", "8", "Queue ~120 at N = 100 depends on the ns-2 ECN-Echo growth rule", "dctcp-analysis/fig2-n100",
-     "The entry runs with `ecn_echo_blocks_growth = true` (ns-2) and states it in its parameters."),
-    ("dctcp-analysis", "9", "Worst undershoot at wbar 12-16 / 94% at g = 0.1", "dctcp-analysis/fig7",
-     "The model's worst undershoot is at wbar ~ 12 on our grid (the paper says 12-16, [DER] 10-14); fig9 records "
-     "the borderline 93.95% at g = 0.1, psi = 0.001 as an advisory check."),
-    ("dctcp-analysis", "10", "\"Before 1 s, flow 1 has alpha = 0\"", "dctcp-analysis/fig12b",
-     "Read as a reset at 1 s in the hybrid model (fig12b-d's predictions). The packet runs do not reset alpha: "
-     "flow 1 enters t = 1 s with the alpha it holds alone (~0.1), which the fig12 causes state."),
-    ("dctcp-analysis", "11", "Unstated ns-2 details", "dctcp-analysis/fig10",
-     "Every [NG] choice is recorded in each result.json under `parameters`."),
-    ("periodic", "1", "Fig 11 step 0.002 vs 0.005", "periodic/fig11", "Mean epoch measured 0.00502 (E24)."),
-    ("periodic", "2-3, 5-6, 9", "Server-side delay, short RTT, RED thresholds, figure references", "periodic/fig4a",
-     "Server side 650 ms on S-M1 (E20, ccscope.scenario.periodic); short RTT = 40 ms with ~0 server delay (fig7b, E21); "
-     "RED max_th = 15 as Figs 6b/9c/10a, with max_th = 50 also run and recorded in fig4c/fig4d (8.3% -> 6.5% fixed, "
-     "22.4% -> 15.2% variable); epochs separated by > 1 s (E23)."),
-    ("periodic", "4", "rN = 12.5 not an integer", "periodic/fig11", "Independent resets with probability r (E25)."),
-    ("periodic", "7", "Corollary 1 with large capped mass", "periodic/text-toy-bounded",
-     "At D = 0.03 the finite model's mean epoch is ~0.0071, not rC/N = 0.005: recorded as advisory."),
-    ("periodic", "8", "Theorem 4's sum has no upper limit", "periodic/text-toy-jitter",
-     "We check Lemma 1/2 exactly and the i.i.d. mean epoch; the L ~ N/r horizon is assumed."),
-    ("asm", "1-3", "Sign of the switching rule; missing N; x2 definition", "asm/fig3",
-     "ccscope.fluid.asm uses the A0 reading (E34, E37, E38); fig3 checks the root classes with N alpha."),
-    ("asm", "4", "QCN delay bound printed omega* and gamma", "asm/text-qcn-delay-bound",
-     "Corrected bound (E33) 270.71 us at 10 Gb/s and 27.07 us at 100 Gb/s; the exact delay margin is below it."),
-    ("asm", "6", "\"b- != 0 is sufficient\" is false", "asm/text-sliding-condition",
-     "The defaults of §5.1 sit exactly on the boundary (M(a-, b-) = 1); a compliant set needs b- > w a- + pC/w."),
-    ("asm", "5, 7-9", "Typos and unstated simulation parameters", "asm/fig5a",
-     "Typos read as intended (e^{-tau s}, A-dot, Lambda, RP). Three links per direction (fig10's 60 us RTT). "
-     "Unstated values are [NG] choices in each result.json: quantization 1 pkt at 128 units, rates clamped to "
-     "[10 Mb/s, line rate], QCN timer 15 ms, Qeq = q0. §4.5's de-duplication follows its stated purpose: "
-     "a source is not sampled while a feedback to it is still in flight (dedup_expiry = delivered, the default). "
-     "The literal reading (not sampled again until another source is) freezes a lone source and starves "
-     "sources at MinRate; it is shown as advisory rows in fig1 and fig6-fig11."),
-    ("coexistence", "1", "Three meanings of 'back-off factor'", "coexistence/fig1",
-     "0.215 is DCTCP's mean alpha: beta = 0.8925, T_r = 4.65 (E64); coexistence/fig1 checks 4.65 exactly."),
-    ("coexistence", "2", "Fig 4(c) caption swaps min_th/max_th", "coexistence/fig4c",
-     "min_th fixed at 45, max_th varied 65-200 (the text's reading)."),
-    ("coexistence", "3", "BDP ~22 packets", "coexistence/fig2", "1 Gb/s x 250 us / 12000 bit = 20.8 pkts."),
-    ("coexistence", "4", "K for Fig 3(a)/(b) not given", "coexistence/fig3a", "K = 65 (between Fig 3(c)'s 20 and 150)."),
-    ("coexistence", "5-7", "Modified CHOKe rule; conclusion vs §IV.C; unstated parameters", "coexistence/fig6a",
-     "Modified CHOKe: m independent samples, all m must match to mark the arrival and the matches (E63). Our RED "
-     "T_r rises with max_th (fig4c), so neither the conclusion nor §IV.C's 2.7 -> 2.25 appears (cause in fig4c). "
-     "Unstated values are [NG] choices recorded per result (g = 1/16, 5 s runs, starts U(0, 50 ms), p_max 0.1, "
-     "w_q 0.002, max_th 100 for CHOKe, RTO_min 200 ms, servers alternate DCTCP/TCP)."),
-    ("dx", "1", "\"N > 50 at 200 us\"", "dx/text-stability-thresholds",
-     "Theorem 1 (tau = R0) gives N > 70 at 200 us (E51); the other thresholds (28, 42, 139, 145 us) reproduce."),
-    ("dx", "2", "Phase sign in eqs 15/17", "dx/fig1a",
-     "Evaluated literally, eq 17 is negative (-89 us at N = 50, R0 = 80 us); with the sign fix (E50) "
-     "G(j w_c) = -1 at tau* to 1e-9 (dx/text-equilibrium)."),
-    ("dx", "3", "What tau is", "dx/text-stability-thresholds", "tau = R0 reproduces the paper's numbers (E53)."),
-    ("dx", "4-10", "Special-state inequality, Table 1 mean, boundary cases, fluid-model limits", "dx/table1",
-     "Theorem 2's N >= C R0/seg is used (at 80 us the packet path's R0 includes serializations, C R0/seg = 68.75: "
-     "with exact R0 every window sits at 1 seg and the queue at N - 68.75 pkts, docs/engine.md). Table 1's p is measured per cell (0.69-0.89 outside the special state, "
-     "> 0.99 in it). N = 100 at 120 us sits on the boundary: ccscope gives 100% utilization there. "
-     "Outside the special state the packet DX is a whole-segment on/off loop whose utilization follows "
-     "BDP/N, not Theorem 1's margin (cause in dx/table1); the fluid model's (1 - p) seg growth is kept as "
-     "printed (p = 0.95) and its W >= seg clamp is added for the special state."),
-]
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k} = {_fmt(x)}" for k, x in list(v.items())[:6])
-    if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v[:6]) + "]"
-    return str(v)
-
-
-def _measured(rec: dict) -> str:
-    m = rec.get("measured") or {}
-    items = [(k, v) for k, v in m.items() if not isinstance(v, (dict, list))][:4]
-    if not items:
-        items = list(m.items())[:2]
-    return "; ".join(f"{k} = {_fmt(v)}" for k, v in items).replace("|", "/")
-
+from ccscope.repro._base import DIAGNOSTIC, CauseError, basis_problem, render_cause
 
 THUMB_DIR = "gallery"
 THUMB_WIDTH_PX = 400
 THUMB_COLORS = 96
+#: Strict rows shown in the table's "deciding rows" cell besides the failed ones.
+SHOWN_ROWS = 3
+#: Relative and absolute tolerance of `check_stale`'s comparison of measured numbers (a rerun of the
+#: same code and seeds is bit-identical on one machine; this absorbs libm differences between machines).
+STALE_REL, STALE_ABS = 1e-6, 1e-12
 
 
-def _thumbnail(src: Path, dst: Path) -> Path | None:
-    """A small palette PNG of `src` at `dst` (400 px wide, 96 colours: ~15-30 KB, readable at the gallery's
-    260 px). Rewritten only when its bytes change, so an unchanged figure leaves git clean. None if the
-    figure is missing or unreadable."""
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.4g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k} = {_fmt(x)}" for k, x in list(v.items())[:6]) + (", …" if len(v) > 6 else "")
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v[:6]) + (", …" if len(v) > 6 else "") + "]"
+    return str(v)
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "/").replace("\n", " ")
+
+
+def _row_text(c: dict[str, Any]) -> str:
+    s = f"{c['name']}: {_fmt(c['measured'])} (expected {c['expected']})"
+    if c.get("noise"):
+        s += f", inside the noise (se {_fmt(c.get('se'))})"
+    return s
+
+
+def deciding_rows(rec: dict[str, Any]) -> str:
+    """The table cell: the strict rows (failed first, marked ✗; then up to SHOWN_ROWS passing, ✓)."""
+    checks = rec.get("checks") or []
+    strict = [c for c in checks if not c.get("advisory")]
+    if not strict:
+        return _cell(rec.get("message", "") or "no strict row")
+    failed = [c for c in strict if not c.get("passed")]
+    passed = [c for c in strict if c.get("passed")]
+    shown = [f"✗ {_row_text(c)}" for c in failed] + [f"✓ {_row_text(c)}" for c in passed[:SHOWN_ROWS]]
+    more = len(passed) - SHOWN_ROWS
+    if more > 0:
+        shown.append(f"+{more} more passing")
+    return _cell("; ".join(shown))
+
+
+def _commit(rec: dict[str, Any]) -> str:
+    c = rec.get("commit") or "unknown"
+    return ("`" + c[:10] + "`" if c != "unknown" else "unknown") + (" (dirty)" if rec.get("dirty") else "")
+
+
+def _basis_text(c: dict[str, Any]) -> str:
+    b = c.get("basis")
+    if str(c.get("name", "")).startswith(DIAGNOSTIC):
+        return "diagnostic"
+    if isinstance(b, dict) and b.get("kind") == "independent":
+        return (f"advisory: independent simulator {b.get('simulator')} measured {_fmt(b.get('measured'))} "
+                f"({b.get('setup')})")
+    if isinstance(b, dict) and b.get("kind") == "known_inconsistency":
+        title = f" ({b['title']})" if b.get("title") else ""
+        return f"advisory: FIGURES.md known inconsistency, {b.get('paper')} item {b.get('item')}{title}"
+    return f"advisory WITHOUT an allowed basis ({basis_problem(c) or 'none'})"
+
+
+def _cause(eid: str, rec: dict[str, Any]) -> str:
+    mod = registry.Entry(eid, registry.module_name(eid)).try_load()
+    if mod is None or getattr(mod, "CAUSE", None) is None:
+        return rec.get("notes", "") or ""
+    try:
+        return render_cause(mod, rec)
+    except CauseError as e:
+        return f"(the cause template does not fit the committed record: {e})"
+
+
+def _thumbnail_bytes(src: Path) -> bytes | None:
+    """A small palette PNG of `src` (400 px wide, 96 colours), or None if unreadable."""
     import io
 
     from PIL import Image
-
     try:
         with Image.open(src) as im:
             im = im.convert("RGB")
@@ -142,11 +122,11 @@ def _thumbnail(src: Path, dst: Path) -> Path | None:
             im.save(buf, format="PNG", optimize=True)
     except (OSError, ValueError):
         return None
-    data = buf.getvalue()
-    if not (dst.is_file() and dst.read_bytes() == data):
-        with _outdir.atomic_file(dst) as tmp:
-            tmp.write_bytes(data)
-    return dst
+    return buf.getvalue()
+
+
+def _thumb_name(eid: str) -> str:
+    return eid.replace("/", "__") + ".png"
 
 
 #: Text every page this module generates carries near its top (how an earlier page is recognised).
@@ -183,89 +163,232 @@ def check_docs(docs: Path | str, *, force: bool = False) -> Path:
     return docs
 
 
-def write(out_root: Path | str, docs: Path | str, *, force: bool = False) -> list[Path]:
-    """Write docs/REPRODUCTIONS.md, docs/gallery.md and the thumbnails (see `check_docs` for what is
-    refused); returns the two pages."""
-    out_root, docs = Path(out_root), Path(docs)
-    check_docs(docs, force=force)
-    docs.mkdir(parents=True, exist_ok=True)
-    res = latest_results(out_root)
-    rows, disagreements, gallery, set_aside = [], [], [], []
+def _rel(target: Path, docs: Path) -> str:
+    return Path(os.path.relpath(os.path.abspath(target), os.path.abspath(docs))).as_posix()
+
+
+def render(evidence: Path | str | None = None, docs: Path | str = "docs", *,
+           stale: dict[str, str] | None = None) -> dict[str, str]:
+    """{page name: text} of REPRODUCTIONS.md and gallery.md for the evidence under `evidence`
+    (default registry.evidence_root()), with links relative to `docs`. `stale`: {ID: reason} from
+    `check_stale`, marked in the table and listed (nothing is added when it is empty)."""
+    ev = Path(evidence) if evidence is not None else registry.evidence_root()
+    docs = Path(docs)
+    stale = stale or {}
+    rows, sections, gallery, not_run, quick_limits = [], [], [], [], []
     counts: dict[str, int] = {}
+    commits: dict[str, int] = {}
+    cited: dict[tuple[str, int], dict[str, Any]] = {}
     total_wall = 0.0
     for e in registry.entries():
-        m = e.load()
-        r = res.get(e.id, {})
-        rec = r.get("full") or r.get("quick")
+        m = e.try_load()
+        if m is not None and getattr(m, "QUICK_SHOWS_CLAIM", True) is False:
+            quick_limits.append((e.id, getattr(m, "QUICK_NOTE", "") or "(no QUICK_NOTE given)"))
+        rec = registry.committed(e.id, "full", ev)
+        quick = registry.committed(e.id, "quick", ev)
+        claim = _cell((rec or {}).get("claim") or getattr(m, "CLAIM", "(the module does not import)"))
+        kind = (rec or {}).get("kind") or getattr(m, "KIND", "")
         if rec is None:
-            verdict = "not yet" if registry.verdict(e.id) == "not yet" else "not run"
-            variant, meas, fig = "", "", ""
-        else:
-            verdict, variant, meas = rec["verdict"], rec["variant"], _measured(rec)
-            total_wall += rec.get("wall_s", 0.0) if rec["variant"] == "full" else 0.0
-            fig = ""
-            if rec.get("figure"):
-                rel = os.path.relpath(rec["figure"], docs)
-                thumb = _thumbnail(Path(rec["figure"]), docs / THUMB_DIR / (e.id.replace("/", "__") + ".png"))
-                trel = os.path.relpath(thumb, docs) if thumb else None
-                fig = (f"[thumbnail]({trel}) · " if trel else "") + f"[png]({rel})"
-                gallery.append((e.id, rel, trel, verdict))
-        if rec is not None and verdict == "reproduced" and any(
-                c.get("basis") == SIMULATOR_MISSES_TOO and not c["passed"] for c in rec.get("checks", [])):
-            set_aside.append(e.id)
-        key = verdict + (f" ({variant})" if variant else "")
-        counts[key] = counts.get(key, 0) + 1
-        claim = m.CLAIM.replace("|", "/").replace("\n", " ")
-        rows.append(f"| `{e.id}` | {m.KIND} | {claim} | {meas} | {verdict}{' (' + variant + ')' if variant else ''} | {fig} |")
-        if rec is not None and (verdict not in ("reproduced", "not yet") or
-                                any(c["advisory"] and not c["passed"] for c in rec.get("checks", []))):
-            lines = [f"### `{e.id}` — {verdict} ({variant})", ""]
-            for c in rec.get("checks", []):
-                if not c["passed"]:
-                    tag = f"advisory ({c.get('basis') or 'known paper inconsistency'})" if c["advisory"] else "failed"
-                    lines.append(f"- {tag}: **{c['name']}**: measured {_fmt(c['measured'])}, expected {c['expected']} "
-                                 f"({c['tolerance']})")
-            if rec.get("notes"):
-                lines.append(f"- cause: {rec['notes']}")
-            if rec.get("message"):
-                lines.append(f"- {rec['message']}")
-            disagreements.append("\n".join(lines) + "\n")
-        elif rec is None and registry.verdict(e.id) == "not yet":
-            pass
-    not_yet = [e.id for e in registry.entries() if registry.verdict(e.id) == "not yet"]
+            not_run.append(e.id)
+            counts[registry.NOT_RUN] = counts.get(registry.NOT_RUN, 0) + 1
+            rows.append(f"| `{e.id}` | {kind} | {claim} | | {registry.NOT_RUN} | | |")
+            continue
+        verdict = rec.get("verdict", "error")
+        counts[verdict] = counts.get(verdict, 0) + 1
+        ckey = _commit(rec)
+        commits[ckey] = commits.get(ckey, 0) + 1
+        total_wall += float(rec.get("wall_s") or 0.0)
+        full_dir = ev / e.id / "full"
+        links = [f"[result]({_rel(full_dir / 'result.json', docs)})"]
+        if quick is not None:
+            links.append(f"[quick]({_rel(ev / e.id / 'quick' / 'result.json', docs)})")
+        fig = full_dir / "figure.png"
+        if fig.is_file():
+            frel = _rel(fig, docs)
+            trel = f"{THUMB_DIR}/{_thumb_name(e.id)}"
+            links.insert(0, f"[figure]({frel})")
+            links.insert(0, f"[thumbnail]({trel})")
+            gallery.append((e.id, frel, trel, verdict))
+        vcell = verdict + (" (stale)" if e.id in stale else "")
+        rows.append(f"| `{e.id}` | {kind} | {claim} | {deciding_rows(rec)} | {vcell} | {_commit(rec)} | "
+                    f"{' · '.join(links)} |")
+        # the section of this entry: failed rows, advisory rows with their basis, cause, message
+        lines = []
+        for c in rec.get("checks") or []:
+            if not c.get("advisory"):
+                if not c.get("passed"):
+                    lines.append(f"- failed{' (inside the noise)' if c.get('noise') else ''}: **{c['name']}**: "
+                                 f"measured {_fmt(c['measured'])}, expected {c['expected']}"
+                                 + (f" ({c['tolerance']})" if c.get("tolerance") else "")
+                                 + (f"; se {_fmt(c.get('se'))}: the margin is under 2 se" if c.get("noise") else ""))
+                continue
+            b = c.get("basis")
+            if isinstance(b, dict) and b.get("kind") == "known_inconsistency":
+                k = (b.get("paper"), b.get("item"))
+                cited.setdefault(k, {"title": b.get("title", ""), "rows": []})["rows"].append(
+                    f"`{e.id}`: {c['name']}")
+            lines.append(f"- {_basis_text(c)}, {'passes' if c.get('passed') else 'fails'}: **{c['name']}**: "
+                         f"measured {_fmt(c['measured'])}, expected {c['expected']}"
+                         + (f" ({c['tolerance']})" if c.get("tolerance") else ""))
+        cause = _cause(e.id, rec)
+        if cause:
+            lines.append(f"- cause: {cause}")
+        if rec.get("message"):
+            lines.append(f"- {rec['message']}")
+        if lines:
+            sections.append("\n".join([f"### `{e.id}`: {verdict} ({_commit(rec)})", "", *lines]) + "\n")
+    n_full = sum(v for k, v in counts.items() if k != registry.NOT_RUN)
     md = ["# Reproductions", "",
-          "Generated by `ccscope repro report` from the latest `repro-out/**/result.json`; do not edit by hand.",
-          "Each row: the paper's claim (FIGURES.md), what ccscope measured, the verdict of the entry's check "
-          "(tolerances are justified in each module), and the figure. The full variant is shown where it was run, "
-          "else the quick one.", "",
-          "## Counts", "", "| verdict | entries |", "| --- | --- |"]
+          "Generated by `ccscope repro report` from the committed results under `docs/repro/` (each entry's full "
+          "and quick `result.json` and the full run's figure); do not edit by hand. The policy is "
+          "[docs/VERDICTS.md](VERDICTS.md): an entry's verdict is its committed full run's; advisory rows never "
+          "decide it and each names its basis; a row decided by less than two standard errors is inside the noise "
+          "and fails. `ccscope repro report --check-stale` reruns every quick variant at HEAD and flags results "
+          "that no longer match.", "",
+          "## Counts", "", "| verdict (full run) | entries |", "| --- | --- |"]
     md += [f"| {k} | {v} |" for k, v in sorted(counts.items())]
-    if set_aside:
-        md += ["", f"{len(set_aside)} of the reproduced entries fail a FIGURES.md inference that a reference simulator run "
-               "on the same setup misses the same way (ns-2, the simulator P000 and P001 ran; for DCTCP with the sender of P000 §2 added, docs/models/dctcp_ns2.md); those checks are kept as advisory rows, with the reference simulator's number, in the "
-               "section of each entry below: " + ", ".join(f"`{x}`" for x in set_aside) + "."]
-    md += ["", f"Wall time of the full runs recorded here: {total_wall:.0f} s.", "",
-           "## Table", "", "| ID | kind | claim | measured | verdict | figure |", "| --- | --- | --- | --- | --- | --- |"]
+    md += ["", f"{n_full} entries have a committed full result; wall time of those runs: {total_wall:.0f} s.", ""]
+    if commits:
+        md += ["Commits that produced them: " + ", ".join(
+            f"{k} ({v})" for k, v in sorted(commits.items(), key=lambda kv: (-kv[1], kv[0]))) + ".", ""]
+    if stale:
+        md += ["## Stale results", "",
+               f"{len(stale)} committed results no longer match their quick variant rerun at HEAD:", ""]
+        md += [f"- `{k}`: {_cell(stale[k])}" for k in sorted(stale)]
+        md += [""]
+    md += ["## Table", "",
+           "Deciding rows: each strict row, measured against what the paper (or FIGURES.md) expects; ✗ fails, "
+           "✓ passes.", "",
+           "| ID | kind | claim | deciding rows | verdict | commit | evidence |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
     md += rows
-    md += ["", "## Disagreements and their causes", ""]
-    md += disagreements or ["None recorded.\n"]
-    md += ["## Known inconsistencies (FIGURES.md) and our analysis", "", "| paper | item | inconsistency | entry | our analysis |",
-           "| --- | --- | --- | --- | --- |"]
-    md += [f"| {p} | {i} | {t} | `{e}` | {a} |" for p, i, t, e, a in KNOWN]
-    md += ["", "## Not yet reproducible", "",
-           (f"{len(not_yet)} entries need mechanisms the engine does not have yet (each module's NEEDS says which): "
-            + ", ".join(f"`{x}`" for x in not_yet) + ".") if not_yet
-           else "None: every entry has a module that runs its mechanism.", ""]
-    p1 = docs / "REPRODUCTIONS.md"
-    with _outdir.atomic_file(p1) as tmp:
-        tmp.write_text("\n".join(md))
-    g = ["# Gallery", "", "Thumbnails of the latest reproduction figures (`ccscope repro report` rebuilds this page and "
-         f"the thumbnails in `docs/{THUMB_DIR}/`, which are kept in git; each links to the full figure under "
-         "`repro-out/`, which `make repro` or `ccscope repro run ID` writes).", ""]
-    for eid, rel, trel, verdict in gallery:
-        g.append(f"<a href=\"{rel}\"><img src=\"{trel or rel}\" width=\"260\" title=\"{eid}: {verdict}\" alt=\"{eid}\"></a>")
-    g += ["", "| ID | verdict |", "| --- | --- |"] + [f"| [`{eid}`]({rel}) | {v} |" for eid, rel, _t, v in gallery]
-    p2 = docs / "gallery.md"
-    with _outdir.atomic_file(p2) as tmp:
-        tmp.write_text("\n".join(g) + "\n")
-    return [p1, p2]
+    md += ["", "## Failed rows, advisory rows and causes", "",
+           "Per entry: every strict row that fails (inside the noise when the margin is under two standard "
+           "errors), every advisory row with its basis, and the cause, filled from the committed result by the "
+           "module's `CAUSE` template.", ""]
+    md += sections or ["None recorded.\n"]
+    md += ["## Known inconsistencies cited", "",
+           "Advisory rows resting on an item of FIGURES.md's *Known inconsistencies*.", ""]
+    if cited:
+        md += ["| paper | item | inconsistency | rows |", "| --- | --- | --- | --- |"]
+        md += [f"| {p} | {i} | {_cell(cited[(p, i)]['title'])} | {'; '.join(cited[(p, i)]['rows'])} |"
+               for p, i in sorted(cited, key=lambda k: (str(k[0]), int(k[1] or 0)))]
+    else:
+        md += ["None."]
+    md += ["", "## Quick variants that cannot show the claim", "",
+           "CI reruns the quick variant of every reproduced entry and compares its verdict with the committed quick "
+           "result; for these entries the quick window cannot show the claim (the module's `QUICK_NOTE`).", ""]
+    md += [f"- `{eid}`: {_cell(note)}" for eid, note in quick_limits] or ["None."]
+    md += ["", "## Not run", ""]
+    md += [(f"{len(not_run)} entries have no committed full result: " + ", ".join(f"`{x}`" for x in not_run) + ".")
+           if not_run else "None: every entry has a committed full result."]
+    md += [""]
+    g = ["# Gallery", "",
+         f"Generated by `{GENERATED_SIGN}`: thumbnails (in `docs/{THUMB_DIR}/`) of the committed full-run figures; "
+         "each links to the figure under `docs/repro/`.", ""]
+    for eid, frel, trel, verdict in gallery:
+        g.append(f"<a href=\"{frel}\"><img src=\"{trel}\" width=\"260\" title=\"{eid}: {verdict}\" alt=\"{eid}\"></a>")
+    g += ["", "| ID | verdict |", "| --- | --- |"] + [f"| [`{eid}`]({frel}) | {v} |" for eid, frel, _t, v in gallery]
+    return {"REPRODUCTIONS.md": "\n".join(md), "gallery.md": "\n".join(g) + "\n"}
+
+
+def write(evidence: Path | str | None, docs: Path | str, *, force: bool = False,
+          stale: dict[str, str] | None = None) -> list[Path]:
+    """Write docs/REPRODUCTIONS.md, docs/gallery.md and the thumbnails of the committed figures (see
+    `check_docs` for what is refused); returns the two pages."""
+    ev = Path(evidence) if evidence is not None else registry.evidence_root()
+    docs = Path(docs)
+    check_docs(docs, force=force)
+    docs.mkdir(parents=True, exist_ok=True)
+    pages = render(ev, docs, stale=stale)
+    for e in registry.entries():
+        fig = ev / e.id / "full" / "figure.png"
+        if not fig.is_file():
+            continue
+        data = _thumbnail_bytes(fig)
+        dst = docs / THUMB_DIR / _thumb_name(e.id)
+        if data is not None and not (dst.is_file() and dst.read_bytes() == data):
+            with _outdir.atomic_file(dst) as tmp:
+                tmp.write_bytes(data)
+    out = []
+    for name in PAGES:
+        p = docs / name
+        if not (p.is_file() and p.read_text(encoding="utf-8") == pages[name]):
+            with _outdir.atomic_file(p) as tmp:
+                tmp.write_text(pages[name], encoding="utf-8")
+        out.append(p)
+    return out
+
+
+# --- staleness ---------------------------------------------------------------------------------
+
+def _close(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b), rel_tol=STALE_REL, abs_tol=STALE_ABS)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def difference(committed: dict[str, Any], rerun: dict[str, Any]) -> str | None:
+    """Why a rerun of the quick variant does not match its committed quick result (None: it does):
+    the verdict, the `measured` values or a row's measured value or pass/fail."""
+    if committed.get("verdict") != rerun.get("verdict"):
+        return f"verdict {committed.get('verdict')} committed, {rerun.get('verdict')} at HEAD"
+    if not _close(committed.get("measured"), rerun.get("measured")):
+        keys = sorted(set(committed.get("measured") or {}) | set(rerun.get("measured") or {}))
+        diff = [k for k in keys if not _close((committed.get("measured") or {}).get(k),
+                                              (rerun.get("measured") or {}).get(k))]
+        return "measured values differ: " + ", ".join(diff[:6])
+    a = {c["name"]: c for c in committed.get("checks") or []}
+    b = {c["name"]: c for c in rerun.get("checks") or []}
+    if a.keys() != b.keys():
+        return "the rows differ: " + ", ".join(sorted(set(a) ^ set(b))[:6])
+    for k in a:
+        if a[k].get("passed") != b[k].get("passed") or not _close(a[k].get("measured"), b[k].get("measured")):
+            return f"row {k!r}: {_fmt(a[k].get('measured'))} committed, {_fmt(b[k].get('measured'))} at HEAD"
+    return None
+
+
+def _rerun_quick(entry_id: str) -> dict[str, Any]:
+    from ccscope.repro.runner import run_entry
+    return run_entry(entry_id, quick=True, write=False)
+
+
+def check_stale(evidence: Path | str | None = None, *, patterns: list[str] | str = "*", jobs: int = 1,
+                on_done: Callable[[str, str | None], None] | None = None) -> dict[str, str]:
+    """{ID: reason} of the entries with a committed full result whose quick variant, rerun at HEAD,
+    differs from the committed quick result (or that have no committed quick result)."""
+    ev = Path(evidence) if evidence is not None else registry.evidence_root()
+    todo, out = [], {}
+    for e in registry.select(patterns):
+        if registry.committed(e.id, "full", ev) is None:
+            continue
+        if registry.committed(e.id, "quick", ev) is None:
+            out[e.id] = "no committed quick result"
+            if on_done:
+                on_done(e.id, out[e.id])
+            continue
+        todo.append(e.id)
+
+    def done(eid: str, rec: dict[str, Any]) -> None:
+        why = difference(registry.committed(eid, "quick", ev) or {}, rec)
+        if why:
+            out[eid] = why
+        if on_done:
+            on_done(eid, why)
+
+    if jobs <= 1 or len(todo) <= 1:
+        for eid in todo:
+            done(eid, _rerun_quick(eid))
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futs = {pool.submit(_rerun_quick, eid): eid for eid in todo}
+            for f in as_completed(futs):
+                done(futs[f], f.result())
+    return dict(sorted(out.items()))

@@ -92,9 +92,19 @@ def run_entry(entry_id: str, *, quick: bool = False, out_root: Path | str = DEFA
     """Run one entry (run -> check -> plot) and return its result record (also written as JSON).
     With `write`, `out_root` is checked first (`prepare_root`; raises `OutputRefused`)."""
     from ccscope import __version__
-    mod = registry.get(entry_id)
     if write:
         prepare_root(out_root, force=force)
+    try:
+        mod = registry.get(entry_id)
+    except Exception as e:  # noqa: BLE001 - a module that does not import is this entry's error
+        rec = {"id": entry_id, "variant": "quick" if quick else "full", "ccscope_version": __version__,
+               **git_commit(), "verdict": "error", "message": f"importing the module: {type(e).__name__}: {e}",
+               "traceback": traceback.format_exc(limit=8), "wall_s": 0.0}
+        if write:
+            d = out_dir(Path(out_root), entry_id, quick)
+            _outdir.write_dir(d, _outdir.REPRO_ENTRY, lambda tmp: (tmp / "result.json").write_text(
+                json.dumps(_plain(rec), indent=2, default=str) + "\n"), force=True)
+        return rec
     rec: dict[str, Any] = {"id": entry_id, "title": mod.TITLE, "kind": mod.KIND, "claim": mod.CLAIM,
                            "variant": "quick" if quick else "full", "ccscope_version": __version__,
                            **git_commit()}

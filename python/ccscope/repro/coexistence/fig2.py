@@ -7,6 +7,7 @@ from ccscope.repro.coexistence._x0 import PARAMS, plot_series, run_x0
 ID = "coexistence/fig2"
 TITLE = "DropTail: DCTCP and TCP share equally; mean queue ~71% of the buffer"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "10 runs x 5 s at 1 Gb/s (~7 s); quick 2 x 5 s (~1 s)"
 CLAIM = "Under DropTail both protocols react only to drops, so they converge to equal throughput; mean occupancy ~71% of the buffer."
 

@@ -7,6 +7,7 @@ from ccscope.repro.coexistence._x0 import PARAMS, plot_series, run_x0, share_ban
 ID = "coexistence/fig3a"
 TITLE = "DCTCP AQM: DCTCP gets ~8x TCP"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "10 runs x 5 s (~10 s); quick 2 x 1 s (~1 s)"
 CLAIM = "With the DCTCP AQM (instantaneous-queue threshold K), DCTCP gets about 8x TCP's throughput."
 K = 65

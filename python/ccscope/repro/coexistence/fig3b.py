@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import fig3a
 ID = "coexistence/fig3b"
 TITLE = "DCTCP AQM: aggregate stays at 1 Gb/s"
 KIND = "sim"
+STATUS = "reproduced"
 COST = fig3a.COST
 CLAIM = "With the DCTCP AQM the aggregate throughput T_a stays at 1 Gb/s."
 

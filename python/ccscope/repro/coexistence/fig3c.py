@@ -9,6 +9,7 @@ from ccscope.repro.coexistence._x0 import PARAMS, run_x0
 ID = "coexistence/fig3c"
 TITLE = "DCTCP AQM: T_r vs K"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "5 K x 10 runs x 5 s (~50 s); quick 2 K x 2 x 1 s (~2 s)"
 CLAIM = "T_r rises from ~6 at K = 20 to ~12 at K = 150: a larger K gives DCTCP more buffer to fill."
 

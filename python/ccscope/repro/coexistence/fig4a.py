@@ -10,6 +10,7 @@ from ccscope.repro.coexistence._x0 import PARAMS, plot_series, run_x0
 ID = "coexistence/fig4a"
 TITLE = "RED 50/100: TCP better off than under the DCTCP AQM; both fluctuate"
 KIND = "sim"
+STATUS = "not reproduced"
 COST = "2 x 10 runs x 5 s (~20 s); quick 2 x 2 x 1 s (~2 s)"
 CLAIM = "Under RED (min_th 50, max_th 100, ECN) T_r ~ 2.5 (< DCTCP AQM's ~8); both flows fluctuate strongly."
 

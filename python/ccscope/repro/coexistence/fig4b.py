@@ -8,6 +8,7 @@ from ccscope.repro.coexistence._x0 import PARAMS
 ID = "coexistence/fig4b"
 TITLE = "RED: T_r vs min_th (max_th = 100)"
 KIND = "sim"
+STATUS = "partly"
 COST = "7 x 10 runs x 5 s (~70 s); quick 2 x 2 x 1 s (~2 s)"
 CLAIM = "T_r rises from ~2 at min_th = 30 to ~3.5 at 90 (max_th = 100)."
 

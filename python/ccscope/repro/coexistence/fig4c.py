@@ -8,6 +8,7 @@ from ccscope.repro.coexistence._x0 import PARAMS
 ID = "coexistence/fig4c"
 TITLE = "RED: T_r vs max_th (min_th = 45)"
 KIND = "sim"
+STATUS = "not reproduced"
 COST = "6 x 10 runs x 5 s (~60 s); quick 2 x 2 x 1 s (~2 s)"
 CLAIM = "T_r falls from 2.7 to ~2.25 as max_th goes 65 -> 200; the mean queue grows."
 

@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import _choke as ch
 ID = "coexistence/fig5a"
 TITLE = "CHOKe (ECN): T_r higher than RED, rising with min_th"
 KIND = "sim"
+STATUS = "partly"
 COST = "3 AQMs x 7 min_th x 10 runs x 5 s (~80 s, shared with fig5b/c, fig6a/b); quick 3 x 2 x 2 x 5 s (~3 s)"
 CLAIM = ("Under CHOKe a double mark hardly hurts DCTCP's large window but hits the non-dominating TCP flow, so T_r "
          "is higher than under RED (Fig 4b) and rises with min_th (max_th = 100).")

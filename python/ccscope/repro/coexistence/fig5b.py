@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import _choke as ch
 ID = "coexistence/fig5b"
 TITLE = "CHOKe: mean queue rises with min_th"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "reuses fig5a (~80 s full, shared); quick ~3 s, shared"
 CLAIM = "Under CHOKe the average queue grows with min_th (marking starts later, so the standing queue is longer)."
 

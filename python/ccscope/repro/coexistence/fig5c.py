@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import _choke as ch
 ID = "coexistence/fig5c"
 TITLE = "CHOKe: DCTCP alpha falls with min_th"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "reuses fig5a (~80 s full, shared); quick ~3 s, shared"
 CLAIM = ("DCTCP's mean alpha falls as min_th rises; (footnote 2) it is larger under CHOKe than under RED, yet T_r "
          "is worse because TCP is penalized more.")

@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import _choke as ch
 ID = "coexistence/fig6a"
 TITLE = "modified CHOKe (m=7): T_r ~1.5 at min_th=30 -> ~2 at 90, fairer than RED"
 KIND = "sim"
+STATUS = "partly"
 COST = "reuses the fig5a sweep (~80 s full, shared); quick ~3 s, shared"
 CLAIM = ("Modified CHOKe (m = 7) marks DCTCP more at small min_th: T_r ~ 1.5 at min_th = 30 rising to ~ 2 at 90, "
          "below RED's T_r at every min_th.")

@@ -9,6 +9,7 @@ from ccscope.repro.coexistence import _choke as ch
 ID = "coexistence/fig6b"
 TITLE = "modified CHOKe: DCTCP alpha vs min_th (higher at small min_th)"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "reuses the fig5a sweep (~80 s full, shared); quick ~3 s, shared"
 CLAIM = ("Under modified CHOKe DCTCP's alpha is higher at small min_th (DCTCP is penalized more there, which is what "
          "improves fairness), and at min_th = 30 higher than under plain CHOKe.")

@@ -19,6 +19,7 @@ from ccscope.repro.coexistence._x0 import TCP
 ID = "coexistence/fig7"
 TITLE = "incast (1 MB split over n senders): TCP AFCT > 2x DCTCP at n=90"
 KIND = "sim"
+STATUS = "not reproduced"
 COST = "2 AQMs x 9 n x 10 rounds (~20 s); quick: modified CHOKe, n in {10, 90}, 3 rounds (~1 s)"
 CLAIM = ("DCTCP responses usually finish sooner than TCP responses under both RED and modified CHOKe (min_th 70), "
          "and the gap widens with n; at n = 90 TCP's AFCT is more than 2x DCTCP's.")

@@ -7,6 +7,7 @@ from ccscope.repro.coexistence import _short as sh
 ID = "coexistence/fig8a"
 TITLE = "20% short-flow load, RED: AFCT falls as min_th falls"
 KIND = "sim"
+STATUS = "reproduced"
 COST = "4 min_th x 10 seeds x 10 s (~1.5 min); quick 2 x 3 x 1 s (~1 s)"
 CLAIM = "With RED, the short flows' AFCT (both protocols) falls as min_th falls, because the average queue shrinks."
 

@@ -9,6 +9,7 @@ from ccscope.repro.coexistence import _short as sh
 ID = "coexistence/fig8b"
 TITLE = "short flows, modified CHOKe: fairer AFCTs at high min_th"
 KIND = "sim"
+STATUS = "partly"
 COST = "2 AQMs x 4 min_th x 10 seeds x 10 s (~3 min); quick 2 x 2 x 3 x 1 s (~1.5 s)"
 CLAIM = ("With modified CHOKe the AFCT again falls with min_th, and at high min_th the DCTCP and TCP short flows' "
          "AFCTs are closer to each other than under RED.")

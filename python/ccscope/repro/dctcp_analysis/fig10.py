@@ -18,6 +18,7 @@ from ccscope.repro.dctcp_analysis.fig9 import DER_G005
 ID = 'dctcp-analysis/fig10'
 TITLE = 'Throughput vs marking threshold K (packet simulation)'
 KIND = 'sim'
+STATUS = "reproduced"
 COST = 'full: 32 runs × 1 s × 10 Gb/s ≈ 27 M pkts (~10 s); quick 3 runs × 0.12 s'
 CLAIM = ('DCTCP stays above 94% even at K = 4 (1% of BDP), always above the fluid worst case, and does worse with N = 25 '
          '(w̄ ≈ 16, near the worst case) than with N = 2; TCP loses much more and improves with more flows.')

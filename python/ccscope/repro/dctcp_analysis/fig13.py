@@ -27,6 +27,7 @@ from ccscope.repro._base import Checks, Run, figure, loglog_slope, verdict
 ID = 'dctcp-analysis/fig13'
 TITLE = 'RTT-fairness: DCTCP between TCP-RED (~1/RTT) and TCP-DropTail (~1/RTT^2); per-ACK DCTCP ~ linear'
 KIND = 'sim'
+STATUS = "partly"
 COST = 'full: 4 series × 6 ratios × 3 seeds × 8 s × 10 Gb/s (~2 min); quick 4 runs × 0.12 s'
 CLAIM = ('DCTCP favours short RTTs: fairer than TCP with 0/1 marking (throughput ratio ∝ RTT ratio^~2) but less fair '
          'than TCP-RED (∝ ^1); the per-ACK rule (eq 36) makes it about linear, slightly better than RED.')

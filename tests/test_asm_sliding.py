@@ -19,11 +19,11 @@ Expected values come from the fluid model, not from the code:
   peak the queue does not swing through q0 by more than B0.
 
 The CP's de-duplication (§4.5) is off here: the sliding analysis (§4.2, App. B) assumes every
-sample feeds back to the sampled source. The engine's default rule (a source is not sampled
+sample feeds back to the sampled source. The "delivered" variant (a source is not sampled
 while a feedback to it is in flight) changes nothing in this setup: a feedback reaches its
 source 6.5 µs after the sample, before that source's next frame can reach the CP (≥ 12 µs
 apart at 1 Gb/s), so the run is identical (tested below). The literal rule (never sample the
-last destination again until another source is sampled, `dedup_expiry = "never"`) changes who
+last destination again until another source is sampled, the engine default) changes who
 is sampled: this 3-source start then measured compliant gains peak 919 pkts, decay 22.7 /s,
 two swings through q0 and an emptied queue; defaults peak 689, decay 11.2 /s, no swing; b- = 0
 three swings (docs/engine.md, "ASM de-duplication").
@@ -114,13 +114,13 @@ def test_paper_defaults_slide_in_packet_runs():
     assert abs(tail.mean()) <= 8, "settles at q0 within B0/2"
 
 
-def test_default_dedup_suppresses_nothing_when_feedback_arrives_before_the_next_frame():
-    """§4.5's rule with the engine default (memory ends when the feedback arrives): no frame of
-    a source reaches the CP while its feedback is in flight here, so the run equals dedup off;
-    the literal rule (memory until another source is sampled) changes it."""
+def test_delivered_dedup_suppresses_nothing_when_feedback_arrives_before_the_next_frame():
+    """§4.5's rule with the "delivered" variant (memory ends when the feedback arrives): no frame
+    of a source reaches the CP while its feedback is in flight here, so the run equals dedup off;
+    the literal rule (the engine default: memory until another source is sampled) changes it."""
     gains = ({**APPROACH, "b_minus": 2 * W * APPROACH["a_minus"]}, {**SLIDING, "b_minus": 2 * W * SLIDING["a_minus"]})
     _, q_off, _ = run_queue(*gains, until_s=0.15)
-    _, q_default, _ = run_queue(*gains, until_s=0.15, dedup=True)
-    _, q_literal, _ = run_queue(*gains, until_s=0.15, dedup=True, dedup_expiry="never")
+    _, q_default, _ = run_queue(*gains, until_s=0.15, dedup=True, dedup_expiry="delivered")
+    _, q_literal, _ = run_queue(*gains, until_s=0.15, dedup=True)
     np.testing.assert_array_equal(q_default, q_off)
     assert not np.array_equal(q_literal, q_off)

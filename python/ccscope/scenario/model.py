@@ -88,7 +88,7 @@ class AsmCp:
     sampling_p: float = 0.01
     quantum_pkts: float = 1.0
     dedup: bool = True
-    dedup_expiry: Literal["never", "delivered"] = "delivered"
+    dedup_expiry: Literal["never", "delivered"] = "never"
     dedup_window_s: Optional[float] = None
 
 
@@ -258,6 +258,7 @@ class DxConfig:
     q_eps_s: float = 1e-9
     base_rtt_s: Optional[float] = None
     base_rtt_from_path: bool = False
+    rtt_input: Literal["sample", "srtt"] = "sample"
 
 
 @dataclass

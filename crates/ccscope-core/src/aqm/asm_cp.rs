@@ -21,20 +21,18 @@
 //! arriving the sender ... one of the feedback packet becomes redundant. In our implementation,
 //! the destination address of the feedback packet is recorded and then the incoming packet, whose
 //! source address is the same as the recorded destination address, will not be sampled." The CP
-//! records the destination of its last feedback and skips that source's frames; the memory ends
-//! when a frame of another source is sampled or, by default (`dedup_expiry = "delivered"`), when
-//! that feedback frame reaches its source (the simulation tells the CP,
-//! [`AsmCp::feedback_delivered`]). The default follows §4.5's stated purpose: the feedback that
-//! makes a second one redundant is the one still in flight; once it has arrived, a new feedback
-//! to that sender is not redundant. This departs from ALGORITHMS.md §5.1 ("do not sample a frame
-//! from that source next"), the literal reading, kept as `dedup_expiry = "never"` (the memory
-//! lasts until another source is sampled). Under the literal reading a CP crossed by a single
-//! ASM source sends it one feedback in all and that source's rate never changes again, and
-//! sources cut to MinRate are almost never sampled while the fast source may not be sampled
-//! twice in a row, so feedback nearly stops (docs/engine.md, "ASM de-duplication"). When a feedback
-//! reaches its source before that source's next frame reaches the CP (e.g. the 1 Gb/s A0
-//! dumbbell: a source's frames arrive >= 12 us apart, its feedback is in flight 6.5 us), the
-//! default suppresses nothing. `dedup_window_s` additionally ends the memory a fixed time after
+//! records the destination of its last feedback and skips that source's frames. By default
+//! (`dedup_expiry = "never"`) the memory ends only when a frame of another source is sampled:
+//! the rule as §4.5 states it and as ALGORITHMS.md §5.1 reads it ("do not sample a frame from
+//! that source next"), the basis of every reproduction (docs/VERDICTS.md §4, FIGURES.md guidance
+//! §2). Its consequences are part of the model: a CP crossed by a single ASM source sends it one
+//! feedback in all and that source's rate never changes again, and where one source carries
+//! most frames the CP cannot sample it twice in a row, so feedback becomes rare
+//! (docs/models/asm.md, "De-duplication"). Labelled variants, never the basis of a verdict:
+//! `dedup_expiry = "delivered"` also ends the memory when that feedback frame reaches its source
+//! (the simulation tells the CP, [`AsmCp::feedback_delivered`]): §4.5's stated purpose, only a
+//! feedback generated before the former one arrives is redundant. `dedup_window_s` additionally
+//! ends the memory a fixed time after
 //! the feedback; `dedup = false` turns the rule off.
 
 use super::QueueView;
@@ -66,9 +64,9 @@ pub struct AsmCpConfig {
     #[serde(default = "default_true")]
     pub dedup: bool,
     /// When the memory of the last destination ends, besides another source being sampled:
-    /// "delivered" (default: when that feedback reaches its source, §4.5's stated purpose: only a
-    /// feedback generated before the former one arrives is redundant) or "never" (the literal
-    /// §4.5 rule; a lone source then gets a single feedback in all).
+    /// "never" (default: the literal §4.5 rule; a lone source then gets a single feedback in all)
+    /// or "delivered" (a variant: also when that feedback reaches its source, §4.5's stated
+    /// purpose: only a feedback generated before the former one arrives is redundant).
     #[serde(default)]
     pub dedup_expiry: DedupExpiry,
     /// Also forget that source this many seconds after its feedback (> 0). Default: unset.
@@ -80,10 +78,10 @@ pub struct AsmCpConfig {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DedupExpiry {
-    /// Only when a frame of another source is sampled (the literal §4.5 rule).
-    Never,
-    /// Also when that feedback frame arrives at its source (the default).
+    /// Only when a frame of another source is sampled (the literal §4.5 rule; the default).
     #[default]
+    Never,
+    /// Also when that feedback frame arrives at its source (a variant).
     Delivered,
 }
 
@@ -107,7 +105,7 @@ impl Default for AsmCpConfig {
             sampling_p: default_sampling_p(),
             quantum_pkts: default_quantum_pkts(),
             dedup: true,
-            dedup_expiry: DedupExpiry::Delivered,
+            dedup_expiry: DedupExpiry::Never,
             dedup_window_s: None,
         }
     }
@@ -315,9 +313,10 @@ mod tests {
 
     #[test]
     fn dedup_skips_the_last_destination_until_its_feedback_is_delivered() {
-        // the default reading (§4.5's purpose): only a feedback still in flight blocks its source
+        // the "delivered" variant (§4.5's purpose): only a feedback still in flight blocks its source
         let cfg = AsmCpConfig {
             sampling_p: 1.0,
+            dedup_expiry: DedupExpiry::Delivered,
             ..Default::default()
         };
         let mut cp = AsmCp::new(&cfg, 0, 1500);
@@ -337,8 +336,8 @@ mod tests {
             .on_arrival(SimTime(8), &pkt(1), &qv(0), &mut rng)
             .is_some());
         assert_eq!(cp.dedup_skips, 2);
-        // a lone source keeps being sampled, one feedback per delivery (the literal reading
-        // would stop after the first)
+        // a lone source keeps being sampled, one feedback per delivery (the literal default
+        // stops after the first)
         for k in 0..20u64 {
             let sent = SimTime(10 + 2 * k);
             cp.feedback_delivered(FlowId(1), SimTime(8 + 2 * k));
@@ -356,11 +355,12 @@ mod tests {
 
     #[test]
     fn literal_dedup_skips_the_last_destination_until_another_source_is_sampled() {
+        // the default: the rule as §4.5 states it
         let cfg = AsmCpConfig {
             sampling_p: 1.0,
-            dedup_expiry: DedupExpiry::Never,
             ..Default::default()
         };
+        assert_eq!(cfg.dedup_expiry, DedupExpiry::Never);
         let mut cp = AsmCp::new(&cfg, 0, 1500);
         let mut rng = Rng::stream(1, "t");
         let now = SimTime(0);
@@ -411,12 +411,12 @@ mod tests {
             (c.q0_pkts, c.sampling_p, c.quantum_pkts, c.dedup),
             (5.0, 0.01, 1.0, true)
         );
-        // the memory of the last destination ends when its feedback arrives (§4.5's purpose)
-        assert_eq!(c.dedup_expiry, DedupExpiry::Delivered);
+        // the memory of the last destination ends only when another source is sampled (§4.5)
+        assert_eq!(c.dedup_expiry, DedupExpiry::Never);
         let parsed: AsmCpConfig = serde_json::from_str("{}").unwrap();
         assert_eq!(parsed, c);
-        let lit: AsmCpConfig = serde_json::from_str(r#"{"dedup_expiry": "never"}"#).unwrap();
-        assert_eq!(lit.dedup_expiry, DedupExpiry::Never);
+        let var: AsmCpConfig = serde_json::from_str(r#"{"dedup_expiry": "delivered"}"#).unwrap();
+        assert_eq!(var.dedup_expiry, DedupExpiry::Delivered);
         assert!(c.validate("cp").is_ok());
         let e = AsmCpConfig {
             quantum_pkts: 0.0,

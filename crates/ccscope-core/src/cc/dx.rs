@@ -11,10 +11,19 @@
 //! ```
 //! [CHOICE]s: R0 = the minimum RTT seen unless `base_rtt_s` fixes it; slow start until the
 //! first Q > q_eps; NewReno loss handling (P004 describes neither). DX needs no ECN.
+//!
+//! The RTT that enters Q (`rtt_input`): "sample" (default) is each ACK's own RTT sample;
+//! "srtt" is the RFC 6298 smoothed estimate after that sample, as ns-3's `TcpSocketBase` hands it
+//! to a congestion-control module: up to ns-3.42, `EstimateRtt` (src/internet/model/
+//! tcp-socket-base.cc) sets `m_tcb->m_lastRtt = m_rtt->GetEstimate ()` after every measurement
+//! and `ReceivedAck` calls `PktsAcked (m_tcb, segsAcked, m_tcb->m_lastRtt)`; the estimator is
+//! `RttMeanDeviation` (rtt-estimator.cc), first sample taken as is, then with gain 1/8 in integer
+//! nanoseconds (`IntegerUpdate`: srtt <- (8 srtt + m - srtt) >> 3). ns-3.43 (2024) changed
+//! `m_lastRtt` to the last sample. P004 (NPC 2019) ran ns-3 of that period.
 
 use super::reno::RenoWindow;
 use super::{AckSample, CcProbe, Congestion, CongestionControl};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +45,22 @@ pub struct DxConfig {
     /// that starts into a standing queue overestimates. Not with `base_rtt_s`.
     #[serde(default)]
     pub base_rtt_from_path: bool,
+    /// Which RTT enters the queueing delay Q: "sample" (default: each ACK's RTT sample) or
+    /// "srtt" (the RFC 6298 smoothed estimate, gain 1/8 in integer nanoseconds, as ns-3's
+    /// TcpSocketBase passed it to PktsAcked up to ns-3.42; P004 ran ns-3 of 2019).
+    #[serde(default)]
+    pub rtt_input: DxRttInput,
+}
+
+/// Which RTT DX's queueing delay is computed from (see [`DxConfig::rtt_input`]).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DxRttInput {
+    /// Each ACK's own RTT sample (the default).
+    #[default]
+    Sample,
+    /// The RFC 6298 smoothed RTT after that sample (ns-3 <= 3.42 `m_lastRtt`).
+    Srtt,
 }
 
 fn default_q_eps() -> f64 {
@@ -51,6 +76,7 @@ impl Default for DxConfig {
             q_eps_s: DX_Q_EPS_S,
             base_rtt_s: None,
             base_rtt_from_path: false,
+            rtt_input: DxRttInput::Sample,
         }
     }
 }
@@ -64,6 +90,9 @@ pub struct Dx {
     q_eps_s: f64,
     r0_s: Option<f64>,
     fixed_r0: bool,
+    rtt_input: DxRttInput,
+    /// ns-3 `RttMeanDeviation` estimate, integer nanoseconds (`rtt_input = "srtt"`).
+    srtt_ns: Option<i64>,
     sum_q_s: f64,
     samples: u64,
     window_end: u64,
@@ -82,6 +111,8 @@ impl Dx {
             q_eps_s: cfg.q_eps_s,
             r0_s: cfg.base_rtt_s,
             fixed_r0: cfg.base_rtt_s.is_some(),
+            rtt_input: cfg.rtt_input,
+            srtt_ns: None,
             sum_q_s: 0.0,
             samples: 0,
             window_end: 0,
@@ -96,6 +127,24 @@ impl Dx {
     pub fn set_base_rtt(&mut self, r0_s: f64) {
         self.r0_s = Some(r0_s);
         self.fixed_r0 = true;
+    }
+
+    /// The RTT this ACK hands DX, seconds: the sample itself, or ns-3's smoothed estimate after
+    /// it (`RttMeanDeviation::Measurement`: the first sample as is, then `IntegerUpdate` with
+    /// rttShift 3 on nanoseconds; `>>` floors, as ns-3's arithmetic shift of an int64).
+    fn rtt_seen(&mut self, sample: SimDuration) -> f64 {
+        match self.rtt_input {
+            DxRttInput::Sample => sample.as_secs_f64(),
+            DxRttInput::Srtt => {
+                let m = (sample.0 as f64 / 1000.0).round() as i64;
+                let s = match self.srtt_ns {
+                    None => m,
+                    Some(s) => ((s << 3) + (m - s)) >> 3,
+                };
+                self.srtt_ns = Some(s);
+                s as f64 * 1e-9
+            }
+        }
     }
 
     /// Apply one per-RTT update (eqs 1-2) for mean queueing delay `q_s`.
@@ -121,7 +170,7 @@ impl Dx {
 impl CongestionControl for Dx {
     fn on_ack(&mut self, s: &AckSample) {
         if let Some(rtt) = s.rtt {
-            let r = rtt.as_secs_f64();
+            let r = self.rtt_seen(rtt);
             if !self.fixed_r0 {
                 self.r0_s = Some(self.r0_s.map_or(r, |x| x.min(r)));
             }
@@ -189,6 +238,7 @@ mod tests {
             q_eps_s: 0.0,
             base_rtt_s: Some(100e-6),
             base_rtt_from_path: false,
+            rtt_input: DxRttInput::Sample,
         };
         let mut d = Dx::new(&cfg, 1500, 10, 3);
         d.w.ssthresh = 0.0;
@@ -203,5 +253,67 @@ mod tests {
         d.update(1.0);
         assert_eq!(d.w.cwnd, 1500.0);
         assert_eq!((d.increases, d.decreases), (1, 2));
+    }
+
+    fn ack(una: u64, nxt: u64, rtt_ns: u64) -> AckSample {
+        AckSample {
+            now: SimTime(0),
+            newly_acked_bytes: 1500,
+            ece: false,
+            rtt: Some(SimDuration(rtt_ns * 1000)),
+            snd_una: una,
+            snd_nxt: nxt,
+            in_recovery: false,
+            flight_bytes: 3000,
+        }
+    }
+
+    #[test]
+    fn srtt_input_follows_ns3_rtt_mean_deviation_with_gain_one_eighth() {
+        // R0 = 100 us; samples (ns) 100000, 108000, 116000 then back to 100000
+        let cfg = DxConfig {
+            q_eps_s: 1e-8,
+            base_rtt_s: Some(100e-6),
+            rtt_input: DxRttInput::Srtt,
+            ..Default::default()
+        };
+        let mut d = Dx::new(&cfg, 1500, 2, 3);
+        d.w.ssthresh = 0.0; // congestion avoidance
+        // by hand: 100000; (800000 + 8000) >> 3 = 101000; (808000 + 15000) >> 3 = 102875;
+        // (823000 - 2875) >> 3 = 102515 (floor of 102515.625)
+        let mut seen = vec![];
+        for m in [100_000i64, 108_000, 116_000, 100_000] {
+            seen.push(d.rtt_seen(SimDuration(m as u64 * 1000)));
+        }
+        let want = [100_000e-9, 101_000e-9, 102_875e-9, 102_515e-9];
+        for (a, b) in seen.iter().zip(want) {
+            assert!((a - b).abs() < 1e-15, "{seen:?}");
+        }
+        // a sample below the estimate: the shift floors toward -inf, as ns-3's int64 >> does
+        let mut d2 = Dx::new(&cfg, 1500, 2, 3);
+        d2.rtt_seen(SimDuration(100_007_000));
+        let s = d2.rtt_seen(SimDuration(100_000_000));
+        assert!((s - 100_006e-9).abs() < 1e-15); // (800056 - 7) >> 3 = 100006
+        // one RTT of ACKs: window end at 2, ACKs up to 3 with samples 100, 108, 116 us: the sample
+        // input averages Q = (0 + 8 + 16)/3 = 8 us; the smoothed input (0 + 1 + 2.875)/3 us
+        let run = |input| {
+            let mut d = Dx::new(&DxConfig { rtt_input: input, ..cfg.clone() }, 1500, 2, 3);
+            d.w.ssthresh = 0.0;
+            d.window_end = 2;
+            for (k, m) in [(1u64, 100_000u64), (2, 108_000), (3, 116_000)] {
+                d.on_ack(&ack(k, 4, m));
+            }
+            d.last_q_s
+        };
+        assert!((run(DxRttInput::Sample) - 8e-6).abs() < 1e-12);
+        assert!((run(DxRttInput::Srtt) - 3.875e-6 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rtt_input_defaults_to_the_sample_and_parses_srtt() {
+        assert_eq!(DxConfig::default().rtt_input, DxRttInput::Sample);
+        let c: DxConfig = serde_json::from_str(r#"{"rtt_input": "srtt"}"#).unwrap();
+        assert_eq!(c.rtt_input, DxRttInput::Srtt);
+        assert!(serde_json::from_str::<DxConfig>(r#"{"rtt_input": "ewma"}"#).is_err());
     }
 }

@@ -28,7 +28,9 @@ def _line(rec: dict) -> str:
 @repro_app.command("list")
 def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'."),
              quick_limits: bool = typer.Option(False, "--quick-limits", help="List the entries whose quick variant "
-                                               "cannot show the claim (QUICK_SHOWS_CLAIM = False) and why.")):
+                                               "cannot show the claim (QUICK_SHOWS_CLAIM = False) and why."),
+             plain: bool = typer.Option(False, "--plain", help="One tab-separated line per entry: ID, verdict, "
+                                        "commit (for scripts).")):
     """Every ID with its kind, committed verdict (docs/repro/<ID>/full), the commit that produced it, and cost."""
     from rich.table import Table
 
@@ -38,6 +40,11 @@ def list_cmd(pattern: str = typer.Argument("*", help="Glob over IDs, e.g. 'dx/*'
     except KeyError as e:
         _console().print(f"[red]error:[/] {e.args[0]}")
         raise typer.Exit(2) from None
+    if plain:
+        for e in chosen:
+            rec = registry.committed(e.id, "full") or {}
+            typer.echo(f"{e.id}\t{registry.verdict(e.id)}\t{rec.get('commit', '')}")
+        return
     if quick_limits:
         t = Table(show_header=True, title="quick variants that cannot show the claim")
         for col in ("ID", "quick note"):

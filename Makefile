@@ -8,7 +8,7 @@ STAMP := $(VENV)/.deps-stamp
 BUILD_STAMP := $(VENV)/.build-stamp
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-py bench lint build venv clean repro fuzz
+.PHONY: demo test test-rust test-py bench lint build venv clean repro repro-check fuzz
 
 $(UV):
 	$(PY) -m venv $(VENV)
@@ -61,8 +61,19 @@ fuzz: $(BUILD_STAMP)
 	$(VPY) -m tests.fuzz.fuzzer --cases $(FUZZ_CASES) --cli-cases $(FUZZ_CLI_CASES) --seed $(FUZZ_SEED) --jobs $(FUZZ_JOBS) --progress
 	CCSCOPE_PROPTEST_CASES=$(FUZZ_PROPTEST_CASES) cargo test --release -p ccscope-core --test proptest_json -q
 
+# Every reproduction, full and quick, into REPRO_OUT; then the committed evidence (docs/repro/<ID>/) and
+# docs/REPRODUCTIONS.md rebuilt from it (docs/VERDICTS.md §5). Commit the code first: `repro promote`
+# refuses results of a working tree with uncommitted changes. repro-check: rerun every quick variant at
+# HEAD and fail on a result that no longer matches the committed one.
+REPRO_OUT ?= repro-out
 repro: $(BUILD_STAMP)
-	$(VENV)/bin/ccscope repro all --jobs 2
+	$(VENV)/bin/ccscope repro all --jobs 2 --out $(REPRO_OUT)
+	$(VENV)/bin/ccscope repro all --quick --jobs 2 --out $(REPRO_OUT)
+	$(VENV)/bin/ccscope repro promote $(REPRO_OUT)
+	$(VENV)/bin/ccscope repro report
+
+repro-check: $(BUILD_STAMP)
+	$(VENV)/bin/ccscope repro report --check-stale --jobs 2
 
 clean:
 	rm -rf $(VENV) target demo-out

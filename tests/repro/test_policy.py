@@ -127,5 +127,7 @@ def test_cause_lint_allows_fields_references_and_paper_numbers_only():
     assert cause_lint(_mod({"a": "fine {v.x}", "b": "seed 1 on the 1.1 % cycle"}))[0].startswith("periodic/fig99: "
                                                                                                  "CAUSE['b']")
     assert cause_lint(_mod("{x} here"))
+    assert cause_lint(_mod("12 and 0.1", ("1",))) and cause_lint(_mod("§II.C.2, 3 and 1", ("1",)))
+    assert cause_lint(_mod("§II.C.2, 3 and 1", ("1", "3"))) == []
     assert cause_lint(_mod("x", "96.11"))  # PAPER_NUMBERS must be a tuple
     assert cause_lint(types.SimpleNamespace(ID="x")) == []

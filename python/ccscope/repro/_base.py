@@ -515,7 +515,7 @@ def render_cause(module: ModuleType | str, record: dict[str, Any]) -> str:
 
 #: Reference forms whose digits a cause may contain (docs/VERDICTS.md §5, contract item 4).
 REFERENCE_FORMS = re.compile("|".join([
-    r"§\s?\d+(?:\.\d+)*",                                    # §4.5
+    r"§\s?[\dIVX]+(?:\.[\dA-Za-z]+)*",                       # §4.5, §II.C.2
     r"\beqs?\.?\s?\d+(?:\s?[–-]\s?\d+)?",                    # eq 3, eqs 3-4
     r"\bFig(?:ure)?s?\.?\s?\d+(?:\([a-z]\)|[a-z])?(?:\s?[–-]\s?\d+[a-z]?)?",   # Fig 12, Figs 7-8, Fig 4(c)
     r"\bfig\d+[a-z]?(?:-n\d+)?",                             # entry items: fig4c, fig2-n10
@@ -566,13 +566,20 @@ def cause_lint(module: ModuleType | str) -> list[str]:
         for literal, fname, _spec, _conv in parsed:
             if fname is not None and not re.match(r"^[vm][.\[]", fname):
                 problems.append(f"{eid}: {where}: field {{{fname}}} is neither {{v.name}} nor {{m.name}}")
-            text = literal
-            for num in sorted(pn, key=len, reverse=True):
-                text = text.replace(num, " ")
-            text = REFERENCE_FORMS.sub(" ", text)
-            for m in re.finditer(r"\d", text):
-                ctx = text[max(0, m.start() - 25):m.end() + 25].strip()
-                problems.append(f"{eid}: {where}: digit in {ctx!r} is neither a {{field}}, a reference "
-                                "(§, eq, Fig, Table, E.., ns-2, docs/...) nor in PAPER_NUMBERS")
+            allowed = [False] * len(literal)
+            spans = [m.span() for m in REFERENCE_FORMS.finditer(literal)]
+            for num in pn:
+                # a whole number only: "1" does not cover the 1 of "12" or of "0.1"
+                spans += [(m.start(), m.end()) for m in re.finditer(r"(?<![\d.])" + re.escape(num) + r"(?!\.?\d)",
+                                                                    literal)]
+            for a, b in spans:
+                allowed[a:b] = [True] * (b - a)
+            for m in re.finditer(r"\d", literal):
+                if allowed[m.start()]:
+                    continue
+                ctx = literal[max(0, m.start() - 30):m.end() + 30].strip()
+                problems.append(f"{eid}: {where}: the digit {m.group()!r} in {ctx!r} is neither in a {{field}}, "
+                                "a reference (§4.5, eq 3, Fig 12, Table 1, E23, ns-2, P001, docs/...) nor in "
+                                "PAPER_NUMBERS")
                 break
     return problems

@@ -79,9 +79,13 @@ def test_quick_limits_say_why():
 def test_every_cause_renders_against_its_committed_record():
     _need_evidence()
     for eid, rec in COMMITTED.items():
+        mod = registry.get(eid)
         for rec_v in (rec, registry.committed(eid, "quick")):
             if rec_v is not None and rec_v.get("verdict") not in ("error", "not yet"):
-                render_cause(registry.get(eid), rec_v)  # raises CauseError naming the entry and field
+                render_cause(mod, rec_v)  # raises CauseError naming the entry and field
+                # notes are the cause filled from the run, never free text written by hand
+                assert not rec_v.get("notes") or getattr(mod, "CAUSE", None) is not None, (
+                    f"{eid}: free-text notes without a CAUSE template")
 
 
 def test_every_committed_advisory_row_has_an_allowed_basis():

@@ -184,3 +184,32 @@ def test_the_default_budget_follows_an_address_space_limit():
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "exceeds the budget 1.5 GiB" in lines[0] and "flows.count = 1000000" in lines[0], p.stderr
+
+
+def test_a_scenario_text_too_long_to_parse_in_the_budget_is_refused_before_parsing():
+    # found by `make fuzz` (api:1:32931): periodic(clients=785699) wrote a 170 MB explicit graph
+    # whose parsing alone (typed structs, names, the expanded copy) aborted the process under a
+    # 3 GiB address-space limit before the estimate could run; the text is now checked first
+    sc = cc.scenario.periodic(clients=20_000)
+    text_mib = len(json.dumps(sc)) / MiB
+    with pytest.raises(cc.ScenarioError) as e:
+        cc.Simulation(sc, max_memory_bytes=int(text_mib * 8 * MiB))
+    msg = str(e.value)
+    assert msg.startswith("<scenario> = ") and "of text: parsing it needs about" in msg, msg
+    assert "beyond the memory budget" in msg and "--max-memory" in msg
+    with pytest.raises(cc.ScenarioError, match="of text: parsing it needs"):
+        _native.expand(json.dumps(sc), "json", int(text_mib * 8 * MiB))
+    cc.Simulation(sc, max_memory_bytes=int(text_mib * 64 * MiB))  # within the budget it builds
+
+
+def test_a_poisson_load_whose_arrival_rate_underflows_never_arrives():
+    # found by `make fuzz` (api:1:56555): load = 5e-324 made the mean gap infinite, which the
+    # seconds -> picoseconds conversion turned into 0: a flow arrived at every instant until a
+    # 3 GB allocation aborted the process. An infinite gap is now the end of time.
+    sc = {"until_s": 0.01, "topology": {"kind": "dumbbell", "senders": 4, "bottleneck_bps": 1e9, "rtt_s": 250e-6},
+          "flows": {"count": 1},
+          "workload": [{"kind": "poisson", "src": ["s2", "s3"], "dst": ["r0"], "load": 5e-324,
+                        "reference_bps": 1e9, "size": {"kind": "uniform", "min_bytes": 10000, "max_bytes": 50000},
+                        "cc": ["dctcp"]}]}
+    r = cc.simulate(sc, max_memory_bytes=512 * MiB)
+    assert len(r.flows) == 1  # the template flow only: no arrival

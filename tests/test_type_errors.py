@@ -165,3 +165,12 @@ def test_cli_error_lines_show_values_verbatim_without_markup_or_emoji_codes():
     line = one_error_line(invoke("scenario", "validate", ROOT / "scenarios" / "dctcp_dumbbell.toml",
                                  "--set", "root:x:0[bold]y[/]"))
     assert '"root:x:0[bold]y[/]"' in line, line
+
+
+def test_a_non_finite_number_under_an_empty_key_names_the_field():
+    # found by `make fuzz` (api:1:11318): a table with the key "" holding [{...}, nan] printed the
+    # path as "[1]", naming no field
+    sc = cc.scenario.dumbbell(senders=1, bottleneck_bps=1e9, rtt_s=100e-6).to_dict()
+    sc[""] = [{"kind": "asm"}, float("nan")]
+    with pytest.raises(cc.ScenarioError, match=r'^""\[1\] = nan: must be a finite number'):
+        cc.scenario.validate(sc)

@@ -58,7 +58,9 @@ BUDGET_BYTES = 512 * 2**20
 
 def _starts_with_key(msg: str, keys) -> bool:
     for k in keys:
-        if isinstance(k, str) and k and msg.startswith(k):
+        if k == "":
+            k = '""'  # an empty key is shown quoted
+        if isinstance(k, str) and msg.startswith(k):
             rest = msg[len(k):]
             if rest[:1] in ("[", ".", ":") or rest.startswith(" = "):
                 return True

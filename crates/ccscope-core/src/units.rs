@@ -53,11 +53,14 @@ impl SimDuration {
     }
 }
 
+/// Seconds to picoseconds, saturating: negative times are 0, and times beyond the range (an
+/// infinite or NaN time, e.g. the next arrival of a workload whose rate underflowed to 0) are
+/// the end of time, never 0.
 fn secs_to_ps(s: f64) -> u64 {
     let ps = (s * PS_PER_S as f64).round();
-    if ps <= 0.0 || !ps.is_finite() {
+    if ps <= 0.0 {
         0
-    } else if ps >= u64::MAX as f64 {
+    } else if ps.is_nan() || ps >= u64::MAX as f64 {
         u64::MAX
     } else {
         ps as u64
@@ -194,5 +197,15 @@ mod tests {
         assert_eq!(SimTime::from_secs_f64(1.2e-6), SimTime(1_200_000));
         assert_eq!(SimDuration::from_secs_f64(100e-6).0, 100_000_000);
         assert_eq!(SimTime::from_secs_f64(-1.0), SimTime(0));
+    }
+
+    #[test]
+    fn infinite_and_nan_times_are_the_end_of_time_not_zero() {
+        // a Poisson workload whose arrival rate underflowed to 0 draws an infinite (or, with
+        // a uniform draw of 0, NaN) gap: its next arrival must be never, not now
+        assert_eq!(SimDuration::from_secs_f64(f64::INFINITY).0, u64::MAX);
+        assert_eq!(SimDuration::from_secs_f64(f64::NAN).0, u64::MAX);
+        assert_eq!(SimTime::from_secs_f64(1e300), SimTime(u64::MAX));
+        assert_eq!(SimTime::from_secs_f64(f64::NEG_INFINITY), SimTime(0));
     }
 }

@@ -50,8 +50,13 @@ fn panic_message(e: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-fn parse(text: &str, format: &str) -> PyResult<Scenario> {
+/// Parse and validate, after checking that parsing `text` fits the memory budget (None: the
+/// default budget).
+fn parse(text: &str, format: &str, max_memory_bytes: Option<u64>) -> PyResult<Scenario> {
     let fmt = format_of(format)?;
+    let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
+    ccscope_core::budget::check_text(text.len(), budget)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     scenario::parse(text, fmt).map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
@@ -59,7 +64,7 @@ fn parse(text: &str, format: &str) -> PyResult<Scenario> {
 #[pyfunction]
 #[pyo3(signature = (text, format = "json"))]
 fn validate(text: &str, format: &str) -> PyResult<String> {
-    guarded("validate", || Ok(parse(text, format)?.to_json()))
+    guarded("validate", || Ok(parse(text, format, None)?.to_json()))
 }
 
 /// Parse, validate and expand a scenario to its explicit form (graph + flow list), as JSON.
@@ -71,7 +76,7 @@ fn validate(text: &str, format: &str) -> PyResult<String> {
 #[pyo3(signature = (text, format = "json", max_memory_bytes = None))]
 fn expand(text: &str, format: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
     guarded("expand", || {
-        let sc = parse(text, format)?;
+        let sc = parse(text, format, max_memory_bytes)?;
         let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
         ccscope_core::budget::check_expansion(&sc, budget)
             .map_err(|e| ScenarioError::new_err(e.to_string()))?;
@@ -86,7 +91,7 @@ fn expand(text: &str, format: &str, max_memory_bytes: Option<u64>) -> PyResult<S
 #[pyfunction]
 fn to_toml(json_text: &str) -> PyResult<String> {
     guarded("to_toml", || {
-        let sc = parse(json_text, "json")?;
+        let sc = parse(json_text, "json", None)?;
         sc.to_toml().map_err(SimulationError::new_err)
     })
 }
@@ -180,7 +185,7 @@ impl Simulation {
         max_memory_bytes: Option<u64>,
     ) -> PyResult<Self> {
         guarded("build", || {
-            let sc = parse(scenario_json, "json")?;
+            let sc = parse(scenario_json, "json", max_memory_bytes)?;
             check_until(until_s).map_err(ScenarioError::new_err)?;
             let sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
                 .map_err(|e| ScenarioError::new_err(e.to_string()))?;
@@ -299,6 +304,9 @@ fn run_item(
     let t0 = std::time::Instant::now();
     let run = || -> Result<RunOutput, ItemFailure> {
         check_until(until_s).map_err(ItemFailure::Scenario)?;
+        let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
+        ccscope_core::budget::check_text(json.len(), budget)
+            .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let sc = scenario::parse(json, Format::Json)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)

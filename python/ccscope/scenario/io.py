@@ -269,10 +269,11 @@ def _check_finite(obj: Any, path: str = "", depth: int = 0) -> None:
         raise ScenarioError(cut_message(f"{path or '<scenario>'} = {shown}: must be a finite number"))
     if isinstance(obj, dict):
         for k, v in obj.items():
-            _check_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
+            name = str(k) if k != "" else '""'  # an empty key still names a field
+            _check_finite(v, f"{path}.{name}" if path else name, depth + 1)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            _check_finite(v, f"{path}[{i}]", depth + 1)
+            _check_finite(v, f"{path or '<scenario>'}[{i}]", depth + 1)
 
 
 def as_dict(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) -> dict:

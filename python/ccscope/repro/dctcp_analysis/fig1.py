@@ -15,7 +15,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = 'dctcp-analysis/fig1'
 TITLE = 'DCTCP keeps a small queue near K at full rate; TCP fills the ~600 KB port buffer'
 KIND = 'sim'
-STATUS = "reproduced"
 COST = 'full: 2 runs × 2 s × 2 flows × 1 Gb/s ≈ 0.33 M pkts (~0.1 s); quick = full (see QUICK_NOTE)'
 CLAIM = 'DCTCP keeps the link busy with a small queue near K; TCP (NewReno, drop-tail) drives the queue to most of the 600 KB buffer.'
 C, RTT, K, B = 1e9, 100e-6, 20, 400

@@ -13,12 +13,12 @@ import pandas as pd
 
 import ccscope as cc
 from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro.dctcp_analysis._ns2 import TCP as NS2_TCP
 from ccscope.repro.dctcp_analysis.fig9 import DER_G005
 
 ID = 'dctcp-analysis/fig10'
 TITLE = 'Throughput vs marking threshold K (packet simulation)'
 KIND = 'sim'
-STATUS = "reproduced"
 COST = 'full: 32 runs × 1 s × 10 Gb/s ≈ 27 M pkts (~10 s); quick 3 runs × 0.12 s'
 CLAIM = ('DCTCP stays above 94% even at K = 4 (1% of BDP), always above the fluid worst case, and does worse with N = 25 '
          '(w̄ ≈ 16, near the worst case) than with N = 2; TCP loses much more and improves with more flows.')
@@ -31,7 +31,10 @@ def fluid_worst(k: float) -> float:
 
 
 def _sim(kind: str, n: int, k: int, until: float, t0: float) -> float:
-    kw = {"dctcp": cc.scenario.DctcpConfig(g=G)} if kind == "dctcp" else {"tcp": cc.scenario.TcpConfig(ecn=True)}
+    # ns-2's TCP timers and ECT rule for both kinds (dctcp_analysis._ns2)
+    kw = {"tcp": cc.scenario.TcpConfig(ecn=kind != "dctcp", **NS2_TCP)}
+    if kind == "dctcp":
+        kw["dctcp"] = cc.scenario.DctcpConfig(g=G)
     sc = cc.scenario.dumbbell(n, cc=kind, bottleneck_bps=C, rtt_s=D, aqm=cc.aqm.threshold(k_pkts=k), buffer_pkts=1000,
                               start_jitter_s=1e-3, seed=1, record=cc.scenario.RecordConfig(queue_interval_s=1e-4), **kw)
     res = cc.simulate(sc, until_s=until, record=["link"])

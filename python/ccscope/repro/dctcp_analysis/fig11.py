@@ -11,7 +11,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "dctcp-analysis/fig11"
 TITLE = "Hybrid model picture: synchronized cuts whenever sum W = Wmax (2 flows)"
 KIND = "fluid (schematic)"
-STATUS = "reproduced"
 COST = "trivial (< 1 s)"
 CLAIM = "In the hybrid model, sum_i W_i(T_k) = Wmax at every congestion event; epochs have the length of eq 19."
 W_MAX, G = 200.0, 1 / 16

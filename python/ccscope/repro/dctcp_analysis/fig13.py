@@ -23,11 +23,11 @@ import pandas as pd
 import ccscope as cc
 from ccscope.analysis.metrics import mean_flow_throughput
 from ccscope.repro._base import Checks, Run, figure, loglog_slope, verdict
+from ccscope.repro.dctcp_analysis._ns2 import TCP as NS2_TCP
 
 ID = 'dctcp-analysis/fig13'
 TITLE = 'RTT-fairness: DCTCP between TCP-RED (~1/RTT) and TCP-DropTail (~1/RTT^2); per-ACK DCTCP ~ linear'
 KIND = 'sim'
-STATUS = "partly"
 COST = 'full: 4 series × 6 ratios × 3 seeds × 8 s × 10 Gb/s (~2 min); quick 4 runs × 0.12 s'
 CLAIM = ('DCTCP favours short RTTs: fairer than TCP with 0/1 marking (throughput ratio ∝ RTT ratio^~2) but less fair '
          'than TCP-RED (∝ ^1); the per-ACK rule (eq 36) makes it about linear, slightly better than RED.')
@@ -37,10 +37,13 @@ SERIES = {"tcp_dt": "TCP 0/1 marking", "tcp_red": "TCP-RED", "dctcp": "DCTCP", "
 
 def _sim(series: str, rtt2: float, until: float, t0: float, seed: int) -> float:
     if series in ("tcp_dt", "tcp_red"):
-        kind, kw = "new_reno", {"tcp": cc.scenario.TcpConfig(ecn=True)}
+        kind, kw = "new_reno", {"tcp": cc.scenario.TcpConfig(ecn=True, **NS2_TCP)}
     else:
-        kind, kw = ("dctcp" if series == "dctcp" else "dctcp_per_ack"), {"dctcp": cc.scenario.DctcpConfig(g=1 / 16)}
-    aqm = (cc.aqm.red(min_th_pkts=30, max_th_pkts=100, max_p=0.1, w_q=0.1, action="mark") if series == "tcp_red"
+        kind, kw = (("dctcp" if series == "dctcp" else "dctcp_per_ack"),
+                    {"dctcp": cc.scenario.DctcpConfig(g=1 / 16), "tcp": cc.scenario.TcpConfig(**NS2_TCP)})
+    # TCP-RED: ns-2's queue/red.cc rules (small-queue guard, wait_ spacing; marking above max_th), see _ns2
+    aqm = (cc.aqm.red(min_th_pkts=30, max_th_pkts=100, max_p=0.1, w_q=0.1, action="mark", ns2_small_queue=True,
+                      ns2_wait=True) if series == "tcp_red"
            else cc.aqm.threshold(k_pkts=K))
     sc = cc.scenario.dumbbell(4, cc=kind, bottleneck_bps=C, rtt_per_sender_s=[RTT1, RTT1, rtt2, rtt2], aqm=aqm,
                               buffer_pkts=1000, start_jitter_s=1e-3, seed=seed, **kw)

@@ -18,7 +18,6 @@ from ccscope.repro.dctcp_analysis import _fig2 as f2
 ID = 'dctcp-analysis/fig3'
 TITLE = 'Fluid model tracks the sim at g = 0.4; the Sawtooth model (constant alpha) mispredicts the queue'
 KIND = 'both'
-STATUS = "reproduced"
 COST = 'full: 0.1 s × 10 Gb/s ≈ 83 k pkts + 30 ms fluid (~5 s); quick 30 ms sim'
 CLAIM = ('At g = 0.4 the Sawtooth model (α constant) mispredicts the queue badly (Qmin 54.8 pkts); the fluid model '
          'follows the α oscillations (q from ≈ 33 to ≈ 68 pkts) and matches the simulation.')

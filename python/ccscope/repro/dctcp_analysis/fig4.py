@@ -14,7 +14,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "dctcp-analysis/fig4"
 TITLE = "Phase portrait: every start converges to one limit cycle (wbar = 10, g = 1/16)"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "6 DDE runs x 200 R* (~15 s); quick 3 runs x 120 R* (~4 s)"
 CLAIM = ("With wbar > 2 the normalized model has no fixed point; trajectories from all starts converge to "
          "one limit cycle. [DER] cycle: q~min = -0.142, q~max = 0.113, period 7.17 R*.")

@@ -15,7 +15,6 @@ from ccscope.repro._base import Checks, Run, figure, verdict
 ID = "dctcp-analysis/fig5"
 TITLE = "Poincaré map on the switching plane q~ = 0 is well defined and contracts"
 KIND = "fluid (schematic)"
-STATUS = "reproduced"
 COST = "one limit cycle + a few map iterations (~2 s)"
 CLAIM = ("The return map P on q~ = 0 is well defined; its fixed point is x_alpha*; both half-periods exceed "
          "one delay (h_alpha, h_beta > 0); iterates converge to x_alpha*.")

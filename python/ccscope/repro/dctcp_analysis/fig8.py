@@ -9,7 +9,6 @@ from ccscope.repro.dctcp_analysis._cycles import sweep
 ID = "dctcp-analysis/fig8"
 TITLE = "Limit-cycle period vs wbar (~ sqrt(wbar) for small g)"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "4 g x 14 wbar DDE runs (~3 min); quick g = 0.01 x 3 wbar (~3 s)"
 CLAIM = ("For small g the period grows roughly like sqrt(wbar), so the alpha filter needs g <~ 1/sqrt(Cd + K). "
          "[DER] g = 0.01: 12.3 R* at wbar = 100; log-log slope over [100, 1000] ~ 0.40.")

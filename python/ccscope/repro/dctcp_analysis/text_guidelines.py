@@ -12,7 +12,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "dctcp-analysis/text-guidelines"
 TITLE = "Parameter guidelines: K ~ 0.17 C d, g in [5/(Cd+K), 1/sqrt(Cd+K)]"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form + 2 fluid runs (~2 s)"
 CLAIM = "At 10 Gb/s, 300 us, 1500 B: K ~ 42 pkts and 0.02 <~ g <~ 0.06; K/(Cd) = |Qmin|/(1-|Qmin|) ~ 0.15-0.17."
 

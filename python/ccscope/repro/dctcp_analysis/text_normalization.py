@@ -11,7 +11,6 @@ from ccscope.repro._base import Checks, Run, figure, verdict
 ID = "dctcp-analysis/text-normalization"
 TITLE = "Two parameters (wbar, g) govern the dynamics; fixed point iff wbar <= 2"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "4 DDE runs (~3 s)"
 CLAIM = ("(C, N, d, K, g) enter only through wbar = (Cd+K)/N and g: two parameter sets with equal wbar give "
          "identical normalized trajectories; wbar = 1.5 converges to the fixed point, wbar = 2.5 keeps oscillating.")

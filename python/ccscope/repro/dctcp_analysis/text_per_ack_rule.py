@@ -13,7 +13,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "dctcp-analysis/text-per-ack-rule"
 TITLE = "Eq 36: alpha/2 per marked ACK removes ~W alpha/2 per marked window"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "trivial"
 CLAIM = ("Subtracting alpha/2 per marked ACK removes about W alpha/2 per fully marked window (one DCTCP cut) "
          "without per-window state; a partly marked window cuts less.")

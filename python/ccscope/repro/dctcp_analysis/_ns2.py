@@ -1,0 +1,27 @@
+"""ns-2 transport settings of the dctcp-analysis packet runs (P000 ran ns-2; docs/VERDICTS.md §4).
+
+Decided from ns-2.35's source before the runs under the verdict policy, and kept whatever the verdicts:
+- RTO: TcpAgent::rtt_update (tcp/tcp.cc) counts RTT samples in ticks of `tcpTick_` (ns-default.tcl:
+  `Agent/TCP set tcpTick_ 0.01`, also the value of the DCTCP authors' ns-2 scripts), keeps srtt / rttvar in fixed
+  point (`T_SRTT_BITS 3`, `T_RTTVAR_BITS 2`), times one segment per RTT (`rtt_active_` / `rtt_seq_`;
+  `timestamps_ false`); rtt_timeout() clamps at `minrto_ 0.2` and `maxrto_ 60`, never under 2 ticks. Engine:
+  `rto_estimator = "ns2_ticks"`, `clock_granularity_s = 0.01`, `rtt_sampling = "once_per_rtt"`.
+- ECT on retransmissions: TcpAgent::output sets `hf->ect() = 1` whenever `ecn_` is on, retransmissions included
+  (`ect_on_retransmissions = True`; ccscope's DCTCP does so by default).
+- DCTCP's ECN-Echo rule: an ACK with ECN-Echo does not open cwnd (`old_ecn_ 0`, the engine's
+  `ecn_echo_blocks_growth`, already the default).
+- Marking: P000's switch is ns-2's RED used as a step marker (`thresh_ = maxthresh_ = K`, `q_weight_ 1`); its
+  `qlen > 1` guard in REDQueue::enque never acts at these K (>= 4 packets), so the engine's threshold marker is it.
+  TCP-RED of Fig 13 is ns-2's RED with the rules of `coexistence._red` (small-queue guard, `wait_`, marking above
+  max_th as with the DCTCP patch's `mark_p_`).
+- Not followed (no engine option): Agent/TCP/Newreno's recovery details (tcp/tcp-newreno.cc:
+  `partial_window_deflation_ 0`, `exit_recovery_fix_ 0`, `singledup_ 1`); they act only on packet losses, which
+  the marking runs of P000 (buffer 1000 pkts, or Fig 10's 0/1 marking) do not have after start-up.
+- Fig 1 is a hardware trace of [1] (Linux hosts, a Broadcom switch), not an ns-2 run: fig1 keeps ccscope's
+  defaults.
+"""
+from __future__ import annotations
+
+#: TcpConfig fields of ns-2's TCP (see the module docstring).
+TCP = {"ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
+       "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0}

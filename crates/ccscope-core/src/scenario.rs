@@ -685,6 +685,9 @@ pub fn fmt_f(v: f64) -> String {
         } else {
             "-inf".into()
         }
+    } else if v != 0.0 && !(1e-4..1e16).contains(&v.abs()) {
+        // `{}` would print 5e-324 as 324 digits
+        format!("{v:e}")
     } else {
         format!("{v}")
     }
@@ -1700,6 +1703,17 @@ pub fn json_schema() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fmt_f_prints_tiny_and_huge_values_in_scientific_notation() {
+        assert_eq!(fmt_f(5e-324), "5e-324"); // not 324 digits
+        assert_eq!(fmt_f(1e300), "1e300");
+        assert_eq!(fmt_f(-2.5e-7), "-2.5e-7");
+        assert_eq!(fmt_f(0.002), "0.002");
+        assert_eq!(fmt_f(10e9), "10000000000");
+        assert_eq!(fmt_f(0.0), "0");
+        assert_eq!(fmt_f(f64::NAN), "nan");
+    }
 
     const BASE: &str = r#"
 seed = 3

@@ -53,8 +53,13 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _md(s: str) -> str:
+    """Text safe inside Markdown emphasis and tables (a '*' of W* is not an emphasis mark)."""
+    return str(s).replace("*", "\\*")
+
+
 def _cell(s: str) -> str:
-    return s.replace("|", "/").replace("\n", " ")
+    return _md(s).replace("|", "/").replace("\n", " ")
 
 
 def _row_text(c: dict[str, Any]) -> str:
@@ -217,7 +222,7 @@ def render(evidence: Path | str | None = None, docs: Path | str = "docs", *,
         for c in rec.get("checks") or []:
             if not c.get("advisory"):
                 if not c.get("passed"):
-                    lines.append(f"- failed{' (inside the noise)' if c.get('noise') else ''}: **{c['name']}**: "
+                    lines.append(f"- failed{' (inside the noise)' if c.get('noise') else ''}: **{_md(c['name'])}**: "
                                  f"measured {_fmt(c['measured'])}, expected {c['expected']}"
                                  + (f" ({c['tolerance']})" if c.get("tolerance") else "")
                                  + (f"; se {_fmt(c.get('se'))}: the margin is under 2 se" if c.get("noise") else ""))
@@ -227,7 +232,7 @@ def render(evidence: Path | str | None = None, docs: Path | str = "docs", *,
                 k = (b.get("paper"), b.get("item"))
                 cited.setdefault(k, {"title": b.get("title", ""), "rows": []})["rows"].append(
                     f"`{e.id}`: {c['name']}")
-            lines.append(f"- {_basis_text(c)}, {'passes' if c.get('passed') else 'fails'}: **{c['name']}**: "
+            lines.append(f"- {_basis_text(c)}, {'passes' if c.get('passed') else 'fails'}: **{_md(c['name'])}**: "
                          f"measured {_fmt(c['measured'])}, expected {c['expected']}"
                          + (f" ({c['tolerance']})" if c.get("tolerance") else ""))
         cause = _cause(e.id, rec)

@@ -106,6 +106,20 @@ def test_every_committed_result_names_its_commit():
         assert rec.get("variant") == "full" and rec.get("id") == eid
 
 
+def test_every_selected_entry_has_a_committed_quick_result_that_shows_the_claim():
+    """Without rerunning: each committed reproduced entry has its quick result beside it, reproduced unless the
+    module says its quick window cannot show the claim (QUICK_SHOWS_CLAIM = False, with QUICK_NOTE)."""
+    _need_evidence()
+    problems = []
+    for eid in SELECTED:
+        q = registry.committed(eid, "quick")
+        if q is None:
+            problems.append(f"{eid}: no committed quick result")
+        elif q["verdict"] != "reproduced" and getattr(registry.get(eid), "QUICK_SHOWS_CLAIM", True) is not False:
+            problems.append(f"{eid}: committed quick verdict {q['verdict']}, and QUICK_SHOWS_CLAIM is not False")
+    assert problems == [], "\n".join(problems)
+
+
 @pytest.mark.parametrize("entry_id", SELECTED)
 def test_quick_variant_matches_its_committed_quick_result(entry_id):
     """CI: the quick variant of every entry whose committed full verdict is reproduced, rerun at HEAD, has the

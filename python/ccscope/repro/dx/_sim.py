@@ -1,40 +1,15 @@
-"""Shared plotting / note text for the DX packet-simulation entries (Y0, see `_y0`).
+"""Shared pieces of the DX packet-simulation entries (Y0, see `_y0`): the cause choice.
 
-The measurements quoted in `CAUSE_STABLE` (full 0.3-s Y0 runs, seed 1 unless stated) and the alternative
-measurements of Q that were tried are listed in docs/models/dx.md ("Packet-level DX vs the paper's ns-3 runs")."""
+The analysis of other runs (the RTT-sample variant and its BDP/N = 2 resonance, start spreads, the other
+mechanisms tried) is in docs/models/dx.md ("Packet-level DX vs the paper's ns-3 runs"); causes link it and
+take their numbers from their own run only (docs/VERDICTS.md §5)."""
 from __future__ import annotations
 
-CAUSE_STABLE = (
-    "Outside the special state (N < C R0/seg) ccscope's DX (exact per-ACK queueing delay, R0 known to the sender, "
-    "one update per RTT, ALGORITHMS.md §6.1; dx.rs follows eqs 1-2 exactly) never settles at the fluid "
-    "equilibrium. The sender transmits whole segments (floor(cwnd)), as ns-3's TcpSocketBase does (SendPendingData "
-    "holds back a window smaller than one segment), and the windows here are 1-7 seg, so every Q = 0 RTT adds a "
-    "whole segment (eq 3's averaged growth is (1 - p) seg = 0.05 seg per RTT) and a small Q > 0 drops a window "
-    "just above an integer below it: the loop is a quantized relay that drains the queue every cycle. The paper's "
-    "headline point N = 50, R0 = 120 us sits on a resonance of this relay: BDP/N = C R0/(N seg) = 2.000 exactly, so "
-    "50 windows of 2 seg fill the pipe with the queue empty, every flow reads Q = 0 and all step together 100 -> 150 "
-    "seg (queue 0 -> 50 pkts), then overshoot to 1 seg each (50 seg, link half idle): 86.4 % (seeds 1-3: "
-    "86.3-86.4 %; paper 96.11 %). Beside it ccscope gives about the paper's value: N = 49 / 51: 98.2 / 96.4 %; "
-    "R0 = 115 / 119 / 125 us: 96.2 / 96.6 / 97.6 %; at 120.5-123 us (BDP/N 2.01-2.05) the relay is bistable "
-    "(86-98 % by seed); the other dip is BDP/N = 1.5 (N = 50, R0 = 90 us: 87.5 %; N = 67, R0 = 120 us: 87.4 %). "
-    "Away from the dips utilization does not follow Theorem 1's margin: at N = 50 it rises slowly with R0 (93.7 % "
-    "at 70 us, 94.7 % at 200 us, 95.8 % at 320 us, 96.6 % at 400 us), and it is 97.1 % at 40 Gb/s and 97.0 % at "
-    "N = 10 (seeds 1-3 within 0.6 pt), so the losses the paper reports where Theorem 1 predicts instability "
-    "(89.1 % at 320 us, 86.44 % at 40 Gb/s, 94.81 % at N = 10) do not appear, and neither do its orderings "
-    "(99.91 > 96.11 > 89.1 % in R0, 99.86 > 96.11 > 86.44 % in C, 94.81 < 96.11 < 98.53 % in N; ours: "
-    "100 / 86.4 / 95.8; 100 / 86.4 / 97.1; 97.0 / 86.4 / 100). Table 1's p is 0.69-0.89 in every non-special "
-    "cell (paper 0.74-0.98) and not monotone in N: whenever the queue empties the flows read Q = 0 together, so "
-    "increases stay frequent. The lock-step is an attractor of the loop, not an artefact of Y0's common start: "
-    "with start spreads of 1 / 10 / 50 ms instead of 100 us, N = 50 gives 91.9 / 88.0 / 88.8 % at 120 us and "
-    "95.5-95.8 % at 320 us, p unchanged. Other measurements of Q were tried and rejected (docs/models/dx.md): the "
-    "smoothed RTT that ns-3 releases of 2019 hand a congestion-control module (PktsAcked's rtt is the RFC 6298 "
-    "estimate, gain 1/8) gets every ordering right (N = 50: 99.5 % at 120 us, 86.3 % at 320 us, 99.1 % at 40 "
-    "Gb/s; 98.7 % at N = 10) but p = 0.92-0.998 (paper 0.74-0.98) and a 0.5-pkt queue at N = 50, R0 = 80 us (fluid 7.3 pkts), "
-    "and it contradicts §2.1's 'sample RTT'; ns-3 Vegas's cycle end (every W - 1 ACKs: twice per RTT at "
-    "W = 2), +1 spread over the next RTT's ACKs, integer windows (32 % at N = 10) and delayed ACKs (1-seg windows "
-    "stall: 0.03 % at R0 = 20 us) give neither Table 1's rising p nor the orderings. The fluid model "
-    "(eqs 3-4, p = 0.95, tau = R0) does not predict the paper's loss either: beyond the bound its oscillation is "
-    "small (N = 50, R0 = 320 us: W within 5.34-5.44 seg, Q 0-8.4 us) and the link stays busy. The paper's ns-3 "
-    "measurement of Q, its base-RTT realization and its start-up are not given (dx-10), so the mechanism behind "
-    "its 89.1 % / 86.44 % cannot be rebuilt; Theorem 1's bound (dx/fig1*, text-stability-thresholds) and "
-    "Theorem 2's special state (fig2a, fig4a/b, fig5, fig6) reproduce exactly.")
+#: Prefix of every Y0 cause: the mechanism the run used.
+MECH = ("DX here averages the RTT that ns-3's TcpSocketBase of P004's period handed to PktsAcked, the RFC 6298 "
+        "smoothed estimate (gain one eighth; docs/models/dx.md). ")
+
+
+def cause_key(c) -> str | None:
+    """The cause is shown when the entry is not reproduced."""
+    return None if c.verdict == "reproduced" else "partly"

@@ -10,7 +10,6 @@ from ccscope.repro.dx._bound import ERRATA, bound_us
 ID = "dx/fig1a"
 TITLE = "Theorem 1 delay bound vs N"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form, 150 points"
 CLAIM = "The bound grows with N; at N = 50, R0 = 80 us it is 105 us; it crosses R0 = 80 us between N = 27 and 28."
 DER = {5: 62, 10: 65, 20: 73, 30: 82, 50: 105, 70: 134, 100: 184}

@@ -10,7 +10,6 @@ from ccscope.repro.dx._bound import ERRATA, bound_us
 ID = "dx/fig1b"
 TITLE = "Theorem 1 delay bound vs bandwidth"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form"
 CLAIM = "The bound falls as C grows. [DER] 941 / 184 / 105 / 77 / 67 / 62 us at 1 / 5 / 10 / 20 / 40 / 100 Gb/s."
 DER = {1: 941, 5: 184, 10: 105, 20: 77, 40: 67, 100: 62}

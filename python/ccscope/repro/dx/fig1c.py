@@ -11,7 +11,6 @@ from ccscope.repro.dx._bound import ERRATA, bound_us
 ID = "dx/fig1c"
 TITLE = "Theorem 1 delay bound vs base RTT"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form"
 CLAIM = "A large base RTT breaks the condition: bound > R0 only for R0 < ~145 us at N = 50."
 DER = {10: 94, 20: 93, 40: 92, 80: 105, 120: 128, 200: 183, 400: 327}

@@ -11,7 +11,6 @@ from ccscope.repro.dx import _y0
 ID = "dx/fig2a"
 TITLE = "N=50, R0=20 µs (special state): model and sim queue ≈ 33–35 pkts"
 KIND = "both"
-STATUS = "reproduced"
 COST = "0.3 s x 10 Gb/s (~0.2 s wall); quick 50 ms"
 CLAIM = ("N = 50, R0 = 20 us is in the special state (N >= C R0/seg = 16.7): the model's queue is close to the "
          "simulation's, ~33-35 pkts (Theorem 2: N - C R0/seg = 33.3 pkts, Q* = 40 us).")

@@ -3,16 +3,18 @@ from __future__ import annotations
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 from ccscope.repro.dx import _y0
-from ccscope.repro.dx._sim import CAUSE_STABLE
+from ccscope.repro.dx._sim import MECH, cause_key
 from ccscope.repro.dx.fig2a import fluid
 
 ID = "dx/fig2b"
 TITLE = "N=50, R0=80 µs (stable): model and sim agree"
 KIND = "both"
-STATUS = "partly"
 COST = "0.3 s x 10 Gb/s (~0.2 s wall) + fluid 50 ms; quick 50 ms"
 CLAIM = "Good agreement between model and simulation in the ordinary stable regime ([DER] Q0 = 8.8 us = 7.3 pkts, W0 = 1.48 seg)."
 N, R0_US = 50, 80.0
+CAUSE = {"partly": MECH + "Seed {v.seed}: the simulated queue averages {v.sim_q:.3g} pkts (fluid eqs 3-4: "
+                           "{v.fluid_q:.3g} pkts), mean cwnd {v.cwnd:.3g} seg, p = {v.p:.3g}, utilization "
+                           "{v.util:.4g} %; failed rows: {v.failed}."}
 
 
 def run(quick: bool) -> Run:
@@ -33,10 +35,14 @@ def check(run: Run) -> dict:
     # [2, 13]: an error of +-0.1 seg in the mean window times 50 flows is +-5 pkts around 7.3
     c.within("sim mean queue (pkts)", s["queue_mean_pkts"], 2, 13, "[DER] 7.3 +-5 pkts")
     c.near("|sim - fluid| mean queue (pkts)", s["queue_mean_pkts"], fq, 5.0, "+-5 pkts")
+    # one run (Fig 2b is one run); the row is decided on its side alone
     c.add("utilization", s["utilization"], s["utilization"] >= 0.99, ">= 99 %", "stable regime")
+    failed = [x.name for x in c.items if not x.passed and not x.advisory]
+    cv = {"seed": 1, "sim_q": s["queue_mean_pkts"], "fluid_q": fq, "cwnd": s["cwnd_mean_pkts"], "p": s["p_decrease"],
+          "util": 100 * s["utilization"], "failed": "; ".join(failed) or "none"}
     return verdict(c, {"sim_queue_pkts": s["queue_mean_pkts"], "fluid_queue_pkts": fq, "fluid_w_seg": run.values["fluid_w_last"],
                        "sim_cwnd_seg": s["cwnd_mean_pkts"], "utilization": s["utilization"], "p_decrease": s["p_decrease"]},
-                   notes=CAUSE_STABLE)
+                   cause=cause_key(c), cause_values=cv)
 
 
 def plot(run: Run):

@@ -4,31 +4,39 @@ from __future__ import annotations
 
 from ccscope.repro._base import Checks, Run, verdict
 from ccscope.repro.dx import _y0
+from ccscope.repro.dx._sim import MECH, cause_key
 from ccscope.repro.dx._util import sweep_plot
 
 ID = "dx/fig4a"
 TITLE = "average cwnd vs N (R0 = 120 us): 1 seg in the special state"
 KIND = "sim"
-STATUS = "reproduced"
-COST = "7 x 0.3 s (~1 s); quick 2 x 0.1 s"
+COST = "7 points x 10 seeds x 0.3 s (~5 s); quick 2 x 3 seeds x 0.1 s"
+CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at base RTT {v.r0} us: mean cwnd {v.cwnd} seg at N = {v.ns}; "
+                           "failed rows: {v.failed}."}
 CLAIM = "The special-state condition is N >= 100 at R0 = 120 us; there the average window is 1 segment."
 
 
 def run(quick: bool) -> Run:
     ns = [50, 120] if quick else [20, 40, 60, 80, 100, 120, 140]
-    d = _y0.table([(n, 120) for n in ns], until_s=0.1 if quick else 0.3)
-    return Run(params={**_y0.PARAMS, "r0_us": 120, "n": ns}, frames={"sweep": d}, seeds=[1], quick=quick)
+    sd = _y0.seeds(quick)
+    d = _y0.table([(n, 120) for n in ns], until_s=0.1 if quick else 0.3, seeds=sd)
+    return Run(params={**_y0.PARAMS, "r0_us": 120, "n": ns}, frames={"runs": d, "sweep": _y0.summary(d)},
+               seeds=list(sd), quick=quick)
 
 
 def check(run: Run) -> dict:
-    c, d = Checks(), run.frames["sweep"].set_index("n").cwnd_mean_pkts
-    for n, w in d.items():
+    c, d = Checks(), run.frames["sweep"].set_index("n")
+    w, s = d.cwnd_mean_pkts, d.cwnd_mean_pkts_se
+    for n in w.index:
         if n >= 120:  # +-0.02: the sampled cwnd of a flow pinned at the 1-seg floor is exactly 1
-            c.near(f"mean cwnd at N = {n}", w, 1.0, 0.02, "1 seg +-0.02")
+            c.near(f"mean cwnd at N = {n}", w[n], 1.0, 0.02, "1 seg +-0.02")
         elif n <= 80:
-            c.add(f"mean cwnd at N = {n}", w, w >= 1.2, ">= 1.2", "[DER] W0 = 2.1 seg at N = 50")
-    return verdict(c, {f"cwnd(N={k})": float(v) for k, v in d.items()},
-                   notes="N = 100 is exactly on the boundary C R0/seg = 100 and only logged.")
+            c.beyond(f"mean cwnd at N = {n} > 1.2", w[n], s[n], 1.2, ">", tolerance="2 se ([DER] W0 = 2.1 seg at N = 50)")
+    failed = [x.name for x in c.items if not x.passed and not x.advisory]
+    cv = {"n_seeds": int(d.n_seeds.iloc[0]), "r0": 120, "ns": [int(x) for x in w.index],
+          "cwnd": [round(float(x), 3) for x in w], "failed": "; ".join(failed) or "none"}
+    # N = 100 is exactly on the boundary C R0/seg = 100 and only logged
+    return verdict(c, {f"cwnd(N={k})": float(v) for k, v in w.items()}, cause=cause_key(c), cause_values=cv)
 
 
 def plot(run: Run):

@@ -7,16 +7,18 @@ from __future__ import annotations
 import pandas as pd
 
 from ccscope.fluid.dx import max_stable_r0, min_stable_flows
-from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro._base import Checks, Run, figure, known_inconsistency, verdict
 from ccscope.repro.dx._bound import ERRATA
 
 ID = "dx/text-stability-thresholds"
 TITLE = "Stability thresholds: N > 30/42/50/140 at R0 = 80/120/200/400 us; R0 < 145 us at N = 50"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form"
 CLAIM = "Stable for N > 30, > 42, > 50 and > 140 at R0 = 80, 120, 200 and 400 us; R0 < 145 us at N = 50."
 PAPER = {80: 30, 120: 42, 200: 50, 400: 140}
+PAPER_NUMBERS = ("N > 50 at 200 us",)
+CAUSE = ("The printed 'N > 50 at 200 us' does not follow from Theorem 1, which gives N > {v.n200} (erratum E51; "
+         "FIGURES.md known inconsistency dx item 1).")
 
 
 def run(quick: bool) -> Run:
@@ -37,9 +39,9 @@ def check(run: Run) -> dict:
     c.near("N at 120 us", t[120], 42, 1, "[DER] 42 +-1")
     c.within("N at 400 us (paper 140)", t[400], 139, 140, "[DER] 139")
     c.near("R0 max at N = 50 (us)", run.values["max_r0_us"], 145, 1, "[DER] 145 +-1 us")
-    c.near("N at 200 us (paper 50)", t[200], 50, 1, "E51: Theorem 1 gives 70", advisory=True)
+    c.near("N at 200 us (paper 50)", t[200], 50, 1, "E51", advisory=True, basis=known_inconsistency("dx", 1))
     return verdict(c, {f"N_min@{k}us": int(v) for k, v in t.items()} | {"max_r0_us": run.values["max_r0_us"]},
-                   notes="Printed 'N > 50 at 200 us' not reproduced (Theorem 1 gives 70): erratum E51.")
+                   cause_values={"n200": int(t[200])})
 
 
 def plot(run: Run):

@@ -147,8 +147,11 @@ def test_report_flags_a_legacy_advisory_row(tmp_path):
     c.add("exact value", 2.0, True, "2")
     ev = tmp_path / "repro"
     _hand_made(ev, c, checks=[*c.as_dicts(), {"name": "old", "measured": 1, "expected": "2", "passed": False,
-                                              "tolerance": "", "advisory": True, "basis": "known paper inconsistency"}])
-    assert "advisory WITHOUT an allowed basis" in _render(ev, tmp_path)
+                                              "tolerance": "", "advisory": True, "basis": "known paper inconsistency"},
+                                {"name": "moving", "measured": 1, "expected": "2", "passed": False, "tolerance": "",
+                                 "advisory": False, "basis": {"kind": "legacy", "text": ""}}])
+    md = _render(ev, tmp_path)
+    assert "advisory WITHOUT an allowed basis" in md and "- strict (row 'moving' was written with a pre-policy" in md
 
 
 def _fake(cause, check_extra, plot=None):

@@ -94,6 +94,17 @@ def test_an_advisory_row_needs_a_basis_or_a_diagnostic_name(strict):
     assert _base.basis_problem({"name": "[diagnostic] x", "advisory": True, "basis": None}) is None
 
 
+def test_a_pre_policy_advisory_row_counts_as_strict_while_modules_move(monkeypatch):
+    monkeypatch.setattr(_base, "LEGACY_GRACE", True)
+    c = Checks()
+    c.add("exact", 1.0, True, "1")
+    with pytest.warns(_base.LegacyBasisWarning):
+        c.add("old threshold", 1.0, False, "> 2", advisory=True)
+    row = c.as_dicts()[1]
+    assert not row["advisory"] and row["basis"]["kind"] == "legacy" and c.verdict == "partly"
+    assert _base.basis_problem(row)
+
+
 def test_simulator_misses_too_is_gone():
     assert "SIMULATOR_MISSES_TOO" not in vars(_base)
 

@@ -51,8 +51,9 @@ N_SE = 2.0
 PAPER_SLUGS = ("dctcp-analysis", "periodic", "asm", "coexistence", "dx")
 
 #: While the modules move to the basis objects, an old string basis, or an advisory row without any
-#: basis, is recorded as {"kind": "legacy"} with a `LegacyBasisWarning` instead of a ValueError.
-#: tests/repro refuses a committed result with such a row.
+#: basis, gives a `LegacyBasisWarning` instead of a ValueError, and the row is recorded as what the
+#: policy makes it -- strict (docs/VERDICTS.md §2: a row is strict unless it meets §2) -- with
+#: {"kind": "legacy", "text": ...} as its basis. tests/repro refuses a committed result with such a row.
 LEGACY_GRACE = True
 
 
@@ -174,7 +175,12 @@ def known_inconsistency(paper: str, item: int) -> Basis:
 
 
 def basis_problem(row: dict[str, Any]) -> str | None:
-    """Why a recorded advisory row's basis is not allowed by docs/VERDICTS.md §2 (None if it is)."""
+    """Why a recorded row's basis is not allowed by docs/VERDICTS.md §2 (None if it is, or if the row is
+    strict without a basis)."""
+    b = row.get("basis")
+    if isinstance(b, dict) and b.get("kind") == "legacy":
+        return (f"row {row.get('name')!r} was written with a pre-policy basis ({b.get('text') or 'advisory=True'}): "
+                "use independent(...), known_inconsistency(...) or a [diagnostic] name")
     if not row.get("advisory"):
         return None
     if str(row.get("name", "")).startswith(DIAGNOSTIC):
@@ -231,8 +237,8 @@ def _basis(name: str, advisory: bool, basis: Any) -> tuple[bool, dict[str, Any] 
            f"basis=known_inconsistency(paper, item), or name it '{DIAGNOSTIC} ...' (docs/VERDICTS.md §2)")
     if not LEGACY_GRACE:
         raise ValueError(msg)
-    warnings.warn(msg, LegacyBasisWarning, stacklevel=4)
-    return True, {"kind": "legacy", "text": str(basis or "")}
+    warnings.warn(msg + "; recorded as a strict row", LegacyBasisWarning, stacklevel=4)
+    return False, {"kind": "legacy", "text": str(basis or "")}
 
 
 def _finite(x: Any) -> bool:

@@ -220,7 +220,10 @@ def render(evidence: Path | str | None = None, docs: Path | str = "docs", *,
         # the section of this entry: failed rows, advisory rows with their basis, cause, message
         lines = []
         for c in rec.get("checks") or []:
-            if not c.get("advisory"):
+            if not c.get("advisory") and basis_problem(c):
+                lines.append(f"- strict ({basis_problem(c)}), {'passes' if c.get('passed') else 'fails'}: "
+                             f"**{_md(c['name'])}**: measured {_fmt(c['measured'])}, expected {c['expected']}")
+            elif not c.get("advisory"):
                 if not c.get("passed"):
                     lines.append(f"- failed{' (inside the noise)' if c.get('noise') else ''}: **{_md(c['name'])}**: "
                                  f"measured {_fmt(c['measured'])}, expected {c['expected']}"

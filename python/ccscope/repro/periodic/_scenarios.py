@@ -3,7 +3,8 @@ files and `ccscope.scenario.periodic` cannot drift apart (tests/test_repro_perio
 
     .venv/bin/python -m ccscope.repro.periodic._scenarios   # rewrites scenarios/periodic_*.toml
 
-Each file is P0 of FIGURES.md (full run: 4200 s, starts in [0, 300] s, RTO minimum 1 s) in graph form.
+Each file is P0 of FIGURES.md (full run: 4200 s, starts in [0, 300] s) in graph form, with ns-2's TCP timers,
+start-up and RED rules as `_p0` sets them (its docstring gives the ns-2 source for each).
 """
 from __future__ import annotations
 

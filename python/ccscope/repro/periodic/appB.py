@@ -41,7 +41,6 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/appB"
 TITLE = "RED settings: q_w=0.002, no gentle mode, tail drop, packet mode"
 KIND = "sim (unit)"
-STATUS = "reproduced"
 COST = "full: 2 traces × ~40 k arrivals (< 2 s); quick 2 × ~10 k"
 CLAIM = ("Appendix B RED: queue in packets, EWMA weight q_w = 0.002 per arrival, p_b = 0 below min_th and "
          "max_p (avg - min_th)/(max_th - min_th) between the thresholds with F&J count spacing p_a = min(1, p_b/(1 - count p_b)), "
@@ -57,8 +56,10 @@ Z_MAX = 3.0  # binomial tolerance: |early drops - sum p_a| <= 3 sd
 
 
 def aqm() -> dict:
-    """The Appendix-B RED of the P0 runs (min_th 5, max_th 15), as `_p0.red` builds it."""
-    return _p0.red(MAX_TH, MIN_TH)
+    """The Appendix-B RED (min_th 5, max_th 15) with F&J count spacing, the core `_p0.red` builds on. The P0 runs add
+    ns-2's small-queue rule and wait_ spacing (`_p0.red`, red.cc), which the engine's unit test
+    ns2_small_queue_rule_follows_ns2_enque checks against ns-2's enque logic; this reference implements F&J only."""
+    return cc.aqm.red(min_th_pkts=MIN_TH, max_th_pkts=MAX_TH, max_p=MAX_P, w_q=W_Q, action="drop")
 
 
 def _grid(t: np.ndarray) -> np.ndarray:
@@ -219,11 +220,12 @@ def check(run: Run) -> dict:
     meas = {f"{n}_{k}": s[k] for n, s in run.values.items()
             for k in ("arrivals", "in_ramp", "max_abs_diff_avg", "max_abs_diff_p_a", "max_p_a", "p_a_formula_above_1",
                       "early_drops", "sum_p_a", "early_drop_z")}
-    return verdict(c, meas, tolerance=f"avg/p_b/p_a to {EXACT:g}, count exact, early drops within {Z_MAX:g} binomial sd",
-                   notes=("Engine RED (ccscope.aqm.red_replay, the code a port runs) against an independent numpy "
-                          "Floyd-Jacobson implementation (ALGORITHMS.md §3.2) on synthetic queue traces; the reference is "
-                          "given the engine's verdicts, so the random draws are shared and every other quantity must agree. "
-                          "Appendix-B values: min_th 5, max_th 15, max_p 0.1 [NG], w_q 0.002, not gentle, drop, packet mode."))
+    # Engine RED (ccscope.aqm.red_replay, the code a port runs) against an independent numpy Floyd-Jacobson
+    # implementation (ALGORITHMS.md §3.2) on synthetic queue traces; the reference is given the engine's verdicts, so
+    # the random draws are shared and every other quantity must agree. Appendix-B values: min_th 5, max_th 15, max_p
+    # 0.1 [NG], w_q 0.002, not gentle, drop, packet mode. (The P0 runs add ns-2's small-queue rule and wait_ spacing,
+    # tested against ns-2's enque logic in the engine's unit test ns2_small_queue_rule_follows_ns2_enque.)
+    return verdict(c, meas, tolerance=f"avg/p_b/p_a to {EXACT:g}, count exact, early drops within {Z_MAX:g} binomial sd")
 
 
 def plot(run: Run):

@@ -14,7 +14,6 @@ from ccscope.repro._base import Checks, Run, figure, verdict
 ID = "periodic/fig11"
 TITLE = "Toy model: geometric rate populations r(1-r)^l at multiples of rC/N"
 KIND = "both"
-STATUS = "reproduced"
 COST = "1000 epochs x 50 sources (< 1 s)"
 CLAIM = ("The invariant density is sum_l r(1-r)^l delta(x - l dt), dt = rC/N = 0.005 (caption: 0.002); the aggregate "
          "is dt-periodic between (1-r)C and C. [DER] finite model: time-average of A(t) 0.862, post-reset 0.749.")

@@ -11,11 +11,11 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig2"
 TITLE = "smooth vs periodic aggregate: DropTail B = 251 (flat) vs B = 50 (periodic)"
 KIND = "sim (schematic)"
-STATUS = "reproduced"
 COST = "full: 2 × 4200 s × 187.5 pkt/s ≈ 1.6 M pkts (~3 s); quick 2 × 600 s (< 1 s)"
 CLAIM = ("Many periodic flows can sum to a flat aggregate (B = 251, one BDP: full link) or to an oscillating one (B = 50): "
          "when it oscillates the mean is below the peak, so the link is underused.")
 RTT = "fixed"
+SEEDS = _p0.SEEDS  # computation: periodic/_p0.py, above SEEDS (fig2's loss gap: n >= 2.6)
 FLAT, PERIODIC = 251, 50
 
 
@@ -29,32 +29,34 @@ def run(quick: bool) -> Run:
 def check(run: Run) -> dict:
     c = Checks()
     b, cc_ = run.values["b"], run.values["c"]
-    c.add("(b) B = 251: egress PI ≤ 0.2", b["egress_pi"], b["egress_pi"] <= 0.2, "≤ 0.2", "PI definition (flat)")
+    # Seed means, two standard errors (docs/VERDICTS.md §3).
+    _p0.beyond(c, "(b) B = 251: egress PI ≤ 0.2", b, "egress_pi", 0.2, "<", "≤ 0.2", "PI definition (flat)")
     # 99.5%: half a point covers the 100-ms bin quantization and sub-ms idle slivers.
-    c.add("(b) B = 251: utilization ≥ 99.5%", 100 - b["egress_loss_pct"], b["egress_loss_pct"] <= 0.5, "≥ 99.5", "full link")
-    c.add("(c) B = 50: ingress PI ≥ 0.5", cc_["ingress_pi"], cc_["ingress_pi"] >= 0.5, "≥ 0.5", "PI definition (periodic)")
-    gap = cc_["egress_loss_pct"] - b["egress_loss_pct"]
-    c.add("(c) utilization lower than (b) by ≥ 2 pts", gap, gap >= 2.0, "≥ 2", "visible underuse (FIGURES.md)")
-    parts = []
-    if b["egress_pi"] > 0.2 or b["egress_loss_pct"] > 0.5:
-        parts.append(CAUSE_B.format(pi=b["egress_pi"], loss=b["egress_loss_pct"]))
-    if cc_["ingress_pi"] < 0.5:
-        parts.append(_p0.cause_ingress_pi(cc_))
-    if gap < 2.0:
-        parts.append(f"(c) is periodic (ingress PI {cc_['ingress_pi']:.2f}) but loses only {gap:.2f} pts more than (b). "
-                     + _p0.cause_sync(cc_))
-    notes = " ".join(parts) + _p0.SETUP_NOTE if parts else _p0.CAUSE
+    _p0.beyond(c, "(b) B = 251: utilization ≥ 99.5% (loss < 0.5%)", b, "egress_loss_pct", 0.5, "<", "< 0.5", "full link")
+    _p0.beyond(c, "(c) B = 50: ingress PI ≥ 0.5", cc_, "ingress_pi", 0.5, ">", "≥ 0.5", "PI definition (periodic)")
+    _p0.order(c, "(c) utilization lower than (b) by ≥ 2 pts", cc_, b, "egress_loss_pct", ">", 2.0, "",
+              "visible underuse (FIGURES.md)")
+    keys = ("egress_pi", "egress_loss_pct", "ingress_pi", "ingress_pi_lag_s", "ingress_noise_ceiling", "total_wnd_pi",
+            "mean_frac_flows_cut", "flows_never_dropped", "cwnd_mean_pair_corr", "timeouts_per_flow_hour")
+    cv = _p0.values_for_cause(cc_, keys)
+    cv["b"] = _p0.values_for_cause(b, keys)
+    key = "flat" if any(not x.passed for x in c.items[:2]) else "sync"
     return verdict(c, {"egress_pi_b": b["egress_pi"], "egress_loss_pct_b": b["egress_loss_pct"],
                        "ingress_pi_c": cc_["ingress_pi"], "ingress_pi_lag_s_c": cc_["ingress_pi_lag_s"],
                        "ingress_noise_ceiling_c": cc_["ingress_noise_ceiling"], "egress_loss_pct_c": cc_["egress_loss_pct"],
                        "total_wnd_pi_c": cc_["total_wnd_pi"]},
-                   tolerance="FIGURES.md thresholds", notes=notes)
+                   tolerance="FIGURES.md thresholds; two standard errors over the seeds",
+                   cause=_p0.failing_cause(c, key), cause_values=cv)
 
 
-CAUSE_B = ("(b) B = 251 is not flat: egress PI {pi:.2f} and loss {loss:.2f}% (FIGURES.md: PI ≤ 0.2, loss ≤ 0.5%). With one "
-           "BDP of buffer, synchronized halving from BDP + B leaves exactly one BDP in flight, so any cut deeper than "
-           "halving (a timeout) empties the queue. Measured with one timed segment per RTT: PI 0 and loss 0.00-0.04% (quick "
-           "and full); before, with per-ACK RTT samples and their spurious timeouts: PI 0.47, loss 0.79%.")
+#: Cause templates (docs/VERDICTS.md §5).
+CAUSE = {
+    "flat": ("(b) one BDP of buffer is not flat: egress PI {v.b.egress_pi:.2f} (seeds: {v.b.egress_pi_by_seed}) and loss "
+             "{v.b.egress_loss_pct:.2f} % (seeds: {v.b.egress_loss_pct_by_seed} %), {v.b.timeouts_per_flow_hour:.3g} "
+             "timeouts per flow-hour: synchronized halving from BDP + B leaves exactly one BDP in flight, so any cut "
+             "deeper than halving (a timeout) empties the queue." + _p0.SETUP),
+    "sync": "(c) against (b): " + _p0.SYNC + " " + _p0.PI + _p0.SETUP,
+}
 
 
 def plot(run: Run):

@@ -11,7 +11,6 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig3"
 TITLE = "simulation topology: 50 clients behind a 1.5 Mb/s bottleneck, RTT 1340 ms fixed or 2300 ms mean"
 KIND = "sim (schematic)"
-STATUS = "reproduced"
 COST = "trivial (scenario construction only)"
 CLAIM = ("Server S -> M1 -> M2 => 1.5 Mb/s => M3 -> 50 clients; fixed RTT 1340 ms per flow, or variable with a mean of "
          "2300 ms; BDP 251 pkts (fixed) and 431 pkts (mean variable) at 187.5 pkt/s.")

@@ -11,12 +11,15 @@ from ccscope.repro.periodic import _fig4
 ID = "periodic/fig4a"
 TITLE = 'DropTail, fixed RTT 1340 ms, B = 50 pkts (20% BDP): periodic, egress loss ≈ 5-7%'
 KIND = "sim"
-STATUS = "partly"
 COST = 'full: 4200 s × 187.5 pkt/s ≈ 0.79 M pkts per run (~2 s); quick 600 s (~0.3 s)'
 CLAIM = 'DropTail with a small buffer (B = 50 pkts ≈ 20% of the 251-pkt BDP, fixed RTT 1340 ms): the aggregate arrival rate is clearly periodic and the egress loses ≈ 5-7% of utilization.'
 RTT, QUEUE, SIZE = 'fixed', 'droptail', 50
 COMPARE = None  # the DropTail run this RED case is compared with (None for the DropTail panels)
 LOSS_LO, LOSS_HI, B_SYNC = 3, 10, 0.2
+
+
+SEEDS = _fig4._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE, PAPER_NUMBERS = _fig4.CAUSE, _fig4.PAPER_NUMBERS
 
 
 def run(quick: bool) -> Run:

@@ -11,12 +11,15 @@ from ccscope.repro.periodic import _fig4
 ID = "periodic/fig4d"
 TITLE = 'RED minfix (min_th 5, max_th 15), variable RTT: periodic, loss ≈ 15%'
 KIND = "sim"
-STATUS = "partly"
 COST = 'full: 4200 s × 187.5 pkt/s ≈ 0.79 M pkts per run (~2 s); quick 600 s (~0.3 s)'
 CLAIM = 'RED with small thresholds (min_th 5, max_th 15; variable RTT) loses ≈ 15% of utilization, more than DropTail (fig4b); still periodic.'
 RTT, QUEUE, SIZE = 'variable', 'minfix', 15
 COMPARE = ('variable', 'droptail', 86, 'fig4b')  # the DropTail run this RED case is compared with (None for the DropTail panels)
 LOSS_LO, LOSS_HI, B_SYNC = 10, 20, 0.06
+
+
+SEEDS = _fig4._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE, PAPER_NUMBERS = _fig4.CAUSE, _fig4.PAPER_NUMBERS
 
 
 def run(quick: bool) -> Run:

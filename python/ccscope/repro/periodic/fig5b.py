@@ -12,10 +12,11 @@ from ccscope.repro.periodic import _p0
 ID = "periodic/fig5b"
 TITLE = "total window vs individual windows, variable RTT: regular aggregate, unsynchronized flows"
 KIND = "sim"
-STATUS = "reproduced"
 COST = "reuses the fig4b run (full ~2 s, quick ~0.3 s)"
 CLAIM = ("The total window is a regular sawtooth that follows the arrival rate, while individual cwnds are not in step "
          "(some grow while others cut at each epoch): a deterministic-looking aggregate of chaotic-looking flows.")
+SEEDS = _p0.SEEDS  # the seed count's computation: periodic/_p0.py, above SEEDS
+CAUSE = _p0.SYNC_CAUSE
 RTT, QUEUE, SIZE = 'variable', "droptail", 86
 
 

@@ -11,10 +11,12 @@ from ccscope.repro.periodic import _fig6
 ID = "periodic/fig6a"
 TITLE = "flows with multiple drops per burst, DropTail B = 50"
 KIND = "sim"
-STATUS = "reproduced"
 COST = "reuses the fig4a run(s) (full ~2 s each)"
 CLAIM = 'Baseline for fig6b: DropTail B = 50 (fixed RTT), the number of flows per congestion epoch that lose ≥ 2 packets.'
 RUNS = {'droptail': ('fixed', 'droptail', 50)}  # name -> (rtt, queue, size)
+
+SEEDS = _fig6._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE, PAPER_NUMBERS = _fig6.CAUSE, _fig6.PAPER_NUMBERS
 
 
 def run(quick: bool) -> Run:

@@ -11,10 +11,12 @@ from ccscope.repro.periodic import _fig6
 ID = "periodic/fig6b"
 TITLE = "flows with multiple drops per burst, RED minfix max_th = 15"
 KIND = "sim"
-STATUS = "reproduced"
 COST = "reuses the fig4c and fig4a run(s) (full ~2 s each)"
 CLAIM = 'RED (min_th 5, max_th 15) makes more flows take multiple drops per epoch than DropTail, so the aggregate falls further and the small queue empties sooner.'
 RUNS = {'red': ('fixed', 'minfix', 15), 'droptail': ('fixed', 'droptail', 50)}  # name -> (rtt, queue, size)
+
+SEEDS = _fig6._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE, PAPER_NUMBERS = _fig6.CAUSE, _fig6.PAPER_NUMBERS
 
 
 def run(quick: bool) -> Run:

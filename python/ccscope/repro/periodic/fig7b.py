@@ -11,7 +11,6 @@ from ccscope.repro.periodic import _fig7, _p0
 ID = "periodic/fig7b"
 TITLE = "loss of utilization vs buffer / max_th, short fixed RTT (40 ms)"
 KIND = "sim"
-STATUS = "reproduced"
 COST = 'full: 32 runs × 4200 s (~45 s); quick 5 × 300 s (~1 s)'
 CLAIM = 'Short fixed RTT (shorter than the time to send one 20-packet window): RED needs far more buffer than DropTail to reach 100% utilization.'
 RTT = 'fixed'
@@ -33,8 +32,14 @@ def check(run: Run) -> dict:
     c, meas = _fig7.common_checks(df)
     red = min(_fig7.smallest_full(df, "minfix"), _fig7.smallest_full(df, "ratiofix") if "ratiofix" in set(df.queue) else float("inf"))
     dt = _fig7.smallest_full(df, "droptail")
+    # grid values of sizes classified 'full' by two standard errors (`_fig7.is_full`): an exact comparison.
     c.add("smallest RED max_th for full ≥ 2 × smallest DropTail B", red, red >= 2 * dt, f"≥ {2 * dt:g}", "paper: RED needs far more buffer")
-    return verdict(c, meas | {"table": df.to_dict("records")}, tolerance=f"'full' = egress loss ≤ {_fig7.FULL_LOSS_PCT}%", notes=_p0.CAUSE)
+    return verdict(c, meas | {"table": df.to_dict("records")}, tolerance=f"'full' = egress loss < {_fig7.FULL_LOSS_PCT}% by "
+                   "two standard errors", cause=_p0.failing_cause(c, _fig7.cause_key(df)), cause_values=_fig7.cause_values(df, run.seeds))
+
+
+SEEDS = _p0.SWEEP_SEEDS  # budget-limited sweep seeds: periodic/_p0.py, above SEEDS
+CAUSE = _fig7.causes()
 
 
 def plot(run: Run):

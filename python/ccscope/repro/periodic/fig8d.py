@@ -10,12 +10,14 @@ from ccscope.repro.periodic import _fig8
 ID = "periodic/fig8d"
 TITLE = "total window vs time, RED minfix, variable RTT"
 KIND = "sim"
-STATUS = "partly"
 COST = 'full: 5 runs × 4200 s (~8 s); quick 2 × 600 s (< 1 s)'
 CLAIM = 'RED minfix, variable RTT: as fig8c.'
 RTT, QUEUE = 'variable', 'minfix'
 GRID = [15, 50, 250, 750, 1500]  # [NG] sizes (FIGURES.md)
 QUICK_GRID = [15, 750]
+
+SEEDS = _fig8._p0.SWEEP_SEEDS  # budget-limited sweep seeds: periodic/_p0.py, above SEEDS
+CAUSE = _fig8.CAUSE
 
 
 def run(quick: bool) -> Run:

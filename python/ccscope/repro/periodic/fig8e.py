@@ -10,12 +10,14 @@ from ccscope.repro.periodic import _fig8
 ID = "periodic/fig8e"
 TITLE = "total window vs time, RED ratiofix, fixed RTT"
 KIND = "sim"
-STATUS = "partly"
 COST = 'full: 9 runs × 4200 s (~14 s); quick 2 × 600 s (< 1 s)'
 CLAIM = 'RED ratiofix (max_th = 3 min_th), fixed RTT: as fig8c, and ratiofix oscillates at least as much as minfix at equal max_th (minfix smooths at a smaller max_th).'
 RTT, QUEUE = 'fixed', 'ratiofix'
 GRID = [15, 50, 250, 750, 1500]  # [NG] sizes (FIGURES.md)
 QUICK_GRID = [15, 750]
+
+SEEDS = _fig8._p0.SWEEP_SEEDS  # budget-limited sweep seeds: periodic/_p0.py, above SEEDS
+CAUSE = _fig8.CAUSE
 
 
 def run(quick: bool) -> Run:

@@ -10,11 +10,13 @@ from ccscope.repro.periodic import _fig9
 ID = "periodic/fig9a"
 TITLE = 'arrivals and departures, DropTail B = 50: prominent periodic fluctuation'
 KIND = "sim"
-STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 600 s"
 CLAIM = 'DropTail B = 50 (fixed RTT): the aggregate arrival rate fluctuates periodically and prominently; egress loss > 2%.'
 RTT, QUEUE, SIZE = "fixed", 'droptail', 50
 QUICK_SIM_S = None  # quick: 600 s, starts in [0, 30] s
+
+SEEDS = _fig9._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE = _fig9.CAUSE
 
 
 def run(quick: bool) -> Run:

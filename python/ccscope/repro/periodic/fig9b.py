@@ -10,11 +10,13 @@ from ccscope.repro.periodic import _fig9
 ID = "periodic/fig9b"
 TITLE = 'arrivals and departures, DropTail B = 750: no periodic fluctuation, link full'
 KIND = "sim"
-STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 900 s"
 CLAIM = 'DropTail B = 750 (fixed RTT): no periodic fluctuation, the link stays full and nothing is dropped after warm-up.'
 RTT, QUEUE, SIZE = "fixed", 'droptail', 750
 QUICK_SIM_S = 900.0  # quick keeps the [0, 300] s starts so the 750-pkt buffer reaches its drop-free state (see _p0.setup)
+
+SEEDS = _fig9._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE = _fig9.CAUSE
 
 
 def run(quick: bool) -> Run:

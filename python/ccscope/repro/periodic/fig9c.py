@@ -10,11 +10,13 @@ from ccscope.repro.periodic import _fig9
 ID = "periodic/fig9c"
 TITLE = 'arrivals and departures, RED minfix max_th = 15: periodic like small DropTail'
 KIND = "sim"
-STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 600 s"
 CLAIM = 'RED min_th 5, max_th 15 (fixed RTT): the arrival rate is periodic, as with the small DropTail buffer, and loses at least as much.'
 RTT, QUEUE, SIZE = "fixed", 'minfix', 15
 QUICK_SIM_S = None  # quick: 600 s, starts in [0, 30] s
+
+SEEDS = _fig9._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE = _fig9.CAUSE
 
 
 def run(quick: bool) -> Run:

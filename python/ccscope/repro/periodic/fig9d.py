@@ -10,11 +10,13 @@ from ccscope.repro.periodic import _fig9
 ID = "periodic/fig9d"
 TITLE = 'arrivals and departures, RED minfix max_th = 1500: queue fluctuates, no periodicity'
 KIND = "sim"
-STATUS = "reproduced"
 COST = "full: 4200 s ≈ 0.79 M pkts (~2 s); quick 1200 s"
 CLAIM = 'RED min_th 5, max_th 1500 (fixed RTT): the queue still fluctuates but the arrival process has no prominent periodicity; the link stays full.'
 RTT, QUEUE, SIZE = "fixed", 'minfix', 1500
 QUICK_SIM_S = 1200.0  # fig9d quick: 1200 s (RED with a large max_th settles slowly at w_q = 0.002)
+
+SEEDS = _fig9._p0.SEEDS  # computation: periodic/_p0.py, above SEEDS
+CAUSE = _fig9.CAUSE
 
 
 def run(quick: bool) -> Run:

@@ -11,7 +11,6 @@ from ccscope.repro._base import Checks, Run, figure, verdict
 ID = "periodic/text-toy-convergence"
 TITLE = "Toy model: initial-condition mass decays as (1-r)^n; epochs settle at rC/N"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "trivial"
 CLAIM = "After n resets the density is the invariant sum plus (1-r)^n times the shifted initial density; epochs 2... last rC/N."
 N, R, C = 50, 0.25, 1.0

@@ -14,7 +14,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "periodic/text-toy-jitter"
 TITLE = "Toy model: a late epoch shortens only the next one, by (1-r) eps/N"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "trivial"
 CLAIM = "If epoch i ends eps_i/N late, epoch i+1 is shortened by (1-r) eps_i/N; later epochs are unaffected; the mean epoch stays rC/N."
 N, R, C = 50, 0.25, 1.0

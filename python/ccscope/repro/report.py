@@ -304,8 +304,9 @@ def render(evidence: Path | str | None = None, docs: Path | str = "docs", *,
 
 def write(evidence: Path | str | None, docs: Path | str, *, force: bool = False,
           stale: dict[str, str] | None = None) -> list[Path]:
-    """Write docs/REPRODUCTIONS.md, docs/gallery.md and the thumbnails of the committed figures (see
-    `check_docs` for what is refused); returns the two pages."""
+    """Write docs/REPRODUCTIONS.md, docs/gallery.md and the thumbnails of the committed figures (an entry's
+    thumbnail is removed when it has no committed figure; see `check_docs` for what is refused); returns the
+    two pages."""
     ev = Path(evidence) if evidence is not None else registry.evidence_root()
     docs = Path(docs)
     check_docs(docs, force=force)
@@ -313,7 +314,10 @@ def write(evidence: Path | str | None, docs: Path | str, *, force: bool = False,
     pages = render(ev, docs, stale=stale)
     for e in registry.entries():
         fig = ev / e.id / "full" / "figure.png"
-        if not fig.is_file():
+        if not fig.is_file():  # a thumbnail of a figure no longer committed would be a stale file
+            old = docs / THUMB_DIR / _thumb_name(e.id)
+            if old.is_file():
+                old.unlink()
             continue
         data = _thumbnail_bytes(fig)
         dst = docs / THUMB_DIR / _thumb_name(e.id)

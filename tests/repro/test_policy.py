@@ -133,7 +133,7 @@ def test_cause_lint_allows_fields_references_and_paper_numbers_only():
     ok = _mod("ns-2 (P001 §4.5, eq 3, eqs 3-4, Fig 12, Figs 7-8, Table 1, E23, RFC 6298, P0, "
               "docs/models/periodic_ns2.md) gives {v.x:.3g} against 96.11 %", ("96.11 %",))
     assert cause_lint(ok) == []
-    assert cause_lint(_mod("the queue near q0, R0 and Z1 Z2")) == []
+    assert cause_lint(_mod("the queue near q0, R0 and Z1 Z2, at R0.")) == []
     assert cause_lint(_mod("q05")) and cause_lint(_mod("R0.5")) and cause_lint(_mod("N5"))
     bad = _mod("a few drops remain next to 97.7")
     assert len(cause_lint(bad)) == 1 and "97.7" in cause_lint(bad)[0]

@@ -532,7 +532,7 @@ REFERENCE_FORMS = re.compile("|".join([
     r"\bRFC\s?\d+",                                          # RFC 6298
     r"\bE\d+\b",                                             # erratum E23
     r"\b[PXYA]0\b",                                          # setups P0, X0, Y0, A0
-    r"(?<![\w.])[A-Za-zα-ωΑ-Ω]_?[0-2](?![\w.])",                # symbols with a subscript: q0, R0, Z1, x_2
+    r"(?<![\w.])[A-Za-zα-ωΑ-Ω]_?[0-2](?!\w|\.\d)",              # symbols with a subscript: q0, R0, Z1, x_2
     r"\bdocs/[\w./#-]+",                                     # docs/models/periodic_ns2.md
     r"\b(?:dctcp-analysis|periodic|asm|coexistence|dx)/[\w-]+",   # entry IDs
 ]))

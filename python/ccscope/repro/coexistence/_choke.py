@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 
 from ccscope.repro.coexistence._red import red
-from ccscope.repro.coexistence._x0 import PARAMS, run_x0
+from ccscope.repro.coexistence._x0 import PILOT_SEEDS, SEEDS, PARAMS, run_x0
 
 MAX_TH = 100
 M = 7
@@ -32,7 +33,7 @@ def min_ths(quick: bool) -> list[int]:
 
 @lru_cache(maxsize=4)
 def _sweep(quick: bool) -> pd.DataFrame:
-    seeds = [1, 2] if quick else list(range(1, 11))
+    seeds = list(PILOT_SEEDS if quick else SEEDS)
     # [CHOICE] quick runs are 5 s like the full ones (FIGURES.md: 1 s): 1-s runs measure inside the slow-start
     # transient, and fig6b's alpha ordering (a few thousandths) needs the 5-s averages; 12 runs take ~3 s
     until = 5.0
@@ -116,3 +117,16 @@ def plot_vs_min_th(run, col: str, ylabel: str, title: str, aqms=("red", "choke",
     ax.set_title(title)
     ax.legend(fontsize=8)
     return fig
+
+
+def point_orders(d: pd.DataFrame, col: str, a: str, b: str) -> pd.DataFrame:
+    """Per min_th: mean of `col` under AQM `a` minus under `b`, its standard error (hypot of the two seed-mean
+    errors) and whether a > b by at least two of them (docs/VERDICTS.md §3)."""
+    from ccscope.repro._base import N_SE, se
+    rows = []
+    for mt, g in d.groupby("min_th"):
+        xa, xb = g[g.aqm == a][col], g[g.aqm == b][col]
+        diff, s = float(xa.mean() - xb.mean()), float(np.hypot(se(xa), se(xb)))
+        rows.append({"min_th": mt, "diff": diff, "se": s, "resolved_gt": bool(diff > 0 and diff >= N_SE * s),
+                     "resolved_lt": bool(diff < 0 and -diff >= N_SE * s)})
+    return pd.DataFrame(rows).set_index("min_th")

@@ -5,7 +5,18 @@ Parameter sources (E62): the paper gives neither p_max nor w_q; it ran ns-2. ns-
 1500-B mean_pktsize_, 4e-6 with the default 500 B), linterm_ = 10 (p_max = 0.1), gentle_ = true and use_mark_p_
 (ECT packets dropped once p >= mark_p_ = 0.1); the last two contradict the paper's stated rule (mark everything above
 max_th), so ccscope keeps FIGURES.md's [NG] w_q = 0.002 (Floyd & Jacobson's value, ns-2's pre-2.1b9 default),
-p_max = 0.1, not gentle. None of these choices reaches the paper's T_r (see `cause`).
+p_max = 0.1, not gentle.
+
+ns-2's RED code (docs/VERDICTS.md §4), decided from ns-2.35's queue/red.cc before the runs under this policy:
+- small queue: REDQueue::enque tests `if (qavg >= edp_.th_min && qlen > 1)`; with at most one packet waiting
+  nothing is marked or dropped early, and `edv_.old = 0`, so the next arrival in the marking regime passes and
+  restarts `count` at 1 (engine `ns2_small_queue`);
+- spacing: `Queue/RED set wait_ true` (ns-default.tcl); modify_p with `wait` gives p_a = 0 while count p_b < 1,
+  p_b / (2 - count p_b) up to 2, then 1 (engine `ns2_wait`);
+- above max_th: the paper states that every packet is marked. In ns-2.35 with `use_mark_p_ true` there is no
+  forced drop above max_th (`if (!edp_.use_mark_p && ...) droptype = DTYPE_FORCED`); drop_early sees p = 1 and
+  marks an ECT packet when `edv_.v_prob1 <= edp_.mark_p` (the DCTCP patch's `<=`, used with `mark_p_ 1.0`), which
+  is the paper's rule, so `ns2_drop_ecn_above_p` stays off.
 """
 from __future__ import annotations
 
@@ -13,16 +24,20 @@ import numpy as np
 import pandas as pd
 
 from ccscope.repro._base import figure
-from ccscope.repro.coexistence._x0 import run_x0
+from ccscope.repro.coexistence._x0 import PILOT_SEEDS, SEEDS, run_x0
+
+
+#: T_r ~ K / sqrt(p) under flow-blind marking: DCTCP W ~ 2/p, NewReno W ~ sqrt(3/2)/sqrt(p) = 1.22/sqrt(p).
+SQRT_LAW_K = 2 / np.sqrt(1.5)
 
 
 def red(min_th: float, max_th: float) -> dict:
     return {"kind": "red", "min_th_pkts": min_th, "max_th_pkts": max_th, "max_p": 0.1, "w_q": 0.002, "gentle": False,
-            "action": "mark"}
+            "action": "mark", "ns2_small_queue": True, "ns2_wait": True}
 
 
 def grid(pairs, *, quick: bool) -> pd.DataFrame:
-    seeds = [1, 2] if quick else list(range(1, 11))
+    seeds = list(PILOT_SEEDS if quick else SEEDS)
     out = []
     for lo, hi in pairs:
         df, _ = run_x0(red(lo, hi), seeds=seeds, until_s=1.0 if quick else 5.0)
@@ -52,44 +67,32 @@ def diagnose(d: pd.DataFrame) -> dict:
                              weights=[s, 1 - s]))
         out.update({"t_r_live": (1 - s) / s, "p_tcp_live": float(live.tcp_mark_frac.mean()),
                     "p_dctcp_live": float(live.dctcp_mark_frac.mean()),
-                    "t_r_sqrt_law": 1.64 / np.sqrt(p) if p > 0 else float("nan")})
+                    "t_r_sqrt_law": SQRT_LAW_K / np.sqrt(p) if p > 0 else float("nan")})
     return out
 
 
-def cause(g: dict) -> str:
-    """The cause text of the RED entries, with the run's own numbers (`diagnose`)."""
+#: Cause of the RED entries, filled from `diagnose` (cause_values "red"); the runs of other settings (w_q and p_max
+#: varied, Not-ECT retransmissions, the DCTCP-in-ns-2 cross-check) are in docs/models/tcp_red.md.
+RED_CAUSE = (
+    "NewReno sends its retransmissions ECT as ns-2 does, so RED marks them instead of dropping them: "
+    "{v.red.dead_seeds} of {v.red.seeds} runs lost a NewReno packet to RED after warm-up "
+    "({v.red.tcp_timeouts_live:.2g} NewReno timeouts per run over the whole run, {v.red.overflow_drops_tcp_post} "
+    "NewReno overflow drops after warm-up). In its ramp RED marks both flows alike, per packet and flow-blind "
+    "(mark fractions TCP {v.red.p_tcp_live:.2%}, DCTCP {v.red.p_dctcp_live:.2%}): DCTCP settles where its alpha "
+    "equals the mark fraction p and its window is about two over p, NewReno at the square-root law, so "
+    "T_r ~ {v.red.sqrt_law_k:.3g}/sqrt(p) = {v.red.t_r_sqrt_law:.3g} against the measured {v.red.t_r_live:.3g}. The "
+    "paper's ratios would need p large enough that the windows total less than the bandwidth-delay product, which "
+    "RED's ramp does not reach with these parameters; other w_q and p_max values and ns-2 with a DCTCP port give "
+    "the same picture (docs/models/tcp_red.md).")
+
+
+def cause_values(g: dict) -> dict:
+    """`diagnose`'s numbers for RED_CAUSE (NaN where no seed qualifies)."""
     nan = float("nan")
-    if g["dead_seeds"]:
-        loss = (f"In {g['dead_seeds']} of {g['seeds']} seeds RED still dropped a NewReno packet after warm-up (a Not-ECT "
-                f"packet; {g['tcp_timeouts_dead']:.1f} timeouts per such seed), which should not happen with ECT "
-                "retransmissions and is excluded from the T_r below. ")
-    else:
-        loss = (f"No NewReno packet is dropped by RED after warm-up in any of the {g['seeds']} seeds "
-                f"({g.get('tcp_timeouts_live', nan):.1f} timeouts per seed over the whole run, "
-                f"{g['overflow_drops_tcp_post']} NewReno overflow drops after warm-up"
-                + (": in 1-s quick runs NewReno's recovery from the first slow-start overshoot, one hole per RTT, "
-                   "can run past the 0.2-s warm-up" if g["overflow_drops_tcp_post"] else "") + "). ")
-    live = (f"The un-starved seeds give T_r = {g.get('t_r_live', nan):.1f}, with per-packet mark fractions TCP "
-            f"{100 * g.get('p_tcp_live', nan):.1f}% and DCTCP {100 * g.get('p_dctcp_live', nan):.1f}%: RED in its ramp "
-            "marks both flows alike, DCTCP settles at W ~ 2/p (alpha ~ p, one alpha/2 cut per window) and NewReno at "
-            "the square-root law W ~ 1.22/sqrt(p), so T_r ~ 1.64/sqrt(p) = "
-            f"{g.get('t_r_sqrt_law', nan):.1f}. ") if g["seeds"] > g["dead_seeds"] else ""
-    return ("NewReno sends its retransmissions ECT as ns-2 does ([NG → ns-2 behaviour], see _x0), so RED marks them "
-            "instead of dropping them. " + loss + "(With RFC 3168 Not-ECT retransmissions, the earlier setting, 42 of "
-            "fig4b's 70 seeds starved in RTO back-off spirals after the slow-start overshoot and the all-seed T_r "
-            "reached 12-93; that starvation was an artefact of the retransmission ECN semantics, not of RED.) "
-            + live + "This is the whole gap to the paper: its T_r ~ 2-3.5 would need p ~ 0.2-0.7, i.e. windows "
-            "totalling under the 21-pkt BDP, unreachable in RED's ramp with any w_q or p_max (diagnostic runs of X0 at "
-            "50/100, 10 seeds x 5 s, w_q varied only to test the cause: w_q = 1 -> T_r 11.3, 0.02 -> 10.9, 0.002 -> "
-            "10.6, ns-2's automatic 1.2e-5 -> 10.3, mark fractions 3.3-3.9%, no seed starved). The paper's numbers need "
-            "a regime where the average often exceeds max_th and every packet is marked (DCTCP's alpha then rises "
-            "towards 1 and it halves like TCP), which its unstated RED parameters may have produced. Not tuned. "
-            "P003's own simulator with a standard DCTCP agrees with ccscope: ns-2.35 with DCTCP added as P000 §2 "
-            "describes (docs/models/dctcp_ns2.md), X0, 10 seeds x 5 s, gives T_r = 10.3 / 10.8 / 11.1 at min_th 30 / "
-            "50 / 90 (max_th 100) and 9.8 -> 12.4 for max_th 65 -> 200 (min_th 45), rising as here, while its "
-            "DropTail (0.97) and DCTCP-AQM runs (5.0 / 8.1 / 12.2 at K = 20 / 65 / 150) land on the paper's values; "
-            "with ns-2's own RED defaults (byte mode, 500-B mean packet size, automatic w_q, gentle) it gives "
-            "7.0 / 7.4 / 3.7 and 6.8 -> 8.1.")
+    return {"seeds": g["seeds"], "dead_seeds": g["dead_seeds"], "tcp_timeouts_live": g.get("tcp_timeouts_live", nan),
+            "overflow_drops_tcp_post": g["overflow_drops_tcp_post"], "p_tcp_live": g.get("p_tcp_live", nan),
+            "p_dctcp_live": g.get("p_dctcp_live", nan), "sqrt_law_k": SQRT_LAW_K,
+            "t_r_sqrt_law": g.get("t_r_sqrt_law", nan), "t_r_live": g.get("t_r_live", nan)}
 
 
 def live_t_r(d: pd.DataFrame, by: str) -> str:

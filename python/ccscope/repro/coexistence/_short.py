@@ -15,15 +15,16 @@ import pandas as pd
 import ccscope as cc
 from ccscope.repro.coexistence._choke import choke
 from ccscope.repro.coexistence._red import red
-from ccscope.repro.coexistence._x0 import TCP
+from ccscope.repro.coexistence._x0 import SEEDS, TCP
 
 SIZE = {"kind": "uniform", "min_bytes": 10_000, "max_bytes": 50_000}
 MAX_TH = 100
 
 
 def seeds(quick: bool) -> list[int]:
-    """Poisson arrival sequences pooled per point: P003 repeats each experiment ten times (quick: 3)."""
-    return [1, 2, 3] if quick else list(range(1, 11))
+    """Poisson arrival sequences pooled per point: P003 repeats each experiment ten times (X0 SEEDS; quick: 3).
+    The AFCT rows' standard errors come from the pooled flows (thousands per point), not from the seed count."""
+    return [1, 2, 3] if quick else list(SEEDS)
 
 AQMS = {"red": lambda mt: red(mt, MAX_TH), "mchoke": lambda mt: choke(mt, 7)}
 PARAMS = {"bottleneck_bps": 1e9, "access_bps": 10e9, "rtt_s": 250e-6, "buffer_pkts": 250, "max_th": MAX_TH,

@@ -11,6 +11,25 @@ flag is gated, by SetCWRonRetransmit_). ccscope's default for NewReno is RFC 316
 Not-ECT), under which a marking AQM drops a retransmission where it would mark it. The same `TCP` block is used
 by every coexistence entry (X0, incast, short flows, back-off counts).
 
+Mechanisms follow ns-2, the paper's simulator (docs/VERDICTS.md §4), decided from ns-2.35's source before the
+runs under this policy, and kept whatever the verdicts:
+- ECT on retransmissions: above (tcp/tcp.cc TcpAgent::output sets `hf->ect() = 1` whenever `ecn_`).
+- RTO (`TCP` below): ns-2's TcpAgent::rtt_update counts RTT samples in ticks of `tcpTick_` (ns-default.tcl:
+  `Agent/TCP set tcpTick_ 0.01`), keeps srtt/rttvar in fixed point (`T_SRTT_BITS 3`, `T_RTTVAR_BITS 2`) and times
+  one segment per RTT (`rtt_active_` / `rtt_seq_`; `timestamps_ false` by default); rtt_timeout() clamps at
+  `minrto_ 0.2` and `maxrto_ 60` and never goes under 2 ticks. Engine: `rto_estimator = "ns2_ticks"`,
+  `clock_granularity_s = 0.01`, `rtt_sampling = "once_per_rtt"`, `min_rto_s = 0.2`, `max_rto_s = 60`. (ns-2.35's
+  default `rfc2988_ true` clamps at minrto_ before the back-off instead of after it; with the 0.2-s floor above
+  every RTO these runs compute, the two orders give the same timer.) The initial RTO is a parameter, not code:
+  ns-2.35's Tcl default `rtxcur_init_ 3.0` is not used; the paper gives none and ccscope keeps RFC 6298's 1 s
+  (FIGURES.md's X0 has no [NG] for it).
+- RED (`_red.red`): ns-2's queue/red.cc rules, see there.
+- Not followed (no engine option, left open): ns-2's Agent/TCP/Newreno recovery details (tcp/tcp-newreno.cc:
+  `partial_window_deflation_ 0`, so a partial ACK resets `dupwnd_` to 0 instead of deflating by the amount acked;
+  `exit_recovery_fix_ 0`; `singledup_ 1` limited transmit) differ from ccscope's RFC 6582 NewReno. They act only
+  when NewReno loses packets: under the marking AQMs with ECT retransmissions it loses none after warm-up
+  (`tcp_aqm_drops_post`, `tcp_overflow_drops_post` below); under DropTail (fig2) and incast (fig7) it does.
+
 Loss diagnostics per seed (for the causes in the RED/CHOKe entries): NewReno timeouts and fast retransmits over the
 run, and after warm-up the NewReno packets the AQM dropped (`tcp_aqm_drops_post`: with ECT retransmissions the
 AQM marks rather than drops every NewReno data packet, so any such drop would be a Not-ECT packet, none expected),
@@ -25,14 +44,25 @@ import numpy as np
 import pandas as pd
 
 import ccscope as cc
+from ccscope.repro._base import se
 
 BOTTLENECK_BPS, ACCESS_BPS, RTT_S, BUFFER_PKTS = 1e9, 10e9, 250e-6, 250
 START_MAX_S = 0.05
+#: Seeds (docs/VERDICTS.md §3). X0 repeats each experiment ten times (P003 §III). Fixed before the full runs under
+#: the policy from a pilot of 4 seeds x 5 s (seeds 101-104, every X0 AQM of Figs 2-6): sample sd of TCP's share
+#: 0.0178 (DropTail), <= 0.0022 (DCTCP AQM, RED, CHOKe, modified CHOKe); mean queue <= 0.28 pkts; DCTCP alpha
+#: <= 0.00094. The share bands' margin is SHARE_TOL = 0.03 -> se <= 0.0075 -> n >= (0.0178 / 0.0075)^2 = 5.6 -> 6
+#: (DropTail), (0.0022 / 0.0075)^2 = 0.09 -> 2 (the others); the closest ordering, fig6b's alpha at min_th 30
+#: (modified CHOKe 0.1789 vs CHOKe 0.1758 in the pilot, margin 0.0032), needs hypot(se, se) <= 0.0008 ->
+#: n >= 2 (0.00094 / 0.0008)^2 = 2.8 -> 3. The paper's ten runs satisfy every requirement and are kept.
+SEEDS = tuple(range(1, 11))
+PILOT_SEEDS = (1, 2)
 SHARE_TOL = 0.03
 # NewReno + ECN as ns-2 runs it: ECT on every data packet, retransmissions included (see the module docstring)
-TCP = {"ecn": True, "ect_on_retransmissions": True}
+TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
+       "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions [NG → ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -98,3 +128,74 @@ def plot_series(ax, ts: pd.DataFrame, title: str):
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mb/s, 10 ms bins, arrivals)")
     ax.set_title(title)
+
+
+# --- rows over seed averages (docs/VERDICTS.md §3: every threshold and ordering clears its bound by 2 se) ----------
+
+def mean_se(values) -> tuple[float, float]:
+    v = np.asarray(values, float)
+    return float(v.mean()), se(v)
+
+
+def share_rows(c, name: str, shares, target: float) -> float:
+    """FIGURES.md's X0 tolerance, TCP share target +-SHARE_TOL, as two threshold rows on the seed mean."""
+    m, s = mean_se(shares)
+    c.beyond(f"{name}: TCP share > {target - SHARE_TOL:.3g}", m, s, target - SHARE_TOL, ">",
+             tolerance=f"share {target:.3g} +-{SHARE_TOL} (X0)")
+    c.beyond(f"{name}: TCP share < {target + SHARE_TOL:.3g}", m, s, target + SHARE_TOL, "<",
+             tolerance=f"share {target:.3g} +-{SHARE_TOL} (X0)")
+    return m
+
+
+def band_rows(c, name: str, values, lo: float, hi: float, tolerance: str) -> float:
+    m, s = mean_se(values)
+    c.beyond(f"{name} > {lo:.3g}", m, s, lo, ">", tolerance=tolerance)
+    c.beyond(f"{name} < {hi:.3g}", m, s, hi, "<", tolerance=tolerance)
+    return m
+
+
+def spearman_se(d: pd.DataFrame, by: str, col: str, *, n_boot: int = 400) -> tuple[float, float]:
+    """Spearman correlation of the per-`by` seed means of `col` with `by`, and its standard error: the sd of the
+    same statistic over bootstrap resamples of the seeds within each `by` (fixed generator, so reruns agree)."""
+    from ccscope.repro._base import spearman
+    groups = [(x, g[col].to_numpy(float)) for x, g in d.groupby(by)]
+    xs = [x for x, _ in groups]
+    rho = spearman(xs, [v.mean() for _, v in groups])
+    rng = np.random.default_rng(12345)
+    boot = []
+    for _ in range(n_boot):
+        m = [rng.choice(v, size=len(v), replace=True).mean() for _, v in groups]
+        if np.ptp(m) > 0:
+            boot.append(spearman(xs, m))
+    return float(rho), (float(np.std(boot, ddof=1)) if len(boot) > 1 else float("nan"))
+
+
+def spearman_row(c, name: str, d: pd.DataFrame, by: str, col: str, bound: float, side: str, tolerance: str) -> float:
+    rho, s = spearman_se(d, by, col)
+    c.beyond(name, rho, s, bound, side, tolerance=tolerance + "; se: bootstrap over seeds")
+    return rho
+
+
+def increasing_row(c, name: str, d: pd.DataFrame, by: str, col: str, tolerance: str) -> bool:
+    """'col increases with by' over seed means: its smallest step, cleared by 2 se of that step."""
+    g = d.groupby(by)[col]
+    m, s = g.mean(), g.apply(se)
+    steps = [(m.iloc[i + 1] - m.iloc[i], float(np.hypot(s.iloc[i + 1], s.iloc[i]))) for i in range(len(m) - 1)]
+    z = [st / e if e > 0 else (np.inf if st > 0 else -np.inf) for st, e in steps]
+    i = int(np.argmin(z))
+    return c.beyond(name + " (smallest step)", float(steps[i][0]), steps[i][1], 0.0, ">", tolerance=tolerance)
+
+
+def trend_row(c, name: str, d: pd.DataFrame, by: str, col: str, bound: float, side: str, tolerance: str) -> None:
+    """Spearman(by, col) on the seed means beyond `bound` (side ">" for a rising trend, "<" for a falling one), or,
+    with two points only (quick variants), the end points ordered the same way; both by 2 se."""
+    if d[by].nunique() > 2:
+        spearman_row(c, name, d, by, col, bound, side, tolerance)
+        return
+    lo, hi = d[d[by] == d[by].min()][col], d[d[by] == d[by].max()][col]
+    c.order(name + " (two points: highest vs lowest)", *mean_se(hi), *mean_se(lo), side, tolerance=tolerance)
+
+
+def ratio_se(a: float, se_a: float, b: float, se_b: float) -> float:
+    """Standard error of a/b for independent means (first order: relative errors in quadrature)."""
+    return float(abs(a / b) * np.hypot(se_a / a, se_b / b))

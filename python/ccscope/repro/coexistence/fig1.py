@@ -10,7 +10,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = "coexistence/fig1"
 TITLE = "AIMD model: throughput ratio vs DCTCP back-off factor"
 KIND = "fluid"
-STATUS = "reproduced"
 COST = "closed form"
 CLAIM = "T_r = alpha_d(1-beta_t)/(alpha_t(1-beta_d)) with beta_t = 0.5 equals 1 at beta_d = 0.5 and rises steeply as beta_d -> 1."
 

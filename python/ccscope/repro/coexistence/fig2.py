@@ -2,18 +2,20 @@
 from __future__ import annotations
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
-from ccscope.repro.coexistence._x0 import PARAMS, plot_series, run_x0
+from ccscope.repro.coexistence._x0 import PILOT_SEEDS, SEEDS, PARAMS, band_rows, plot_series, run_x0, share_rows
 
 ID = "coexistence/fig2"
 TITLE = "DropTail: DCTCP and TCP share equally; mean queue ~71% of the buffer"
 KIND = "sim"
-STATUS = "reproduced"
 COST = "10 runs x 5 s at 1 Gb/s (~7 s); quick 2 x 5 s (~1 s)"
 CLAIM = "Under DropTail both protocols react only to drops, so they converge to equal throughput; mean occupancy ~71% of the buffer."
 
+QUICK_SHOWS_CLAIM = False
+QUICK_NOTE = ("two 1-s runs: DropTail's TCP share varies by about 0.02 from seed to seed, so two seeds cannot place "
+              "the mean inside the +-0.03 share band by two standard errors")
 
 def run(quick: bool) -> Run:
-    seeds = [1, 2] if quick else list(range(1, 11))
+    seeds = list(PILOT_SEEDS if quick else SEEDS)
     # [CHOICE] quick = 2 seeds x 5 s, not FIGURES.md's 1 s: a 1-s run measures [0.2, 1] s, inside the slow-start
     # transient (multi-packet losses, RTO stalls up to ~0.9 s: TCP share 0.33 in 1-s runs); 5 s of X0 take ~0.3 s
     df, ts = run_x0({"kind": "drop_tail"}, seeds=seeds, until_s=5.0, series=True)
@@ -23,19 +25,12 @@ def run(quick: bool) -> Run:
 def check(run: Run) -> dict:
     c = Checks()
     d = run.frames["runs"]
-    share = float(d.tcp_share.mean())
-    c.near("TCP share", share, 0.5, 0.03, "share +-0.03 (X0)")
-    c.within("aggregate utilization", float(d["aggregate_frac"].mean()), 0.99, 1.01, ">= 99%")
-    occ = float(d.queue_mean_pkts.mean() / 250)
+    share = share_rows(c, "DropTail", d.tcp_share, 0.5)
+    band_rows(c, "aggregate utilization", d["aggregate_frac"], 0.99, 1.01, ">= 99%")
     # [60, 88]%: [DER] synchronized halving ~76%, alternating single halvings ~87%
-    c.within("mean occupancy (fraction of 250)", occ, 0.60, 0.88, "[DER] 76-87%; paper 71%")
+    occ = band_rows(c, "mean occupancy (fraction of 250)", d.queue_mean_pkts / 250, 0.60, 0.88, "[DER] 76-87%; paper 71%")
     return verdict(c, {"tcp_share": share, "t_r": float(d.t_r.mean()), "occupancy": occ,
-                       "flow_sum_frac": float(d.flow_sum_frac.mean())},
-                   notes=("Utilization is measured over the last 4 s like the throughputs (the 'link' trace is recorded; "
-                          "without it SimResult reports the whole-run utilization, which includes the slow-start overshoot "
-                          "of the first second, its multi-packet losses and RTO stalls: 0.979 before this was fixed). "
-                          "After warm-up both flows take synchronized single drops at the 250-pkt limit and recover by "
-                          "fast retransmit; seed-to-seed shares spread 0.41-0.56 around the mean."))
+                       "flow_sum_frac": float(d.flow_sum_frac.mean())})
 
 
 def plot(run: Run):

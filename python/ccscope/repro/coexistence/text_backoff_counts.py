@@ -19,7 +19,6 @@ from ccscope.repro.coexistence._x0 import BOTTLENECK_BPS, BUFFER_PKTS, PARAMS, R
 ID = "coexistence/text-backoff-counts"
 TITLE = "min_th=40: DCTCP ~1600 back-offs (mean alpha ~0.215) vs TCP ~400; eq 4 would predict 4.6"
 KIND = "both"
-STATUS = "reproduced"
 COST = "one 10 s run (~2 s); quick one 2 s run (~0.5 s)"
 CLAIM = ("At min_th = 40 under modified CHOKe one run shows ~1600 DCTCP back-offs (mean alpha ~0.215) against ~400 TCP "
          "back-offs of 0.5. Eq 4 predicts T_r = 4.6 for that alpha, but the measured T_r is far lower because the flow "

@@ -42,7 +42,7 @@ ID = "periodic/appB"
 TITLE = "RED settings: q_w=0.002, no gentle mode, tail drop, packet mode"
 KIND = "sim (unit)"
 COST = "full: 2 traces × ~40 k arrivals (< 2 s); quick 2 × ~10 k"
-CLAIM = ("Appendix B RED: queue in packets, EWMA weight q_w = 0.002 per arrival, p_b = 0 below min_th and "
+CLAIM = ("Appendix B RED (also with ns-2's small-queue rule and wait_ spacing, as the P0 runs use it): queue in packets, EWMA weight q_w = 0.002 per arrival, p_b = 0 below min_th and "
          "max_p (avg - min_th)/(max_th - min_th) between the thresholds with F&J count spacing p_a = min(1, p_b/(1 - count p_b)), "
          "every arrival dropped at or above max_th (not gentle), the arriving packet is the victim, no byte mode.")
 PACKET_BYTES = 1000
@@ -55,10 +55,11 @@ EXACT = 1e-12
 Z_MAX = 3.0  # binomial tolerance: |early drops - sum p_a| <= 3 sd
 
 
-def aqm() -> dict:
-    """The Appendix-B RED (min_th 5, max_th 15) with F&J count spacing, the core `_p0.red` builds on. The P0 runs add
-    ns-2's small-queue rule and wait_ spacing (`_p0.red`, red.cc), which the engine's unit test
-    ns2_small_queue_rule_follows_ns2_enque checks against ns-2's enque logic; this reference implements F&J only."""
+def aqm(ns2: bool = False) -> dict:
+    """The Appendix-B RED (min_th 5, max_th 15): with F&J count spacing (ALGORITHMS.md §3.2), or as the P0 runs
+    use it (`ns2`: `_p0.red`, with ns-2's small-queue rule and wait_ spacing from queue/red.cc)."""
+    if ns2:
+        return _p0.red(MAX_TH, MIN_TH)
     return cc.aqm.red(min_th_pkts=MIN_TH, max_th_pkts=MAX_TH, max_p=MAX_P, w_q=W_Q, action="drop")
 
 
@@ -153,6 +154,89 @@ def reference(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max_th=
     return pd.DataFrame({"avg": avg_o, "p_b": pb_o, "p_a": pa_o, "p_a_formula": raw_o, "count": cnt_o})
 
 
+def reference_ns2(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max_th=MAX_TH, max_p=MAX_P, w_q=W_Q,
+                  pkt_rate=PKT_RATE) -> pd.DataFrame:
+    """Independent reading of ns-2's queue/red.cc `REDQueue::enque` and `modify_p` (wait_ true, gentle_ false,
+    packet mode), given the outcome of each arrival: `++count` per arrival; `if (qavg >= th_min && qlen > 1)`:
+    forced drop at qavg >= th_max, else the first arrival of a dropping regime (`old == 0`) passes with count = 1,
+    else p_b = max_p (avg - min_th)/(max_th - min_th) and, with wait_, p_a = 0 while count p_b < 1, p_b/(2 - count p_b)
+    below 2, else 1 (capped at 1); a drop sets count = 0; otherwise `old = 0`. The idle decay is the engine's
+    (1 - w_q)^m with real m (ns-2 truncates m = int(ptc · idle time); the difference is below one factor 1 - w_q).
+    Columns as `reference`, plus `early` (the arrival went through drop_early) and `must_pass`."""
+    t = np.asarray(time_s, float)
+    q = np.asarray(q_pkts, float)
+    es = np.asarray(empty_since_s, float)
+    dropped = np.asarray(verdicts, bool)
+    n = len(t)
+    avg_o, pb_o, pa_o = np.empty(n), np.empty(n), np.empty(n)
+    cnt_o = np.empty(n, np.int64)
+    early_o, pass_o = np.zeros(n, bool), np.zeros(n, bool)
+    avg, count, old = 0.0, 0, 0
+    for i in range(n):
+        if not np.isnan(es[i]):
+            m = (t[i] - es[i]) * pkt_rate
+            if m > 0:
+                avg *= (1.0 - w_q) ** m
+        avg = (1.0 - w_q) * avg + w_q * q[i]
+        count += 1
+        p_b = p_a = 0.0
+        if avg >= min_th and q[i] > 1:
+            if avg >= max_th:
+                p_b = p_a = 1.0
+                count = 0
+            elif old == 0:
+                count, old = 1, 1
+                pass_o[i] = True
+            else:
+                p_b = max_p * (avg - min_th) / (max_th - min_th)
+                cp = count * p_b
+                p_a = 0.0 if cp < 1.0 else (min(1.0, p_b / (2.0 - cp)) if cp < 2.0 else 1.0)
+                early_o[i] = True
+                if dropped[i]:
+                    count = 0
+        else:
+            old = 0
+            pass_o[i] = True
+        avg_o[i], pb_o[i], pa_o[i], cnt_o[i] = avg, p_b, p_a, count
+    return pd.DataFrame({"avg": avg_o, "p_b": pb_o, "p_a": pa_o, "count": cnt_o, "early": early_o, "must_pass": pass_o})
+
+
+def compare_ns2(trace: pd.DataFrame, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
+    """Engine replay of the P0 runs' RED (ns-2 rules) vs `reference_ns2` on one trace."""
+    eng = cc.aqm.red_replay(aqm(ns2=True), time_s=trace.time_s, q_pkts=trace.q_pkts, empty_since_s=trace.empty_since_s,
+                            rate_bps=RATE_BPS, packet_bytes=PACKET_BYTES, seed=seed)
+    drop = (eng.verdict == "drop").to_numpy()
+    ref = reference_ns2(trace.time_s, trace.q_pkts, trace.empty_since_s, drop)
+    df = eng.join(ref.add_suffix("_ref"))
+    early = df.early_ref.to_numpy()
+    forced_drop = (df.avg_ref >= MAX_TH).to_numpy() & (df.q_pkts.to_numpy() > 1) if "q_pkts" in df else \
+        ((df.avg_ref >= MAX_TH).to_numpy() & (trace.q_pkts.to_numpy() > 1))
+    pa = df.p_a_ref[early].to_numpy()
+    sd = float(np.sqrt(np.sum(pa * (1 - pa))))
+    n_early = int(drop[early].sum())
+    eng_pa = np.minimum(df.p_a.to_numpy(), 1.0)
+    s = {
+        "arrivals": int(len(df)), "below_min_th": int((df.avg_ref < MIN_TH).sum()), "in_ramp": int(early.sum()),
+        "at_or_above_max_th": int(forced_drop.sum()), "idle_arrivals": int(trace.empty_since_s.notna().sum()),
+        "small_queue_passes": int((df.must_pass_ref & (df.avg_ref >= MIN_TH)).sum()),
+        "max_abs_diff_avg": float(np.max(np.abs(df.avg - df.avg_ref))),
+        "max_abs_diff_p_b": float(np.max(np.abs(df.p_b - df.p_b_ref))),
+        "max_abs_diff_p_a": float(np.max(np.abs(eng_pa - df.p_a_ref))),
+        "count_mismatches": int((df["count"][early] != df.count_ref[early]).sum()),
+        "marks": int((eng.verdict == "mark").sum()),
+        "drops_below_min_th": int(drop[df.must_pass_ref.to_numpy()].sum()),
+        "accepts_at_or_above_max_th": int((~drop[forced_drop]).sum()),
+        "accepts_with_p_a_1": int((~drop[early & (df.p_a_ref.to_numpy() >= 1.0)]).sum())
+        + int(drop[early & (df.p_a_ref.to_numpy() <= 0.0)].sum()),
+        "max_p_a": float(eng_pa.max()), "p_a_formula_above_1": 0,
+        "early_drops": n_early, "sum_p_a": float(pa.sum()), "early_drop_sd": sd,
+        "early_drop_z": float((n_early - pa.sum()) / sd) if sd > 0 else float("nan"),
+        "mean_p_a_ramp": float(pa.mean()) if len(pa) else float("nan"),
+        "drop_freq_ramp": float(drop[early].mean()) if early.any() else float("nan"),
+    }
+    return df, s
+
+
 def compare(trace: pd.DataFrame, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
     """Engine replay vs reference on one trace: the joined frame and the summary numbers."""
     eng = cc.aqm.red_replay(aqm(), time_s=trace.time_s, q_pkts=trace.q_pkts, empty_since_s=trace.empty_since_s,
@@ -190,10 +274,11 @@ def run(quick: bool) -> Run:
     traces = {"staircase": staircase_trace(2 if quick else 8), "fifo": fifo_trace(60.0 if quick else 240.0)}
     frames, values = {}, {}
     for name, tr in traces.items():
-        df, s = compare(tr)
-        df.insert(0, "trace", name)
-        frames[name] = df[["trace", "time_s", "q_pkts", "avg", "p_b", "p_a", "count", "verdict", "avg_ref", "p_a_ref"]]
-        values[name] = s
+        for label, fn in ((name, compare), (f"{name} (ns-2 rules)", compare_ns2)):
+            df, s = fn(tr)
+            df.insert(0, "trace", label)
+            frames[label] = df[["trace", "time_s", "q_pkts", "avg", "p_b", "p_a", "count", "verdict", "avg_ref", "p_a_ref"]]
+            values[label] = s
     return Run(params={"min_th_pkts": MIN_TH, "max_th_pkts": MAX_TH, "max_p": MAX_P, "w_q": W_Q, "gentle": False,
                        "action": "drop", "byte_mode": False, "packet_bytes": PACKET_BYTES, "rate_bps": RATE_BPS,
                        "time_grid_s": GRID_S, "seed": SEED, "traces": list(traces)},
@@ -206,6 +291,9 @@ def check(run: Run) -> dict:
         c.add(f"{name}: covers all three regions and idle arrivals",
               [s["below_min_th"], s["in_ramp"], s["at_or_above_max_th"], s["idle_arrivals"]],
               min(s["below_min_th"], s["in_ramp"], s["at_or_above_max_th"], s["idle_arrivals"]) > 0, "> 0 each", "trace design")
+        if "small_queue_passes" in s:
+            c.add(f"{name}: exercises the small-queue rule (passes with avg ≥ min_th)", s["small_queue_passes"],
+                  s["small_queue_passes"] > 0, "> 0", "trace design")
         for k in ("avg", "p_b", "p_a"):
             c.add(f"{name}: max |engine - reference| {k}", s[f"max_abs_diff_{k}"], s[f"max_abs_diff_{k}"] <= EXACT,
                   f"≤ {EXACT:g}", "same formulas, float rounding only")

@@ -70,12 +70,12 @@ _REF = "The DropTail run it is compared with loses {v.ref_loss:.2f} % (seeds: {v
 
 #: Cause templates (docs/VERDICTS.md §5), chosen by RTT and queue when a strict row fails.
 CAUSE = {
-    "sync": _LOSS + _p0.SYNC + " " + _p0.PI + _p0.SETUP,
+    "sync": "Band {v.lo}-{v.hi} % around P001's 5-7 %. " + _p0.SYNC + " " + _p0.PI + _p0.SETUP,
     "random": _LOSS + _p0.RANDOM + _p0.SETUP,
     "red": _LOSS + _RED + _REF + _p0.PI + _p0.SETUP,
     "random_red": _LOSS + _RED + _REF + _p0.RANDOM + _p0.SETUP,
 }
-PAPER_NUMBERS = ("min_th 5", "w_q 0.002")
+PAPER_NUMBERS = ("min_th 5", "w_q 0.002", "5-7 %")
 
 
 def plot(e, run: Run):

@@ -7,13 +7,22 @@ EWMA queue (w_q = 0.1) goes 30 -> 100 pkts [NG: every packet marked above 100, n
 300, 500, 700, 1000} µs; 3 seeds]; buffer 1000 pkts, start jitter 1 ms. Quick: DCTCP and Improved only, ratios
 {1, 5}, 0.12 s per run measured after 20 ms, 1 seed.
 
-Run length: 8 s per run, throughput over [4, 8] s (FIGURES.md's [NG] 2 s / last 1.5 s measured TCP 0/1 before it
-had settled). The throughput ratio is a long-run quantity, and TCP with 0/1 marking at RTT ratio 10 locks into one
-of two phase-locked states (group-1/group-2 ratio 44.3 or 52.6; 12 seeds: 5 and 7) after switching between them
-during the first seconds: in 1-s windows seed 1 reads 43.5, 43.6, 44.7, then 52.6 to 16 s, seed 2 44.0, 50.7,
-then 52.7 to 16 s, seed 3 44.3 throughout; at ratio 3 it reads 4.8 in [0.5, 1] s and 5.2 from 1 s on. Every other
-series and ratio is stationary from 0.5 s (1-s to 2-s windows within their seed scatter), and over [4, 8] s all 12
-seeds at ratio 10 sit in one state (44.3 ± 0.1 or 52.6 ± 0.1).
+Run length (fixed before the runs under the verdict policy, for a reason that does not depend on a verdict): 8 s
+per run, throughput over [4, 8] s. The ratio is a long-run quantity, and the slowest series to become stationary
+is TCP with 0/1 marking at RTT ratio 10, which switches between two phase-locked states (group ratio 44.3 or 52.6)
+during its first seconds: in 16-s runs of 12 seeds the last switch came before 3 s, and over [4, 8] s every seed
+sits in one state. Every other series and ratio is stationary from 0.5 s.
+
+Seeds (docs/VERDICTS.md §3), fixed from a pilot of 3 seeds at the full length before the full run: per-seed θ
+sample sd 0.028 (TCP 0/1), 0.0066 (TCP-RED), 0.0021 (DCTCP), 0.0046 (per-ACK); ratio at RTT ratio 1: sd <= 0.011.
+Margins (paper's value to the nearer edge): θ_DT 2 vs 1.6 -> 0.4; θ_RED 1 vs 0.7 -> 0.3; θ_per-ACK ~1 vs 1.2 -> 0.2;
+ratio 1 vs 0.9 -> 0.1; orderings: θ_DCTCP - θ_RED 0.10 in the pilot (the paper prints no θ). se <= margin / 4 needs
+n >= (0.028 / 0.1)^2 = 0.08, (0.011 / 0.025)^2 = 0.2, (0.0069 / 0.025)^2 = 0.08: a standard error needs n >= 2;
+3 seeds (the pilot's count) are kept. θ of a series is the mean of the per-seed fits, so that the value and its
+standard error describe the same estimator.
+
+Mechanisms: ns-2's (dctcp_analysis._ns2): TCP timers and ECT on retransmissions; TCP-RED with queue/red.cc's
+small-queue guard and wait_ spacing.
 """
 from __future__ import annotations
 
@@ -22,7 +31,7 @@ import pandas as pd
 
 import ccscope as cc
 from ccscope.analysis.metrics import mean_flow_throughput
-from ccscope.repro._base import Checks, Run, figure, loglog_slope, verdict
+from ccscope.repro._base import Checks, Run, figure, loglog_slope, se, verdict
 from ccscope.repro.dctcp_analysis._ns2 import TCP as NS2_TCP
 
 ID = 'dctcp-analysis/fig13'
@@ -32,6 +41,7 @@ COST = 'full: 4 series × 6 ratios × 3 seeds × 8 s × 10 Gb/s (~2 min); quick 
 CLAIM = ('DCTCP favours short RTTs: fairer than TCP with 0/1 marking (throughput ratio ∝ RTT ratio^~2) but less fair '
          'than TCP-RED (∝ ^1); the per-ACK rule (eq 36) makes it about linear, slightly better than RED.')
 C, RTT1, K = 10e9, 100e-6, 35
+SEEDS = (1, 2, 3)
 SERIES = {"tcp_dt": "TCP 0/1 marking", "tcp_red": "TCP-RED", "dctcp": "DCTCP", "improved": "DCTCP per-ACK (eq 36)"}
 
 
@@ -56,7 +66,7 @@ def run(quick: bool) -> Run:
     if quick:
         series, ratios, until, t0, seeds = ("dctcp", "improved"), (1, 5), 0.12, 0.02, (1,)
     else:
-        series, ratios, until, t0, seeds = tuple(SERIES), (1, 2, 3, 5, 7, 10), 8.0, 4.0, (1, 2, 3)
+        series, ratios, until, t0, seeds = tuple(SERIES), (1, 2, 3, 5, 7, 10), 8.0, 4.0, SEEDS
     rows = [{"series": s, "rtt_ratio": r, "seed": sd, "thr_ratio": _sim(s, r * RTT1, until, t0, sd)}
             for s in series for r in ratios for sd in seeds]
     df = pd.DataFrame(rows)
@@ -73,45 +83,49 @@ def run(quick: bool) -> Run:
 
 
 def check(run: Run) -> dict:
-    c, th, a1 = Checks(), run.values["theta"], run.values["at_ratio_1"]
+    c, ps = Checks(), run.values["theta_per_seed"]
+    th = {k: float(np.mean(v)) for k, v in ps.items()}
+    e = {k: se(v) for k, v in ps.items()}
+    df = run.frames["runs"]
     if "tcp_dt" in th:
-        # at ratio 10 linear and squared differ 10×, so ±0.3-0.4 on θ still separates them (FIGURES.md)
-        c.within("θ TCP 0/1 marking", th["tcp_dt"], 1.6, 2.4, "squared ± 0.4")
-        c.within("θ TCP-RED", th["tcp_red"], 0.7, 1.3, "linear ± 0.3")
-        c.add("θ_RED < θ_DCTCP < θ_DT", th["dctcp"], th["tcp_red"] < th["dctcp"] < th["tcp_dt"],
-              f"({th['tcp_red']:.2f}, {th['tcp_dt']:.2f})", "ordering")
-        c.within("θ DCTCP per-ACK", th["improved"], 0.7, 1.2, "linear")
-        c.add("θ per-ACK ≤ θ_RED + 0.1", th["improved"], th["improved"] <= th["tcp_red"] + 0.1,
-              f"≤ {th['tcp_red'] + 0.1:.2f}", "slightly better than RED")
-        for s, v in a1.items():
-            c.near(f"{s} ratio at RTT ratio 1", v, 1.0, 0.1, "symmetry ± 10%")
+        # at ratio 10 linear and squared differ 10×, so ±0.3-0.4 on θ still separates them (FIGURES.md); seed means,
+        # each edge and ordering cleared by 2 standard errors (docs/VERDICTS.md §3)
+        for name, key, lo, hi, tol in (("θ TCP 0/1 marking", "tcp_dt", 1.6, 2.4, "squared ± 0.4"),
+                                       ("θ TCP-RED", "tcp_red", 0.7, 1.3, "linear ± 0.3"),
+                                       ("θ DCTCP per-ACK", "improved", 0.7, 1.2, "linear")):
+            c.beyond(f"{name} > {lo}", th[key], e[key], lo, ">", tolerance=tol)
+            c.beyond(f"{name} < {hi}", th[key], e[key], hi, "<", tolerance=tol)
+        c.order("θ_RED < θ_DCTCP", th["tcp_red"], e["tcp_red"], th["dctcp"], e["dctcp"], "<", tolerance="ordering")
+        c.order("θ_DCTCP < θ_DT", th["dctcp"], e["dctcp"], th["tcp_dt"], e["tcp_dt"], "<", tolerance="ordering")
+        c.order("θ per-ACK < θ_RED + 0.1", th["improved"], e["improved"], th["tcp_red"] + 0.1, e["tcp_red"], "<",
+                tolerance="slightly better than RED")
+        for s_, g in df[df.rtt_ratio == 1].groupby("series"):
+            m, sv = float(g.thr_ratio.mean()), se(g.thr_ratio)
+            c.beyond(f"{s_} ratio at RTT ratio 1 > 0.9", m, sv, 0.9, ">", tolerance="symmetry ± 10%")
+            c.beyond(f"{s_} ratio at RTT ratio 1 < 1.1", m, sv, 1.1, "<", tolerance="symmetry ± 10%")
     else:
-        c.add("θ per-ACK < θ DCTCP", th["improved"], th["improved"] < th["dctcp"], f"< {th['dctcp']:.2f}", "quick check")
-    return verdict(c, {"theta": th, "at_ratio_1": a1}, tolerance="θ bands of FIGURES.md", notes=_notes(run))
+        # quick: one seed, two ratios: a single-run ordering (no standard error), the quick variant's own claim
+        c.beyond("θ per-ACK < θ DCTCP (single run)", th["improved"] - th["dctcp"], None, 0.0, "<",
+                 tolerance="quick check")
+    a1 = run.values["at_ratio_1"]
+    cv = {"theta": th, "theta_se": {k: (v if v == v else -1.0) for k, v in e.items()},
+          "per_seed_dt": " / ".join(f"{x:.3g}" for x in ps.get("tcp_dt", []))}
+    return verdict(c, {"theta": th, "theta_se": e, "at_ratio_1": a1}, tolerance="θ bands of FIGURES.md",
+                   cause=None if c.verdict == "reproduced" else ("theta" if "tcp_dt" in th else "quick"),
+                   cause_values=cv)
 
 
-def _notes(run: Run) -> str:
-    th, ps = run.values["theta"], run.values.get("theta_per_seed", {})
-    if "tcp_dt" not in th:
-        return f"Quick: θ per-ACK {th['improved']:.2f} vs DCTCP {th['dctcp']:.2f} (ratios 1 and 5, one seed)."
-    df, m = run.frames["runs"], run.frames["mean"]
-    dt = ps["tcp_dt"]
-    se = float(np.std(dt, ddof=1) / np.sqrt(len(dt))) if len(dt) > 1 else float("nan")
-    r10 = df[(df.series == "tcp_dt") & (df.rtt_ratio == df.rtt_ratio.max())].sort_values("seed").thr_ratio
-    curve = lambda s: ", ".join(f"{v:.1f}" for v in m[m.series == s].sort_values("rtt_ratio").thr_ratio)  # noqa: E731
-    return (f"θ_RED {th['tcp_red']:.3f}, θ_DCTCP {th['dctcp']:.3f}, θ_DT {th['tcp_dt']:.3f}, per-ACK "
-            f"{th['improved']:.3f} (fits to the seed-mean curves). TCP 0/1: per-seed θ "
-            f"{' / '.join(f'{v:.3f}' for v in dt)} (standard error of the mean {se:.3f}); its curve is "
-            f"{curve('tcp_dt')} at ratios {', '.join(str(int(r)) for r in sorted(m.rtt_ratio.unique()))} (squared "
-            "would be 4 .. 100): squared at 2, well under it at 3 and 5. The seed scatter comes from ratio 10, where "
-            f"the runs lock into one of two states (this run: {', '.join(f'{v:.1f}' for v in r10)}; 12 seeds: 7 at "
-            "52.6, 5 at 44.3); a seed in the 52.6 state fits θ ≈ 1.62, one in the 44.3 state ≈ 1.57, so the expected "
-            "θ_DT is ≈ 1.60, on the lower edge of the 'roughly squared' band [1.6, 2.4], and whether a 3-seed run "
-            "passes depends on the states its seeds lock into. With FIGURES.md's 2-s runs (last 1.5 s) ratio 10 "
-            "was still switching and θ_DT read 1.579 (per seed 1.568 / 1.597 / 1.571). DCTCP's curve is not "
-            f"monotone ({curve('dctcp')}): with 4 flows and 0/1 marking the per-RTT cut timing locks to the RTT "
-            "ratio, so θ is a fit through a scattered curve and the paper's 'a little worse than linear, heading to "
-            "squared' is only loosely visible. Every series is 1 ± 0.1 at equal RTTs.")
+CAUSE = {
+    "theta": ("θ (mean of the per-seed fits, standard errors in brackets): TCP-Drop-tail {v.theta.tcp_dt:.3g} "
+              "({v.theta_se.tcp_dt:.2g}; per seed {v.per_seed_dt}), TCP-RED {v.theta.tcp_red:.3g} "
+              "({v.theta_se.tcp_red:.2g}), DCTCP {v.theta.dctcp:.3g} ({v.theta_se.dctcp:.2g}), per-ACK "
+              "{v.theta.improved:.3g} ({v.theta_se.improved:.2g}). TCP-Drop-tail (threshold marking) is squared at small RTT "
+              "ratios and well under it at the larger ones, and its runs at the largest ratio lock into one of two "
+              "phase-locked states, so its θ sits at the lower edge of FIGURES.md's 'roughly squared' band; a row "
+              "decided by less than two standard errors is inside the noise and fails. Earlier runs and run lengths: "
+              "docs/models/dctcp.md."),
+    "quick": "Quick variant: θ per-ACK {v.theta.improved:.3g} against DCTCP {v.theta.dctcp:.3g} (two RTT ratios, one seed).",
+}
 
 
 def plot(run: Run):

@@ -3,8 +3,10 @@ baseline, and the statistics the checks use (queue, utilization, empty fraction,
 
 Parameters (every [NG] of FIGURES.md A0): 1500-B packets, p = 0.01, Bernoulli sampling, w = 32,
 B0 = 16, B_F = 64, the §5.1 gain fractions (engine defaults), quantum 1 pkt (E36), ASM rates clamped to
-[10 Mb/s, line rate] (A0's floor; the engine's ASM default is QCN's 5 Mb/s), §4.5 de-duplication with the
-memory ending when the feedback reaches its source (engine default, see crates/ccscope-core/src/aqm/asm_cp.rs);
+[10 Mb/s, line rate] (A0's floor; the engine's ASM default is QCN's 5 Mb/s), §4.5 de-duplication as the paper
+states it: the CP records the destination of its last feedback and does not sample that source until another
+source is sampled (engine default `dedup_expiry = "never"`, crates/ccscope-core/src/aqm/asm_cp.rs,
+docs/VERDICTS.md §4; the "delivered" expiry is a labelled variant, reported only in [diagnostic] rows);
 QCN: w = 2, Gd = 1/128, byte counter 150 KB, timer 15 ms, R_AI 5 Mb/s, fixed 1 % sampling, Qeq = q0.
 Topology: sources - S1 - S2 - sink, 3 links per direction, so RTT = 6 x the per-link delay.
 """
@@ -93,6 +95,17 @@ def window_stats(s: pd.DataFrame, t0: float, t1: float | None, rate_bps: float) 
     return {"q_mean": float(w.queue_pkts.mean()), "q_sd": float(w.queue_pkts.std()),
             "q_min": float(w.queue_pkts.min()), "q_max": float(w.queue_pkts.max()),
             "empty_frac": float((w.queue_pkts == 0).mean()), "util": float(sent / (span * rate_bps))}
+
+
+def feedback_stats(res, t0: float, t1: float | None = None) -> dict:
+    """Feedback frames the CPs sent per second in (t0, t1] (needs the `feedback` trace), against p × the
+    bottleneck's packet rate at full load, and the share of them that went to the most-sampled source."""
+    fb = res.traces["feedback"]
+    t1 = float(res.summary["sim_time_s"]) if t1 is None else t1
+    sent = fb[(fb.event == "sent") & (fb.time_s > t0) & (fb.time_s <= t1)]
+    n = len(sent)
+    top = float(sent.flow.value_counts().iloc[0] / n) if n else float("nan")
+    return {"fb_per_s": n / (t1 - t0), "fb_n": n, "fb_top_share": top}
 
 
 def drops(res, t0: float = 0.0) -> int:

@@ -8,26 +8,21 @@ and drops as `fig5a`). Each feedback frame gives a "sent" row at the CP (port = 
 CPID; flow = destination; a, b = quantized Qf, dQ) and an "applied" row when it reaches the source.
 
 Expected feedback count. Every data frame arriving at the CP (dropped ones too: the CP samples before the
-buffer decides) is a Bernoulli(p) trial, except frames that the §4.5 de-duplication makes ineligible: with
-the engine default (`dedup_expiry = "delivered"`, §4.5's stated purpose: a feedback generated before the
-former one has reached the sender is redundant) a frame of the last feedback's destination is ineligible
-while that feedback is in flight, i.e. from the sample until it reaches its source (or until another source
-is sampled). So N − p·n_eligible is a sum of centred Bernoulli terms: |N − p·n_elig| ≤ 3·sqrt(n_elig·p(1 − p)).
+buffer decides) is a Bernoulli(p) trial, except frames that the §4.5 de-duplication makes ineligible. ccscope
+follows §4.5 literally (engine default `dedup_expiry = "never"`, docs/VERDICTS.md §4): the CP records the
+destination of its last feedback and does not sample that source's frames until a frame of another source is
+sampled. So N − p·n_eligible is a sum of centred Bernoulli terms: |N − p·n_elig| ≤ 3·sqrt(n_elig·p(1 − p)).
 n_elig is counted from the hosts' egress links: a host link's 1 µs samples show in which microsecond each
 frame started (at most one: a frame takes 12 µs), and it reaches the CP 12 µs serialization + 6 µs
 propagation later; a frame of feedback k's destination (other than the sampled one) whose arrival can lie
-between the sample and the feedback's arrival at the source (from the "applied" row) counts as ineligible
-(certain if its whole 1 µs arrival interval lies inside, possible if it overlaps; half the difference is
-added to the tolerance). In this setup a source's frames reach the CP ≥ 12 µs apart and a feedback is in
-flight 6.512 µs, so the mechanism predicts no ineligible frame and N ≈ p × all arrivals (FIGURES.md's count).
+between the sample and the next feedback counts as ineligible (certain if its whole 1 µs arrival interval
+lies inside, possible if it overlaps; half the difference is added to the tolerance).
 
-De-duplication check. FIGURES.md asks for "no two consecutive feedbacks to the same source", the literal
-reading of §4.5 (ALGORITHMS.md §5.1). The engine follows the rule's stated purpose instead (see
-crates/ccscope-core/src/aqm/asm_cp.rs), under which a second consecutive feedback to a source is legitimate
-once the first has arrived; the exact check of that rule is: no feedback is generated for a source while the
-previous feedback (to the same source, none to another in between) is still in flight. The literal reading
-is run as a diagnostic (`dedup_expiry = "never"`: its count against p × its own eligible arrivals, which
-exclude every frame of the last destination until the next feedback, and zero consecutive repeats).
+De-duplication check: FIGURES.md's "no two consecutive feedbacks to the same source", exact under the
+literal rule. Labelled variants, reported as [diagnostic] rows only: `dedup_expiry = "delivered"` (the
+memory also ends when the feedback reaches its source, §4.5's stated purpose; its count against p × its own
+eligible arrivals, and no feedback generated while the previous one to the same source was in flight) and
+`dedup = false`.
 """
 from __future__ import annotations
 
@@ -41,11 +36,16 @@ from ccscope.repro.asm import _a0
 ID = 'asm/fig1'
 TITLE = '802.1Qau loop: CP samples with probability p, sends feedback, RP rate limiter reacts'
 KIND = 'sim (schematic)'
-STATUS = "reproduced"
-COST = 'full: the fig5a run × 3 (default, literal §4.5, no de-duplication; 0.5 s, ≈ 42 k pkts each, ~4 s with 1 µs link sampling); quick: fig5a quick (0.3 s)'
+COST = 'full: the fig5a run × 3 (literal §4.5, the delivered variant, no de-duplication; 0.5 s, ≈ 42 k pkts each, ~4 s with 1 µs link sampling); quick: fig5a quick (0.3 s)'
 CLAIM = ('Switches sample arriving frames with probability p, compute the congestion measure from the queue and '
          'send feedback frames carrying their CPID to the sampled frame\'s source, whose rate limiter reacts.')
 CP = "sw->r0"
+CAUSE = ("Under §4.5's literal rule the CP sent {v.n_feedback} feedback frames for {v.cp_arrivals} arrivals, "
+         "{v.frac_of_naive:.2f} of p × all arrivals ({v.naive_expected_n:.1f}): between {v.ineligible_certain} and "
+         "{v.ineligible_possible} frames arrived while their source was the last feedback's destination, leaving "
+         "{v.eligible_arrivals:.0f} eligible (expected {v.expected_n:.1f} ± {v.sd_n:.1f}); "
+         "{v.consecutive_same} consecutive feedbacks went to the same source. The delivered variant (diagnostic) "
+         "sends {v.delivered_n}, no de-duplication {v.nodedup_n}.")
 
 
 def _scenario(until: float, **aqm_extra) -> dict:
@@ -123,7 +123,7 @@ def run(quick: bool) -> Run:
     ports = res.ports.set_index("name")
     cp_index = int(res.ports.index[res.ports.name == CP][0])
     cp_arrivals = int(ports.arrivals[CP])
-    cnt = _count(res, until, "delivered")
+    cnt = _count(res, until, "never")
     # reverse path of each feedback: CP switch -> the flow's source host (64-B frame + propagation)
     src_of = res.flows.set_index("flow").src
     rev = np.array([float(ports.delay_s[f"sw->{src_of[f]}"]) + 64 * 8 / float(ports.rate_bps[f"sw->{src_of[f]}"])
@@ -135,8 +135,8 @@ def run(quick: bool) -> Run:
     ref = _a0.asm_step(ap.a, ap.b, 1e9)
     expect = np.clip(ap.rate_before_bps.to_numpy() + ref.delta_bps.to_numpy(), _a0.MIN_RATE_BPS, 1e9)
     rp_err = float(np.max(np.abs(expect - ap.rate_after_bps.to_numpy()))) if len(ap) else float("nan")
-    # diagnostics: the literal §4.5 reading, and no de-duplication (every arrival eligible)
-    lit = _count(cc.simulate(_scenario(until, dedup_expiry="never")), until, "never")
+    # diagnostics: the "delivered" variant, and no de-duplication (every arrival eligible)
+    var = _count(cc.simulate(_scenario(until, dedup_expiry="delivered")), until, "delivered")
     res_nd = cc.simulate(_scenario(until, dedup=False))
     nd = _a0.feedback_pairs(res_nd)
     q = _a0.series(res, CP)
@@ -153,13 +153,13 @@ def run(quick: bool) -> Run:
             "sent_ports": sorted(set(pairs.port)), "consecutive_same": cnt["consecutive_same"],
             "repeat_in_flight": cnt["repeat_in_flight"], "rp_max_err_bps": rp_err,
             "per_flow": {int(k): int(v) for k, v in pairs.flow.value_counts().sort_index().items()},
-            "drops": _a0.drops(res), "literal": lit,
+            "drops": _a0.drops(res), "delivered": var,
             "nodedup_n": len(nd), "nodedup_same_as_default": bool(
                 len(nd) == len(pairs) and np.array_equal(nd.time_s.to_numpy(), pairs.time_s.to_numpy())
                 and np.array_equal(nd.flow.to_numpy(), pairs.flow.to_numpy()))}
     return Run(params={**_a0.FIG5_PARAMS, "until_s": until, "cp": CP, "link_sample_s": 1e-6,
-                       "dedup": "§4.5, memory ends when the feedback reaches its source (engine default "
-                                "dedup_expiry = delivered)"},
+                       "dedup": "§4.5 literally: memory until another source is sampled (engine default "
+                                "dedup_expiry = never)"},
                frames={"feedback": pairs, "queue": q, "rate": res.traces["rate"]}, values=vals, seeds=[1], quick=quick)
 
 
@@ -181,40 +181,30 @@ def check(run: Run) -> dict:
     c.add("CPID read at the source = emitting port's index", f"{v['cpid_applied']} / port {v['cp_index']}",
           v["cpid_applied"] == [v["cp_index"]] and v["cpid_sent"] == [v["cp_index"]] and v["sent_ports"] == [CP],
           f"[{v['cp_index']}] ({CP})", "exact")
-    # §4.5 (stated purpose; FIGURES.md's 'no two consecutive' is the literal reading, see the module doc)
-    c.add("feedbacks generated while the previous one to the same source was in flight", v["repeat_in_flight"],
-          v["repeat_in_flight"] == 0, "0", "exact (§4.5 de-duplication)")
+    # §4.5 literally (FIGURES.md: no two consecutive feedbacks to the same source)
+    c.add("consecutive feedbacks to the same source", v["consecutive_same"], v["consecutive_same"] == 0, "0",
+          "exact (§4.5 de-duplication)")
     c.add("RP reaction = eq 11 with §5.1 gains, clamped (max |err|, bps)", v["rp_max_err_bps"],
           v["rp_max_err_bps"] < 1.0, "0", "< 1 bps")
-    # advisory diagnostics: the literal reading of §4.5, and the rule switched off
-    lt = v["literal"]
-    c.near("[diagnostic] dedup_expiry = never (literal): count vs p × its eligible arrivals", lt["n"],
-           lt["expected_n"], 3 * lt["sd_n"] + lt["ambiguity_n"], "3 binomial s.d.", advisory=True)
-    c.add("[diagnostic] dedup_expiry = never (literal): consecutive feedbacks to the same source",
-          lt["consecutive_same"], lt["consecutive_same"] == 0, "0", "FIGURES.md's literal check", advisory=True)
-    c.add("[diagnostic] dedup = false: same feedback sequence as the default", v["nodedup_same_as_default"],
-          v["nodedup_same_as_default"], "True (no frame of a source arrives while its feedback is in flight)", "exact",
-          advisory=True)
+    # diagnostics: the "delivered" variant of §4.5, and the rule switched off
+    dv = v["delivered"]
+    c.near("[diagnostic] dedup_expiry = delivered: count vs p × its eligible arrivals", dv["n"],
+           dv["expected_n"], 3 * dv["sd_n"] + dv["ambiguity_n"], "3 binomial s.d.")
+    c.add("[diagnostic] dedup_expiry = delivered: feedbacks generated while the previous one to the same source "
+          "was in flight", dv["repeat_in_flight"], dv["repeat_in_flight"] == 0, "0", "exact")
+    c.add("[diagnostic] dedup = false: same feedback sequence as the delivered variant",
+          v["nodedup_n"] == dv["n"], v["nodedup_n"] == dv["n"], "True", "count")
+    cv = {k: v[k] for k in ("n_feedback", "cp_arrivals", "eligible_arrivals", "expected_n", "sd_n", "naive_expected_n",
+                            "ineligible_certain", "ineligible_possible", "consecutive_same", "nodedup_n")}
+    cv["delivered_n"] = dv["n"]
+    cv["frac_of_naive"] = v["n_feedback"] / v["naive_expected_n"]
     return verdict(c, {**{k: v[k] for k in ("n_feedback", "expected_n", "sd_n", "naive_expected_n", "eligible_arrivals",
                                             "ineligible_certain", "ineligible_possible", "cp_arrivals", "delay_min_s",
                                             "consecutive_same", "repeat_in_flight", "rp_max_err_bps", "per_flow",
-                                            "nodedup_n", "nodedup_same_as_default")},
-                       "literal": {k: lt[k] for k in ("n", "expected_n", "sd_n", "n_elig", "consecutive_same")}},
+                                            "nodedup_n")},
+                       "delivered": {k: dv[k] for k in ("n", "expected_n", "sd_n", "n_elig", "repeat_in_flight")}},
                    tolerance="count within 3 binomial s.d. of p × eligible arrivals; structure exact",
-                   notes=(f"{v['n_feedback']} feedback frames for {v['cp_arrivals']} CP arrivals; "
-                          f"{v['ineligible_certain']} (at most {v['ineligible_possible']}) arrived while a feedback to "
-                          f"their source was in flight, so expected {v['expected_n']:.1f} ± {v['sd_n']:.1f} "
-                          f"(= p × all arrivals, {v['naive_expected_n']:.1f}, FIGURES.md's count): a source's frames "
-                          "reach the CP ≥ 12 µs apart and every feedback reaches its source after "
-                          f"{v['delay_min_s'] * 1e6:.3f} µs (6 µs + 64 B at 1 Gb/s). {v['consecutive_same']} "
-                          "consecutive feedbacks went to the same source, none while the previous one was in flight; "
-                          f"every frame carries CPID {v['cp_index']} ({CP}) and the source's rate change equals eq 11 "
-                          "with the §5.1 gains. With dedup = false the feedback sequence is "
-                          f"{'identical' if v['nodedup_same_as_default'] else 'different'} ({v['nodedup_n']}). "
-                          f"The literal §4.5 reading (dedup_expiry = never, diagnostic) sends {lt['n']} feedbacks: "
-                          f"{lt['n_elig']:.0f} of its arrivals were eligible (frames of the last destination are "
-                          f"skipped until another source is sampled), expected {lt['expected_n']:.1f} ± "
-                          f"{lt['sd_n']:.1f}, with {lt['consecutive_same']} consecutive repeats."))
+                   cause_values=cv)
 
 
 def plot(run: Run):

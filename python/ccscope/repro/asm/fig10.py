@@ -14,8 +14,17 @@ from ccscope.repro.asm import _a0
 ID = 'asm/fig10'
 TITLE = '100 Gb/s, 10 µs/link (RTT 60 µs): QCN unstable and drains the buffer; ASM tolerant'
 KIND = 'sim'
-STATUS = "partly"
 COST = 'full: 8 runs × 20 ms × 100 Gb/s ≈ 1.3 M pkts (~0.3 s); quick {0.5, 10} µs × 5 ms'
+CAUSE = ("Under §4.5's literal de-duplication, ASM at {v.d_hi} µs per link: queue empty {v.a_hi.empty:.1%} of the "
+         "time, utilization {v.a_hi.util:.2%}, mean {v.a_hi.q_mean:.1f} and s.d. {v.a_hi.q_sd:.1f} pkts "
+         "({v.a_hi.min_rate} of {v.n} sources end at MinRate, {v.a_hi.line_rate} at line rate); the CP sent "
+         "{v.a_hi.fb_per_s:.0f} feedback frames per second, {v.a_hi.fb_top:.0%} to the most-sampled source. At "
+         "{v.d_lo} µs: empty {v.a_lo.empty:.1%}, s.d. {v.a_lo.q_sd:.1f} pkts, {v.a_lo.fb_per_s:.0f} feedbacks per "
+         "second. QCN is empty {v.q_lo_empty:.0%} / {v.q_hi_empty:.0%} of the time at {v.d_lo} / {v.d_hi} µs (its "
+         "aggregate rate is {v.q_agg_t0:.0f} Gb/s after the line-rate start and {v.q_agg_end:.0f} Gb/s at the end: "
+         "R_AI steps do not refill the link within the run). Diagnostics at {v.d_hi} µs: the delivered variant is "
+         "empty {v.var.empty:.1%} (utilization {v.var.util:.2%}, s.d. {v.var.q_sd:.1f}), no de-duplication "
+         "{v.nodedup.empty:.1%} ({v.nodedup.util:.2%}). docs/models/asm.md, \"De-duplication\".")
 CLAIM = ('At very small delay both keep the queue oscillation small; at 10 µs per link (RTT 60 µs) QCN turns unstable '
          'and empties the buffer often, while ASM tolerates the delay.')
 
@@ -36,6 +45,7 @@ def _one(algo: str, d: float, until: float, t0: float, **cp):
     st["q_first_ms"] = float(s[(s.time_s > t0) & (s.time_s <= t0 + 1e-3)].queue_pkts.mean())
     st["q_last_ms"] = float(s[s.time_s > until - 1e-3].queue_pkts.mean())
     st["feedbacks"] = int((res.traces["feedback"].event == "sent").sum())
+    st.update(_a0.feedback_stats(res, t0, until))
     agg = _a0.aggregate_rate(res, np.array([t0, until - 1e-4]))
     st["agg_rate_t0_gbps"], st["agg_rate_end_gbps"] = float(agg[0] / 1e9), float(agg[1] / 1e9)
     return st, s
@@ -49,9 +59,9 @@ def run(quick: bool) -> Run:
         for algo in ("asm", "qcn"):
             vals[f"{algo}@{d * 1e6:g}us"], s = _one(algo, d, until, t0)
             frames.append(s.assign(algo=algo, delay_us=d * 1e6))
-    # diagnostics (advisory): ASM at 10 µs under the literal §4.5 reading (memory until another source is
-    # sampled), and without de-duplication
-    diag = {"literal": _one("asm", 10e-6, until, t0, dedup_expiry="never")[0],
+    # diagnostics: ASM at 10 µs with the "delivered" variant of §4.5 (memory also ends when the feedback
+    # arrives), and without de-duplication
+    diag = {"delivered": _one("asm", 10e-6, until, t0, dedup_expiry="delivered")[0],
             "nodedup": _one("asm", 10e-6, until, t0, dedup=False)[0]}
     return Run(params={"rate_bps": 100e9, "n": 10, "q0_pkts": 64, "buffer_pkts": 1000, "delays_us": [d * 1e6 for d in delays],
                        "until_s": until, "from_s": t0, "start": "line rate"},
@@ -71,46 +81,21 @@ def check(run: Run) -> dict:
     c.add("ASM @0.5 µs empty fraction", a05["empty_frac"], a05["empty_frac"] <= 0.01, "≤ 1%", "FIGURES.md")
     c.add("QCN @0.5 µs empty fraction", q05["empty_frac"], q05["empty_frac"] <= 0.01, "≤ 1%", "FIGURES.md")
     dg = v["diag_asm@10us"]
-    for k, lab in (("literal", "dedup_expiry = never (literal §4.5)"), ("nodedup", "dedup = false")):
+    for k, lab in (("delivered", "dedup_expiry = delivered (variant)"), ("nodedup", "dedup = false")):
         x = dg[k]
         c.add(f"[diagnostic] ASM @10 µs, {lab}: empty / util / s.d. (pkts)",
               [x["empty_frac"], x["util"], x["q_sd"]],
               x["empty_frac"] <= 0.01 and x["util"] >= 0.99 and x["q_sd"] <= 2 * a05["q_sd"],
-              f"≤ 1% / ≥ 99% / ≤ {2 * a05['q_sd']:.3g}", "CP option changed (not the reproduction)", advisory=True)
-    dl, nd = dg["literal"], dg["nodedup"]
-    t0, until = run.params["from_s"], run.params["until_s"]
-    slope = (q05["agg_rate_end_gbps"] - q05["agg_rate_t0_gbps"]) / ((until - 1e-4 - t0) * 1e3)
-    return verdict(c, v, tolerance="FIGURES.md thresholds",
-                   notes=("QCN empties the buffer at every delay at 100 Gb/s, not only at 10 µs: the start at line rate "
-                          "(10 × 100 Gb/s offered) brings cuts of up to 50%, after which the aggregate of the ten RPs is "
-                          f"{q05['agg_rate_t0_gbps']:.0f} Gb/s at {t0 * 1e3:g} ms and {q05['agg_rate_end_gbps']:.0f} Gb/s "
-                          f"at {until * 1e3:g} ms (0.5 µs per link; {slope:.2f} Gb/s per ms): the increases are fast "
-                          "recovery toward target rates that were themselves cut, then R_AI = 5 Mb/s steps (1/20 000 of C) "
-                          "per 150 KB byte-counter cycle, and the 15 ms timer never reaches hyper-active increase in the "
-                          f"run, so the link is not refilled (queue empty {100 * q05['empty_frac']:.0f}% at 0.5 µs, "
-                          f"{100 * q10['empty_frac']:.0f}% at 10 µs). The paper's 'very small delay' QCN run is stable; its "
-                          "100 Gb/s QCN increase parameters are not stated (FIGURES.md keeps R_AI = 5 Mb/s). "
-                          f"ASM never empties the queue and keeps the link full at every delay (utilization "
-                          f"{100 * a10['util']:.2f}% at 10 µs). It holds q0 at 0.5 µs (mean {a05['q_mean']:.1f}, s.d. "
-                          f"{a05['q_sd']:.1f} pkts), but at 10 µs per link the queue sits below q0 (mean "
-                          f"{a10['q_mean']:.1f}, s.d. {a10['q_sd']:.1f} pkts, {a10['q_first_ms']:.0f} in the first and "
-                          f"{a10['q_last_ms']:.0f} in the last ms of the window): the start-up overshoot of the 60 µs "
-                          f"loop leaves {a10['flows_at_min_rate']} of 10 sources at MinRate ({_a0.MIN_RATE_BPS / 1e6:g} Mb/s) and "
-                          f"{a10['flows_at_line_rate']} at line rate, which is C itself. Increase feedback (Qf < 0) to "
-                          "that source is clipped at line rate, so the queue rises only with the MinRate sources' "
-                          "excess and falls with the decreases a rising queue triggers (b-·dQ): it wanders below q0 "
-                          "instead of chattering on Λ as in the 0.5 µs run, where "
-                          f"{a05['flows_at_min_rate']} sources sit at MinRate and {a05['flows_at_line_rate']} at line "
-                          "rate. Sampling per frame with a rate change per feedback that does not depend on the "
-                          "source's rate changes every rate in proportion to itself on average, so nothing pulls the "
-                          "rates together (their ratios drift with the sampling noise) until the clamps hold them; "
-                          "which sources end where depends on the start-up transient. The §4.5 "
-                          "de-duplication matters at this delay: a feedback is in flight ≈ 30 µs, longer than a "
-                          f"source's frame spacing; the CP sends {a10['feedbacks']} feedbacks in the run. Under the "
-                          f"literal reading (advisory) it sends {dl['feedbacks']}, the queue is empty "
-                          f"{100 * dl['empty_frac']:.0f}% of the time (utilization {100 * dl['util']:.1f}%); without "
-                          f"de-duplication ({nd['feedbacks']} feedbacks) the loop overshoots and the queue is empty "
-                          f"{100 * nd['empty_frac']:.0f}% of the time (utilization {100 * nd['util']:.1f}%)."))
+              f"≤ 1% / ≥ 99% / ≤ {2 * a05['q_sd']:.3g}", "CP option changed (not the reproduction)")
+
+    def brief(x):
+        return {"empty": x["empty_frac"], "util": x["util"], "q_mean": x["q_mean"], "q_sd": x["q_sd"],
+                "min_rate": x["flows_at_min_rate"], "line_rate": x["flows_at_line_rate"], "fb_per_s": x["fb_per_s"],
+                "fb_top": x["fb_top_share"]}
+    cv = {"d_lo": 0.5, "d_hi": 10, "n": 10, "a_hi": brief(a10), "a_lo": brief(a05), "q_lo_empty": q05["empty_frac"],
+          "q_hi_empty": q10["empty_frac"], "q_agg_t0": q05["agg_rate_t0_gbps"], "q_agg_end": q05["agg_rate_end_gbps"],
+          "var": brief(dg["delivered"]), "nodedup": brief(dg["nodedup"])}
+    return verdict(c, v, tolerance="FIGURES.md thresholds", cause_values=cv)
 
 
 def plot(run: Run):

@@ -11,7 +11,6 @@ from ccscope.repro.asm import _pl
 ID = 'asm/fig12'
 TITLE = 'parking-lot topology, all links 1 Gb/s'
 KIND = 'sim (schematic)'
-STATUS = "reproduced"
 COST = 'full: builder test (< 0.1 s)'
 CLAIM = 'Parking lot with all links at 1 Gb/s: F1 shares L1 with F2/F4 and L2 with F3/F5.'
 EXPECTED = {"F1": {"L1", "L2"}, "F2": {"L1"}, "F4": {"L1"}, "F3": {"L2"}, "F5": {"L2"}}

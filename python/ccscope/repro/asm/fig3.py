@@ -12,13 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ccscope.repro._base import Checks, Run, figure, verdict
+from ccscope.repro._base import Checks, known_inconsistency, Run, figure, verdict
 from ccscope.repro.asm import _fl
 
 ID = 'asm/fig3'
 TITLE = 'ASM: spirals in regions I–IV, parabolas in V–VI, then slides along Λ'
 KIND = 'fluid'
-STATUS = "reproduced"
 COST = 'full: 2 gain sets × 8 starts fluid (~2 s); quick same'
 CLAIM = ('From any start the trajectory reaches Λ quickly and slides along it to (q0, C); the roots (eq 29) are '
          'complex with negative real part for (a+, b+) and real, distinct, negative for (a-, b-).')
@@ -44,6 +43,12 @@ def run(quick: bool) -> Run:
                        {"id": "E39", "paper": "§5.1 sliding set b- = w a- ('b- != 0 is sufficient' for ineq. 15)",
                         "corrected": "b- = 2 w a- (ineq. 15: b- > w a- + p^2 C^2/(w N))"}], quick=quick)
 
+CAUSE = ("The A0 (§5.1) sliding gains satisfy w a- = b- exactly, so M(a-, b-) = {v.m:.3g} and ineq. 15 fails "
+         "(E39; FIGURES.md known inconsistency asm item 6). Trajectories reach Λ but then follow the slow eigenvector "
+         "of the (a-, b-) parabola (fitted {v.a0_decay:.1f}/s) instead of sliding (pC/w = {v.pcw:.1f}/s). With the "
+         "compliant set every start slides at {v.comp_decay:.1f}/s: the mechanism reproduces, the paper's default "
+         "gains do not satisfy its own condition.")
+
 
 def check(run: Run) -> dict:
     c = Checks()
@@ -55,31 +60,28 @@ def check(run: Run) -> dict:
           r["minus_real_distinct"] and r["minus_neg"], "True", "exact")
     # FIGURES.md: "verify that they satisfy ineq. 15 first". They do not (E39): the rows on the A0 set are advisory,
     # and the claim is checked on the nearest set that satisfies the paper's condition.
-    e39 = "E39: the §5.1 gains sit on the boundary of ineq. 15"
+    e39 = known_inconsistency("asm", 6)   # "b- != 0 is sufficient" for ineq. 15 is false (E39)
     c.add("A0 gains satisfy ineq. 15", a0["m_minus"], a0["satisfied"], "M(a-, b-) < 0", "exact (E39: marginal, = 1)",
-          advisory=True, basis=f"known paper inconsistency, {e39}")
+          advisory=True, basis=e39)
     c.add("compliant gains satisfy ineq. 15", comp["m_minus"], comp["satisfied"], "M(a-, b-) < 0", "exact")
     reach = max(a0["reach_s"] + comp["reach_s"])
     # 'quickly' = within one sliding time constant w/(pC) = 38 ms (the approach is set by the spiral roots)
     c.add("every start reaches |Fb| ≤ 0.05 q0 (s, worst)", reach, reach <= 0.0384, "≤ τ_s = 38 ms", "one τ_s")
     c.add("A0: stays in the band (of 8)", sum(a0["stays"]), all(a0["stays"]), "8", "sliding", advisory=True,
-          basis=f"known paper inconsistency, {e39}")
+          basis=e39)
     c.add("compliant: stays in the band (of 8)", sum(comp["stays"]), all(comp["stays"]), "8", "sliding")
     for name, v in (("A0", a0), ("compliant", comp)):
         d = float(np.nanmean(v["decay"]))
         # ±10%: FIGURES.md; eq 16 is exact on Λ, the fit only sees the band's chattering
         c.rel(f"{name}: decay rate of q − q0 (1/s)", d, v["pc_over_w"], 0.10, "eq 16 pC/w ± 10%",
-              **({"advisory": True, "basis": f"known paper inconsistency, {e39}"} if name == "A0" else {}))
+              **({"advisory": True, "basis": e39} if name == "A0" else {}))
     return verdict(c, {"a0_roots_plus": a0["roots_plus"], "a0_roots_minus": a0["roots_minus"],
                        "a0_m_minus": a0["m_minus"], "a0_decay": float(np.nanmean(a0["decay"])),
                        "compliant_decay": float(np.nanmean(comp["decay"])), "pc_over_w": a0["pc_over_w"],
                        "reach_max_s": reach},
                    tolerance="decay ±10% of pC/w; reach within τ_s",
-                   notes=("The A0 (§5.1) sliding gains satisfy w a- = b- exactly, so M(a-, b-) = 1 and ineq. 15 fails "
-                          "(E39). Trajectories reach Λ but then follow the slow eigenvector of the (a-, b-) parabola "
-                          "(root −32.6/s) instead of sliding (pC/w = 26.0/s). With b- = 2 w a- (compliant) every start "
-                          "slides at 26.2/s: the mechanism reproduces, the paper's default gains do not satisfy its own "
-                          "condition."))
+                   cause_values={"m": a0["m_minus"], "a0_decay": float(np.nanmean(a0["decay"])),
+                                 "pcw": a0["pc_over_w"], "comp_decay": float(np.nanmean(comp["decay"]))})
 
 
 def plot(run: Run):

@@ -15,7 +15,6 @@ from ccscope.repro.asm import _a0
 ID = 'asm/fig5a'
 TITLE = '3 sources, 1 Gb/s, q0=64: queue and rate converge quickly to (64 pkts, 1 Gb/s)'
 KIND = 'sim'
-STATUS = "reproduced"
 COST = 'full: 0.5 s × 1 Gb/s ≈ 42 k pkts (< 0.1 s); quick 0.3 s'
 CLAIM = 'Queue and aggregate rate settle quickly at the stable point (64 pkts, 1 Gb/s) and stay there.'
 T_SETTLE = 0.25
@@ -37,6 +36,10 @@ def run(quick: bool) -> Run:
     return Run(params={**_a0.FIG5_PARAMS, "until_s": until, "settle_s": T_SETTLE},
                frames={"series": s, "qr": qr}, values=vals, seeds=[1], quick=quick)
 
+CAUSE = ("{v.drops_total} packets are dropped at the start: the {v.buffer}-pkt buffer overflows while the "
+         "{v.start_gbps:g} Gb/s offered at the start overshoots before the first feedbacks act (the paper does not "
+         "say whether its run dropped early). No noise model is applied.")
+
 
 def check(run: Run) -> dict:
     c, v = Checks(), run.values
@@ -50,9 +53,7 @@ def check(run: Run) -> dict:
     c.add("|q − 64| ≤ 8 first reached (s)", v["t_first_within_8_s"], v["t_first_within_8_s"] <= 0.2, "≤ 0.2 s",
           "≈ 5 τ_s")
     return verdict(c, v, tolerance="mean queue ±8 pkts (B0/2); rate ±2% in 1 ms bins",
-                   notes=(f"{v['drops_total']} packets are dropped in the first ms: the 87-pkt buffer overflows while "
-                          "the 1.5 Gb/s start overshoots before the first feedbacks act (the paper does not say whether "
-                          "its run dropped early). No noise model is applied."))
+                   cause_values={"drops_total": v["drops_total"], "buffer": 87, "start_gbps": 1.5})
 
 
 def plot(run: Run):

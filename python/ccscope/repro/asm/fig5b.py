@@ -13,7 +13,6 @@ from ccscope.repro.asm import _a0
 ID = 'asm/fig5b'
 TITLE = 'same run in the Q/R plane: straight approach, then chattering at the stable point'
 KIND = 'sim'
-STATUS = "reproduced"
 COST = 'full: reuses fig5a (< 0.1 s); quick reuses quick fig5a'
 CLAIM = 'The path heads straight for the stable point and then chatters around it, as ideal sliding mode does.'
 GAP_S = 100 * 12000 / 1e9

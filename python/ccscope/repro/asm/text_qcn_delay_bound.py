@@ -14,7 +14,6 @@ from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 ID = 'asm/text-qcn-delay-bound'
 TITLE = 'QCN is unstable for delay ≥ ≈271 µs at 10 Gb/s and ≥ ≈27 µs at 100 Gb/s'
 KIND = 'fluid'
-STATUS = "reproduced"
 COST = 'full: closed form (< 0.1 s)'
 CLAIM = 'QCN is unstable once the delay reaches ≈271 µs at 10 Gb/s and ≈27 µs at 100 Gb/s; the bound shrinks as speed grows.'
 

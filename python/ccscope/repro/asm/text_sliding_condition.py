@@ -15,7 +15,6 @@ from ccscope.repro.asm import _fl
 ID = 'asm/text-sliding-condition'
 TITLE = 'sliding on Λ iff ineq. (15); along Λ, q−q0 decays as exp(−pC·t/w)'
 KIND = 'fluid'
-STATUS = "reproduced"
 COST = 'full: 3 gain sets × 8 starts fluid (~3 s); quick same'
 CLAIM = ('Sliding on Λ requires Fb·dFb/dt ≤ 0 there, i.e. ineq. 15: M(a-, b-) < 0 < M(a+, b+) with '
          'M = 1 + w(wa − b)/(pC); on Λ the queue offset decays as exp(−pC t/w) independent of the gains.')
@@ -56,6 +55,10 @@ def run(quick: bool) -> Run:
                        {"id": "E39", "paper": "b- != 0 is sufficient", "corrected": "b- > w a- + pC/w (per feedback)"}],
                quick=quick)
 
+CAUSE = ("The §5.1 default gains sit exactly on the boundary of ineq. 15 (w a- = b-, M(a-, b-) = {v.m:.3g}): "
+         "they do not slide; the trajectory follows the slow parabola eigenvector at {v.decay:.1f}/s instead of "
+         "pC/w = {v.pcw:.1f}/s (E39; FIGURES.md known inconsistency asm item 6).")
+
 
 def check(run: Run) -> dict:
     c, v = Checks(), run.values
@@ -77,10 +80,8 @@ def check(run: Run) -> dict:
                        | {"decay_mean": float(np.nanmean(v[k]["decay"])), "pc_over_w": v[k]["pc_over_w"],
                           "stay_count": int(sum(v[k]["stays"]))} for k in v},
                    tolerance="decay within 5% of pC/w (eq 16)",
-                   notes=("The §5.1 default gains sit exactly on the boundary (w a- = b-, M(a-, b-) = 1 > 0): they do not "
-                          "slide; the trajectory follows the slow parabola eigenvector at "
-                          f"{np.nanmean(v['default']['decay']):.1f}/s instead of pC/w = {v['default']['pc_over_w']:.1f}/s "
-                          "(E39)."))
+                   cause_values={"m": v["default"]["m_minus"], "decay": float(np.nanmean(v["default"]["decay"])),
+                                 "pcw": v["default"]["pc_over_w"]})
 
 
 def plot(run: Run):

@@ -137,20 +137,27 @@ def mean_se(values) -> tuple[float, float]:
     return float(v.mean()), se(v)
 
 
+def band_row(c, name: str, m: float, s: float, lo: float, hi: float, tolerance: str) -> bool:
+    """One row for a band over seed means: passes when the mean is inside [lo, hi] by at least 2 se from each edge;
+    inside but closer is "inside the noise" (docs/VERDICTS.md §3)."""
+    from ccscope.repro._base import Checks
+    t = Checks()
+    a, b = t.beyond("lo", m, s, lo, ">"), t.beyond("hi", m, s, hi, "<")
+    noise = any(x.noise for x in t.items)
+    return c.add(name, m, a and b, f"[{lo:.4g}, {hi:.4g}] by ≥ 2 se", tolerance, se=s, noise=noise)
+
+
 def share_rows(c, name: str, shares, target: float) -> float:
-    """FIGURES.md's X0 tolerance, TCP share target +-SHARE_TOL, as two threshold rows on the seed mean."""
+    """FIGURES.md's X0 tolerance, TCP share target +-SHARE_TOL, on the seed mean (one band row)."""
     m, s = mean_se(shares)
-    c.beyond(f"{name}: TCP share > {target - SHARE_TOL:.3g}", m, s, target - SHARE_TOL, ">",
-             tolerance=f"share {target:.3g} +-{SHARE_TOL} (X0)")
-    c.beyond(f"{name}: TCP share < {target + SHARE_TOL:.3g}", m, s, target + SHARE_TOL, "<",
-             tolerance=f"share {target:.3g} +-{SHARE_TOL} (X0)")
+    band_row(c, f"{name}: TCP share", m, s, target - SHARE_TOL, target + SHARE_TOL,
+             f"share {target:.3g} +-{SHARE_TOL} (X0)")
     return m
 
 
 def band_rows(c, name: str, values, lo: float, hi: float, tolerance: str) -> float:
     m, s = mean_se(values)
-    c.beyond(f"{name} > {lo:.3g}", m, s, lo, ">", tolerance=tolerance)
-    c.beyond(f"{name} < {hi:.3g}", m, s, hi, "<", tolerance=tolerance)
+    band_row(c, name, m, s, lo, hi, tolerance)
     return m
 
 

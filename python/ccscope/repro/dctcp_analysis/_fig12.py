@@ -146,10 +146,14 @@ def ratio_se(a: float, se_a: float, b: float, se_b: float) -> float:
     return float(abs(a / b) * np.hypot(se_a / a, se_b / b))
 
 
-def band(c, name: str, value: float, se_v: float, lo: float, hi: float, tolerance: str) -> None:
-    """A band over seed averages as two threshold rows (docs/VERDICTS.md §3: each edge cleared by >= 2 se)."""
-    c.beyond(f"{name} > lower edge", value, se_v, lo, ">", tolerance=tolerance)
-    c.beyond(f"{name} < upper edge", value, se_v, hi, "<", tolerance=tolerance)
+def band(c, name: str, value: float, se_v: float, lo: float, hi: float, tolerance: str) -> bool:
+    """One row for a band over seed means: inside [lo, hi] by at least 2 se from each edge (docs/VERDICTS.md §3);
+    inside but closer is "inside the noise"."""
+    from ccscope.repro._base import Checks
+    t = Checks()
+    a, b = t.beyond("lo", value, se_v, lo, ">"), t.beyond("hi", value, se_v, hi, "<")
+    return c.add(name, value, a and b, f"[{lo:.4g}, {hi:.4g}] by ≥ 2 se", tolerance, se=se_v,
+                 noise=any(x.noise for x in t.items))
 
 
 #: Cause of a fig12 panel that misses a row; every number from this run (the hybrid-model predictions are

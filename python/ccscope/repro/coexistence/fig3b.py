@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 from ccscope.repro.coexistence import fig3a
+from ccscope.repro.coexistence._x0 import SEEDS as SEEDS  # noqa: F401  re-exported: fixed from the pilot (_x0)
 from ccscope.repro.coexistence._x0 import mean_se
 
 ID = "coexistence/fig3b"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ccscope.repro._base import Checks, Run, verdict
 from ccscope.repro.coexistence import _short as sh
+from ccscope.repro.coexistence._x0 import SEEDS as SEEDS  # noqa: F401  re-exported: fixed from the pilot (_x0)
 from ccscope.repro.coexistence._x0 import trend_row
 
 ID = "coexistence/fig8a"

@@ -12,6 +12,7 @@ COST = 'full: 2 × 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~10 s); quick fl
 CLAIM = 'TCP baseline for (b)-(d): two NewReno+ECN flows converge in ≈ 204 RTT (41 ms at RTT = d); DCTCP with g from (27) takes up to ~2× that.'
 
 CAUSE = f.CAUSE
+SEEDS = f.SEEDS  # fixed from the pilot's spread, see _fig12
 
 
 def run(quick: bool) -> Run:

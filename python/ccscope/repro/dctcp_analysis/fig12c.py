@@ -12,6 +12,7 @@ COST = 'full: 2 × 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~10 s); quick fl
 CLAIM = 'With g = 5/Wmax = 0.025 convergence takes ≈ 67 ms, a small increase over (b); α still about 2× faster than W.'
 
 CAUSE = f.CAUSE
+SEEDS = f.SEEDS  # fixed from the pilot's spread, see _fig12
 
 
 def run(quick: bool) -> Run:

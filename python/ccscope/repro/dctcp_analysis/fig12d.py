@@ -12,6 +12,7 @@ COST = 'full: 2 × 5 seeds × (1.1 s probe + 1.5 s) × 10 Gb/s (~10 s); quick fl
 CLAIM = 'With g = 1/Wmax = 0.005 convergence takes ≈ 185 ms; α and W converge at about the same time, so α is the bottleneck.'
 
 CAUSE = f.CAUSE
+SEEDS = f.SEEDS  # fixed from the pilot's spread, see _fig12
 
 
 def run(quick: bool) -> Run:

@@ -50,11 +50,11 @@ N_SE = 2.0
 #: Paper slugs of the "Known inconsistencies" subsections of FIGURES.md.
 PAPER_SLUGS = ("dctcp-analysis", "periodic", "asm", "coexistence", "dx")
 
-#: While the modules move to the basis objects, an old string basis, or an advisory row without any
-#: basis, gives a `LegacyBasisWarning` instead of a ValueError, and the row is recorded as what the
-#: policy makes it -- strict (docs/VERDICTS.md §2: a row is strict unless it meets §2) -- with
-#: {"kind": "legacy", "text": ...} as its basis. tests/repro refuses a committed result with such a row.
-LEGACY_GRACE = True
+#: Off: an advisory row without an allowed basis raises ValueError (docs/VERDICTS.md §2). On (only for
+#: reading old modules): such a row gives a `LegacyBasisWarning` and is recorded as what the policy
+#: makes it -- strict -- with {"kind": "legacy", "text": ...} as its basis; tests/repro refuses a
+#: committed result with such a row.
+LEGACY_GRACE = False
 
 
 class NotYetError(NotImplementedError):

@@ -337,6 +337,71 @@ def se(values) -> float:
     return float(np.std(x, ddof=1) / math.sqrt(x.size))
 
 
+def _plain(v: Any) -> Any:
+    """JSON-friendly scalars (numpy -> python, NaN kept as None)."""
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return None if math.isnan(f) else f
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    if isinstance(v, np.ndarray):
+        return [_plain(x) for x in v.tolist()]
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def not_yet(needs: str) -> None:
+    """Raise the standard 'needs <mechanism>' error of entries whose mechanism is missing."""
+    raise NotYetError(f"needs {needs}")
+
+
+# --- figure helpers ---------------------------------------------------------------------------
+
+def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
+    """A matplotlib figure on the Agg backend (no display needed)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, **kw)
+    return fig, axes
+
+
+def ref_line(ax, y: float, label: str | None = None, *, color: str = "0.3", vertical: bool = False) -> None:
+    """A paper reference value drawn dashed (every figure marks the paper's numbers this way)."""
+    (ax.axvline if vertical else ax.axhline)(y, ls="--", lw=1.0, color=color, label=label)
+
+
+def spearman(x, y) -> float:
+    from scipy.stats import spearmanr
+    r = spearmanr(np.asarray(x, float), np.asarray(y, float)).statistic
+    return float(r)
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log y against log x."""
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+def verdict(checks: Checks, measured: dict[str, Any] | None = None, *, tolerance: str = "",
+            notes: str = "", cause: str | None = None, cause_values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The dict a module's `check(run)` returns. `cause` picks a template of a dict `CAUSE` (None: no
+    cause); `cause_values` are the numbers the template reads as {v.name}. `notes` is the old free
+    text, kept only while modules move to `CAUSE`."""
+    out = {"verdict": checks.verdict, "measured": _plain(measured or {}), "checks": checks.as_dicts(),
+           "tolerance": tolerance, "notes": notes}
+    if cause is not None:
+        out["cause"] = cause
+    if cause_values is not None:
+        out["cause_values"] = _plain(cause_values)
+    return out
+
+
 # --- cause templates (docs/VERDICTS.md §5) -----------------------------------------------------
 
 class _Fields:

@@ -239,3 +239,57 @@ def test_a_point_run_in_slices_equals_one_run():
     assert {k: v for k, v in whole.summary.items() if k not in skip} == \
         {k: v for k, v in sliced.summary.items() if k not in skip}
     assert whole.summary["events"] > 1000  # many slices, not one
+
+
+def _new_session():
+    _default_sigint()
+    os.setsid()  # its own process group, as a shell job: a terminal's Ctrl-C reaches every process in it
+
+
+@pytest.mark.parametrize("moment", ["cluster-starting", "simulating"])
+def test_ctrl_c_to_the_whole_process_group_of_a_dask_sweep_prints_no_traceback(tmp_path, moment):
+    """A terminal's Ctrl-C reaches the sweep and every Dask process it started; the workers printed
+    KeyboardInterrupt tracebacks (while importing, and an exit hook closing a half-started cluster).
+    They now start with SIGINT ignored: only the sweep stops, and it closes the cluster."""
+    pytest.importorskip("distributed")
+    psutil = pytest.importorskip("psutil")
+    out = tmp_path / "s"
+    until = [0.05, 0.06] if moment == "cluster-starting" else [LONG_S, LONG_S + 1]
+    p = subprocess.Popen(CLI + ["sweep", str(SCEN), "--grid", f"until_s={until[0]},{until[1]}", *LIGHT,
+                                "--dask-local", "2", "--out", str(out), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                         preexec_fn=_new_session)
+    me = psutil.Process(p.pid)
+    if moment == "cluster-starting":
+        wait_for(p, lambda: len(me.children(recursive=True)) >= 1)  # a worker process is starting
+    else:
+        def workers_cpu_s() -> float:
+            total = 0.0
+            for c in me.children(recursive=True):
+                try:
+                    t = c.cpu_times()
+                    total += t.user + t.system
+                except psutil.Error:
+                    pass
+            return total
+        def sigint_ignored() -> bool:
+            status = Path(f"/proc/{p.pid}/status").read_text()
+            return bool(int(status.split("SigIgn:")[1].split()[0], 16) & (1 << (signal.SIGINT - 1)))
+        # the cluster has started (the sweep handles SIGINT again) and its workers are simulating
+        wait_for(p, lambda: (out / "sweep.json").is_file() and len(me.children(recursive=True)) >= 2
+                 and not sigint_ignored())
+        at = workers_cpu_s()
+        wait_for(p, lambda: workers_cpu_s() >= at + 2 * SIMULATING_CPU_S)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail("the sweep did not stop")
+    assert "Traceback" not in err, err
+    if moment == "simulating":
+        assert p.returncode == 130, err
+        assert "interrupted: rerun the same command to resume" in err, err
+    else:  # ignored while the cluster starts: the short sweep finishes (or stops if it had started)
+        assert p.returncode in (0, 130), err
+    assert leftovers(out) == []

@@ -1,3 +1,3 @@
-from ccscope.cli import main
+from ccscope._entry import main
 
 main()

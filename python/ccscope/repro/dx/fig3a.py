@@ -11,7 +11,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig3a"
 TITLE = "three regimes vs base RTT (N = 50): utilization"
 KIND = "sim"
-COST = "11 points x 10 seeds x 0.3 s (~8 s); quick 3 x 3 seeds x 0.1 s"
+COST = "11 points x 10 seeds x 0.3 s (full ~22 s wall); quick 3 x 3 seeds x 0.1 s"
 PAPER_NUMBERS = ("99.9 %", "89.1 %")
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at N = {v.n}: utilization {v.util} % at base RTT {v.r0s} us (standard "
                            "errors {v.se} pt; paper 99.9 % up to the special-state edge, 89.1 % at the largest base RTT); "

@@ -11,7 +11,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig3b"
 TITLE = "utilization vs N (R0 = 80 us): special state beyond N = 67"
 KIND = "sim"
-COST = "10 points x 10 seeds x 0.3 s (~7 s); quick 2 x 3 seeds x 0.1 s"
+COST = "10 points x 10 seeds x 0.3 s (full ~22 s wall); quick 2 x 3 seeds x 0.1 s"
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at base RTT {v.r0} us: utilization {v.util} % at N = {v.ns} (standard "
                            "errors {v.se} pt); failed rows: {v.failed}."}
 CLAIM = "Beyond N = 67 (C R0/seg) DX enters the special state: windows cannot fall below 1 seg, the queue never drains and utilization is high."

@@ -10,7 +10,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig4a"
 TITLE = "average cwnd vs N (R0 = 120 us): 1 seg in the special state"
 KIND = "sim"
-COST = "7 points x 10 seeds x 0.3 s (~5 s); quick 2 x 3 seeds x 0.1 s"
+COST = "7 points x 10 seeds x 0.3 s (full ~18 s wall); quick 2 x 3 seeds x 0.1 s"
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at base RTT {v.r0} us: mean cwnd {v.cwnd} seg at N = {v.ns}; "
                            "failed rows: {v.failed}."}
 CLAIM = "The special-state condition is N >= 100 at R0 = 120 us; there the average window is 1 segment."

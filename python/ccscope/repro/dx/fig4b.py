@@ -10,7 +10,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig4b"
 TITLE = "average cwnd vs R0 (N = 50): 1 seg for R0 <= 60 us"
 KIND = "sim"
-COST = "7 points x 10 seeds x 0.3 s (~5 s); quick 2 x 3 seeds x 0.1 s"
+COST = "7 points x 10 seeds x 0.3 s (full ~15 s wall); quick 2 x 3 seeds x 0.1 s"
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at N = {v.n}: mean cwnd {v.cwnd} seg at base RTT {v.r0s} us; "
                            "failed rows: {v.failed}."}
 CLAIM = "The special state holds for R0 <= 60 us at N = 50, where the average window is 1 segment."

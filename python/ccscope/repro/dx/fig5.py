@@ -11,7 +11,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/fig5"
 TITLE = "queueing delay grows with N in the special state (R0 = 80 us)"
 KIND = "sim"
-COST = "6 points x 10 seeds x 0.3 s (~5 s); quick 2 x 3 seeds x 50 ms"
+COST = "6 points x 10 seeds x 0.3 s (full ~17 s wall); quick 2 x 3 seeds x 50 ms"
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at base RTT {v.r0} us: mean queueing delay {v.q} us at N = {v.ns} "
                            "(Q* = {v.qs} us), slope {v.slope:.3g} us per flow; failed rows: {v.failed}."}
 CLAIM = "In the special state utilization is high but the queueing delay rises with every extra flow: Q* = N seg/C - R0 = 1.2 us N - 80 us."

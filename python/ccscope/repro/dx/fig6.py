@@ -10,7 +10,7 @@ from ccscope.repro.dx._sim import MECH, cause_key
 ID = "dx/fig6"
 TITLE = "CDF of the queue for several R0 (N = 50)"
 KIND = "sim"
-COST = "5 points x 10 seeds x 0.3 s, queue every 1 us (~10 s); quick 2 x 3 seeds x 50 ms"
+COST = "5 points x 10 seeds x 0.3 s, queue every 1 us (full ~18 s wall); quick 2 x 3 seeds x 50 ms"
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds at N = {v.n}: queue median {v.med} pkts and first percentile "
                            "{v.p01} pkts at base RTT {v.r0s} us; failed rows: {v.failed}."}
 CLAIM = "At fixed N a smaller R0 pushes DX into the special state and raises the queue; at R0 = 20 us the queue never falls below 30 pkts."

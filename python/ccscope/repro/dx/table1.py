@@ -13,7 +13,7 @@ from ccscope.repro.dx._sim import MECH, cause_key
 ID = "dx/table1"
 TITLE = "fraction p of RTTs with a window decrease: > 0.9 when stable, > 0.99 in the special state"
 KIND = "sim"
-COST = "30 points x 10 seeds x 0.3 s x 10 Gb/s (~20 s); quick 2 x 3 seeds x 0.1 s"
+COST = "30 points x 10 seeds x 0.3 s x 10 Gb/s (full ~72 s wall); quick 2 x 3 seeds x 0.1 s"
 PAPER_NUMBERS = ("0.74", "0.98")
 CAUSE = {"partly": MECH + "Over {v.n_seeds} seeds p ranges {v.p_min:.3g}-{v.p_max:.3g} where the paper prints "
                            "0.74-0.98 in the non-special cells; {v.n_near} of {v.n_cells} cells are within the "

@@ -12,7 +12,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/text-vary-c"
 TITLE = "utilization vs C (N = 50, R0 = 120 us): 99.86 / 96.11 / 86.44 %"
 KIND = "sim"
-COST = "3 points x 10 seeds (~5 s); quick 1 G x 0.2 s + 40 G x 20 ms, 3 seeds"
+COST = "3 points x 10 seeds (full ~8 s wall); quick 1 G x 0.2 s + 40 G x 20 ms, 3 seeds"
 CLAIM = "Utilization 99.86 %, 96.11 %, 86.44 % at 1, 10, 40 Gb/s: more bandwidth destabilizes DX (1 Gb/s is in the special state)."
 PAPER = {1: 99.86, 10: 96.11, 40: 86.44}
 PAPER_NUMBERS = ("99.86 %", "96.11 %", "86.44 %")

@@ -10,7 +10,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/text-vary-n"
 TITLE = "utilization vs N (R0 = 120 us): 94.81 / 96.11 / 98.53 %"
 KIND = "sim"
-COST = "3 points x 10 seeds x 0.3 s (~3 s); quick 2 x 3 seeds x 0.1 s"
+COST = "3 points x 10 seeds x 0.3 s (full ~4 s wall); quick 2 x 3 seeds x 0.1 s"
 CLAIM = "Utilization 94.81 %, 96.11 %, 98.53 % at N = 10, 50, 100 (R0 = 120 us), rising with N; predicted threshold N > 42."
 PAPER = {10: 94.81, 50: 96.11, 100: 98.53}
 PAPER_NUMBERS = ("94.81 %", "96.11 %", "98.53 %")

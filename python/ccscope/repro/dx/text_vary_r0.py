@@ -10,7 +10,7 @@ from ccscope.repro.dx._util import sweep_plot
 ID = "dx/text-vary-r0"
 TITLE = "utilization vs R0 (N = 50): 99.91 / 96.11 / 89.1 %"
 KIND = "sim"
-COST = "3 points x 10 seeds x 0.3 s (~3 s); quick 3 x 3 seeds x 0.1 s"
+COST = "3 points x 10 seeds x 0.3 s (full ~3 s wall); quick 3 x 3 seeds x 0.1 s"
 CLAIM = "Utilization 99.91 %, 96.11 %, 89.1 % at R0 = 20, 120, 320 us (N = 50, 10 Gb/s); lower utilization means a less stable system."
 PAPER = {20: 99.91, 120: 96.11, 320: 89.1}
 PAPER_NUMBERS = ("99.91 %", "96.11 %", "89.1 %")

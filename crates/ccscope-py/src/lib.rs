@@ -67,6 +67,20 @@ fn validate(text: &str, format: &str) -> PyResult<String> {
     guarded("validate", || Ok(parse(text, format, None)?.to_json()))
 }
 
+/// Validate exactly as a run does, parsing once: the schema checks, the memory budget and the
+/// build (topology, hosts, routes, congestion points), whose simulation is then dropped; returns
+/// the scenario as canonical JSON with every default filled in.
+#[pyfunction]
+#[pyo3(signature = (text, max_memory_bytes = None))]
+fn validate_build(text: &str, max_memory_bytes: Option<u64>) -> PyResult<String> {
+    guarded("validate", || {
+        let sc = parse(text, "json", max_memory_bytes)?;
+        ccscope_core::Simulation::with_budget(&sc, None, max_memory_bytes)
+            .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        Ok(sc.to_json())
+    })
+}
+
 /// Parse, validate and expand a scenario to its explicit form (graph + flow list), as JSON.
 ///
 /// `max_memory_bytes` is the memory budget (None: half the machine's memory): a scenario whose
@@ -640,6 +654,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_build, m)?)?;
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

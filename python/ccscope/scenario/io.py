@@ -317,9 +317,7 @@ def validate(scenario: ScenarioLike, *, allow_paths: AllowPaths = None,
     from ccscope.sim import _check_max_memory
     budget = _check_max_memory(max_memory_bytes)
     text = to_engine_json(scenario, allow_paths=allow_paths)
-    resolved = _resolve_text(text)
-    engine_call(_native.Simulation, text, None, budget)
-    return resolved
+    return json.loads(engine_call(_native.validate_build, text, budget))
 
 
 def resolve(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) -> dict:

@@ -123,6 +123,16 @@ def summary(d: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def band(c, name: str, m: float, s: float, lo: float, hi: float, tolerance: str) -> bool:
+    """One row for a band over seed means (docs/VERDICTS.md §3): passes when the mean is inside [lo, hi] by at
+    least 2 standard errors from each edge; inside but closer is "inside the noise"."""
+    from ccscope.repro._base import Checks
+    t = Checks()
+    a, b = t.beyond("lo", m, s, lo, ">"), t.beyond("hi", m, s, hi, "<")
+    noise = any(x.noise for x in t.items)
+    return c.add(name, m, a and b, f"[{lo:.4g}, {hi:.4g}] by ≥ 2 se", tolerance, se=s, noise=noise)
+
+
 def special_threshold(r0_us: float, c_gbps: float = 10) -> float:
     """C R0 / seg: N at or above which DX sits in the special state (Theorem 2)."""
     return c_gbps * 1e9 * r0_us * 1e-6 / (SEG * 8)

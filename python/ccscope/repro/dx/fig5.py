@@ -29,7 +29,8 @@ def run(quick: bool) -> Run:
 def check(run: Run) -> dict:
     c, d = Checks(), run.frames["sweep"].sort_values("n")
     for _, r in d.iterrows():  # +-2.4 us = +-2 pkts (ACK / serialization terms); seed means
-        c.near(f"queueing delay at N = {int(r.n)} (us)", r.queue_delay_us, r.q_star_us, 2.4, "Q* +-2.4 us")
+        _y0.band(c, f"queueing delay at N = {int(r.n)} (us)", r.queue_delay_us, r.queue_delay_us_se,
+                 r.q_star_us - 2.4, r.q_star_us + 2.4, "Q* +-2.4 us")
     slope = float(np.polyfit(d.n, d.queue_delay_us, 1)[0])
     c.rel("slope (us per flow)", slope, 1.2, 0.05, "seg/C = 1.2 us +-5 %")
     failed = [x.name for x in c.items if not x.passed and not x.advisory]

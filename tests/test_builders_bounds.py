@@ -128,3 +128,11 @@ def test_periodic_negative_start_spread_is_refused_naming_it():
     # found by `make fuzz` (api:1:14552): numpy's "high - low < 0" escaped as a ValueError traceback
     with pytest.raises(cc.ScenarioError, match=r"start_spread_s = -1(\.0)?: must be a number of seconds >= 0"):
         builders.periodic(3, start_spread_s=-1.0)
+
+
+def test_periodic_start_spread_of_minus_zero_is_zero():
+    # found by `make fuzz` (api:1:44327): start_spread_s = -0.0 passed the >= 0 check and numpy's
+    # uniform(0, -0.0) raised "high - low < 0"
+    import ccscope as cc
+    sc = cc.scenario.periodic(clients=3, start_spread_s=-0.0)
+    assert all(f["start_s"] == 0.0 for f in sc["flow"])

@@ -135,7 +135,13 @@ def test_to_engine_json_round_trips_json_values(family, data, value):
     sc = _base(family)
     path = data.draw(st.sampled_from(all_paths(sc)), label="path")
     get(sc, path[:-1])[path[-1]] = value
-    assert json.loads(to_engine_json(sc)) == sc
+    try:
+        text = to_engine_json(sc)
+    except ScenarioError as e:  # a workload that is not an array of tables is refused here, by name
+        _assert_clean(e)
+        assert path == ("workload",) and str(e).startswith("workload = "), str(e)
+        return
+    assert json.loads(text) == sc
 
 
 @SETTINGS

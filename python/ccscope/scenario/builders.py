@@ -184,6 +184,7 @@ def periodic(clients: int = 50, *, rtt: str = "fixed", client_delay_s: float = 0
         _num_arg(name, v)
     if not start_spread_s >= 0:  # flow starts are drawn in [0, start_spread_s]
         raise ScenarioError(f"start_spread_s = {shown(start_spread_s)}: must be a number of seconds >= 0")
+    start_spread_s = float(start_spread_s) + 0.0  # -0.0 -> 0.0 (numpy refuses the range [0, -0.0])
     rng = np.random.default_rng(seed)
     nodes = [{"name": n, "kind": k} for n, k in (("S", "host"), ("M1", "switch"), ("M2", "switch"), ("M3", "switch"))]
     aqm_kind = _clean(aqm).get("kind") if aqm is not None else "drop_tail"

@@ -296,12 +296,12 @@ def to_engine_json(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) ->
         import copy
         data = copy.deepcopy(data)
         _resolve_cdf_files(data, Path.cwd(), allow_paths)
-    _check_finite(data)
     try:
         return json.dumps(data, allow_nan=False)
     except RecursionError:
         raise ScenarioError("<scenario>: nested too deeply; a scenario is a few levels of tables") from None
     except (TypeError, ValueError) as e:
+        _check_finite(data)  # names the field of a non-finite number (walked only on failure)
         raise ScenarioError(f"<scenario>: cannot be written as JSON ({shown(str(e))}); use numbers, strings, booleans, "
                             "lists and tables") from None
 

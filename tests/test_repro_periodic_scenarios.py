@@ -22,7 +22,9 @@ def test_scenario_file_is_p0(stem):
     data = cc.scenario.io.load_file(ROOT / "scenarios" / f"{stem}.toml")
     rtt, queue, size, _ = _scenarios.FAMILIES[stem]
     assert len(data["flow"]) == 50 and data["packet_bytes"] == 1000 and data["until_s"] == 4200.0
-    assert data["tcp"]["rwnd_pkts"] == 20 and data["tcp"]["min_rto_s"] == 1.0
+    # ns-2's timers as P001 ran them (repro/periodic/_p0.py): tick estimator, floor of two 0.1-s ticks
+    assert data["tcp"]["rwnd_pkts"] == 20 and data["tcp"]["min_rto_s"] == 0.2
+    assert data["tcp"]["rto_estimator"] == "ns2_ticks"
     links = {(lk["from"], lk["to"]): lk for lk in data["topology"]["links"]}
     assert links[("M2", "M3")]["rate_bps"] == 1.5e6
     delays = [links[("M3", f["dst"])]["delay_s"] for f in data["flow"]]

@@ -278,7 +278,8 @@ mod tests {
             ..Default::default()
         };
         let mut d = Dx::new(&cfg, 1500, 2, 3);
-        d.w.ssthresh = 0.0; // congestion avoidance
+        // congestion avoidance
+        d.w.ssthresh = 0.0;
         // by hand: 100000; (800000 + 8000) >> 3 = 101000; (808000 + 15000) >> 3 = 102875;
         // (823000 - 2875) >> 3 = 102515 (floor of 102515.625)
         let mut seen = vec![];
@@ -293,11 +294,20 @@ mod tests {
         let mut d2 = Dx::new(&cfg, 1500, 2, 3);
         d2.rtt_seen(SimDuration(100_007_000));
         let s = d2.rtt_seen(SimDuration(100_000_000));
-        assert!((s - 100_006e-9).abs() < 1e-15); // (800056 - 7) >> 3 = 100006
+        // (800056 - 7) >> 3 = 100006
+        assert!((s - 100_006e-9).abs() < 1e-15);
         // one RTT of ACKs: window end at 2, ACKs up to 3 with samples 100, 108, 116 us: the sample
         // input averages Q = (0 + 8 + 16)/3 = 8 us; the smoothed input (0 + 1 + 2.875)/3 us
         let run = |input| {
-            let mut d = Dx::new(&DxConfig { rtt_input: input, ..cfg.clone() }, 1500, 2, 3);
+            let mut d = Dx::new(
+                &DxConfig {
+                    rtt_input: input,
+                    ..cfg.clone()
+                },
+                1500,
+                2,
+                3,
+            );
             d.w.ssthresh = 0.0;
             d.window_end = 2;
             for (k, m) in [(1u64, 100_000u64), (2, 108_000), (3, 116_000)] {

@@ -127,6 +127,10 @@ impl FlowFactory {
             1.0
         };
         w.ns2_reno = cc_kind == CcKind::Reno;
+        // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
+        let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
+        w.ns2_partial_deflation = ns2_newreno && t.ns2_partial_window_deflation;
+        w.ns2_exit = ns2_newreno && t.ns2_exit_recovery;
         if let Some(r) = t.rwnd_pkts {
             w.rwnd = r as f64 * mss as f64;
         }
@@ -146,6 +150,8 @@ impl FlowFactory {
             reno_recovery: cc_kind == CcKind::Reno,
             rtt_sampling: t.rtt_sampling,
             rto_estimator: t.rto_estimator,
+            ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
+            limited_transmit: ns2_newreno && t.ns2_limited_transmit,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

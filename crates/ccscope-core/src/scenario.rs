@@ -420,6 +420,30 @@ pub struct TcpConfig {
     /// Initial slow-start threshold, segments (>= 1). Default: unbounded (RFC 5681).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh_pkts: Option<f64>,
+    /// NewReno and DCTCP flows (ns-2's DCTCP is Agent/TCP/Newreno with `dctcp_ true`) deflate on
+    /// a partial ACK as ns-2's Agent/TCP/Newreno with its default `partial_window_deflation_ 1`
+    /// (ns-2.35 tcl/lib/ns-default.tcl; tcp/tcp-newreno.cc `partialnewack`):
+    /// the fast-recovery inflation is kept apart from the window; a partial ACK of n segments
+    /// takes n - 1 from the inflation when the inflation exceeds n, otherwise cuts the window
+    /// itself by n - inflation (at least 1 segment) and leaves 1 segment of inflation. The total
+    /// is RFC 6582's cwnd - acked + 1 MSS but for the floor (2 segments instead of 1); the cut
+    /// window is what `ns2_exit_recovery` leaves recovery at. Default false (RFC 6582).
+    #[serde(default)]
+    pub ns2_partial_window_deflation: bool,
+    /// NewReno and DCTCP flows leave fast recovery as ns-2's Agent/TCP/Newreno with its default
+    /// `exit_recovery_fix_ 0` (tcp/tcp-newreno.cc `recv`: `dupwnd_ = 0`, cwnd_ untouched, then
+    /// recv_newack_helper -> opencwnd): cwnd = the window without the inflation (the halved
+    /// window, less partial-ACK cuts under `ns2_partial_window_deflation`), grown by the full ACK
+    /// as by any new ACK. Default false (RFC 6582: cwnd = min(ssthresh, FlightSize + 1 MSS)).
+    #[serde(default)]
+    pub ns2_exit_recovery: bool,
+    /// NewReno and DCTCP flows send one new segment on each of the first dupack_threshold - 1
+    /// duplicate ACKs (limited transmit, RFC 3042) as ns-2 with its default `singledup_ 1` (tcp/tcp.cc
+    /// `send_one`): when it fits in cwnd + dupacks segments (`t_seqno_ <= highest_ack_ + cwnd_ +
+    /// dupacks_`) and in the receiver window, cwnd unchanged; these segments are left out of the
+    /// flight the fast retransmit halves. Default false (no new data before the fast retransmit).
+    #[serde(default)]
+    pub ns2_limited_transmit: bool,
 }
 
 impl Default for TcpConfig {
@@ -441,6 +465,9 @@ impl Default for TcpConfig {
             rtt_sampling: crate::transport::RttSampling::PerAck,
             rto_estimator: crate::transport::RtoEstimator::Rfc6298,
             initial_ssthresh_pkts: None,
+            ns2_partial_window_deflation: false,
+            ns2_exit_recovery: false,
+            ns2_limited_transmit: false,
         }
     }
 }

@@ -241,6 +241,9 @@ class TcpConfig:
     rtt_sampling: Literal["per_ack", "once_per_rtt"] = "per_ack"
     rto_estimator: Literal["rfc6298", "ns2_ticks"] = "rfc6298"
     initial_ssthresh_pkts: Optional[float] = None
+    ns2_partial_window_deflation: bool = False
+    ns2_exit_recovery: bool = False
+    ns2_limited_transmit: bool = False
 
 
 @dataclass

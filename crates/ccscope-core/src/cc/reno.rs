@@ -31,6 +31,19 @@ pub struct RenoWindow {
     pub ns2_reno: bool,
     /// Receiver window, bytes (ns-2 `window_`): caps the window ns-2 Reno halves.
     pub rwnd: f64,
+    /// ns-2 Agent/TCP/Newreno's partial-ACK deflation (tcp-newreno.cc `partialnewack`,
+    /// `partial_window_deflation_ 1`, ns-default.tcl): the fast-recovery inflation (`dupwnd_`)
+    /// is kept apart from the window (`cwnd_`); a partial ACK of `deflate` segments takes
+    /// `deflate - 1` from the inflation when the inflation is larger, otherwise it cuts the window
+    /// itself by `deflate - dupwnd_` (at least 1 MSS) and leaves an inflation of 1 MSS. The
+    /// total equals RFC 6582's (cwnd - acked + MSS) except for the floor (ns-2: window >= 1 MSS plus
+    /// 1 MSS of inflation); the cut window is what `ns2_exit` leaves recovery at.
+    pub ns2_partial_deflation: bool,
+    /// ns-2 Agent/TCP/Newreno leaving recovery with `exit_recovery_fix_ 0` (tcp-newreno.cc
+    /// `recv`: `dupwnd_ = 0`, `cwnd_` untouched): cwnd = the window without the inflation (the
+    /// halved window, less what `ns2_partial_deflation` cut), and the full ACK then grows it as
+    /// any new ACK (recv_newack_helper -> opencwnd). Off: RFC 6582's min(ssthresh, FlightSize + MSS).
+    pub ns2_exit: bool,
     /// The window fast recovery ends at (ns-2 Reno's halfwin), bytes.
     recovery_cwnd: f64,
     /// cwnd is inflated by fast recovery (ns-2 keeps the inflation apart, in `dupwnd_`).
@@ -74,6 +87,8 @@ impl RenoWindow {
             ss_limit: 1.0,
             ns2_reno: false,
             rwnd: f64::INFINITY,
+            ns2_partial_deflation: false,
+            ns2_exit: false,
             recovery_cwnd: 0.0,
             inflated: false,
             ca_acked: 0.0,
@@ -161,8 +176,23 @@ impl RenoWindow {
         self.cwnd += self.mss;
     }
 
-    /// Partial ACK: deflate by the newly acked amount, add back one MSS (RFC 6582 §3.2 step 5).
+    /// Partial ACK: deflate by the newly acked amount, add back one MSS (RFC 6582 §3.2 step 5);
+    /// with `ns2_partial_deflation`, ns-2's `partialnewack` on the window and inflation apart.
     pub fn deflate(&mut self, acked_bytes: f64) {
+        if self.ns2_partial_deflation && self.inflated && !self.ns2_reno {
+            // tcp-newreno.cc partialnewack: if (dupwnd_ > deflate) dupwnd_ -= (deflate - 1);
+            // else { cwnd_ -= (deflate - dupwnd_); dupwnd_ = 1; } if (cwnd_ < 1) cwnd_ = 1;
+            let mut dupwnd = self.cwnd - self.recovery_cwnd;
+            if dupwnd > acked_bytes {
+                dupwnd -= acked_bytes - self.mss;
+            } else {
+                self.recovery_cwnd -= acked_bytes - dupwnd;
+                dupwnd = self.mss;
+            }
+            self.recovery_cwnd = self.recovery_cwnd.max(self.mss);
+            self.cwnd = self.recovery_cwnd + dupwnd;
+            return;
+        }
         self.cwnd = (self.cwnd - acked_bytes + self.mss).max(self.mss);
     }
 
@@ -172,7 +202,7 @@ impl RenoWindow {
     /// segment has nothing left in flight here).
     pub fn exit_fast_recovery(&mut self, flight_bytes: u64) {
         self.inflated = false;
-        self.cwnd = if self.ns2_reno {
+        self.cwnd = if self.ns2_reno || self.ns2_exit {
             self.recovery_cwnd
         } else {
             self.ssthresh.min(flight_bytes as f64 + self.mss)

@@ -78,6 +78,18 @@ pub struct TcpSenderConfig {
     /// Which RTT samples feed the RTO.
     pub rtt_sampling: RttSampling,
     pub rto_estimator: RtoEstimator,
+    /// Leaving NewReno recovery, the full ACK also grows the window as any new ACK (ns-2
+    /// tcp-newreno.cc `recv`: recv_newack_helper -> opencwnd after `dupwnd_ = 0`, with
+    /// `exit_recovery_fix_ 0`). Off: RFC 6582's deflation, no growth on that ACK.
+    pub ns2_exit_recovery: bool,
+    /// Limited transmit as ns-2 runs it (`singledup_ 1`, tcp.cc `send_one`, called from
+    /// tcp-newreno.cc `recv` while `dupacks_ < numdupacks_`): each of the first
+    /// dupack_threshold - 1 duplicate ACKs sends one new segment when it fits in
+    /// cwnd + dupacks segments (`t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`, cwnd fractional)
+    /// and in the receiver window; cwnd is unchanged. These segments are left out of the flight
+    /// the fast retransmit halves (RFC 5681 §3.2 step 2; ns-2 halves cwnd_, which they never
+    /// entered).
+    pub limited_transmit: bool,
 }
 
 /// One segment to put on the wire.
@@ -111,6 +123,10 @@ pub struct TcpSender {
     dupacks: u32,
     in_recovery: bool,
     partial_seen: bool,
+    /// One new segment allowed past the window by limited transmit.
+    lt_pending: bool,
+    /// Segments limited transmit sent in the current run of duplicate ACKs.
+    lt_sent: u64,
     recover: Option<u64>,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
@@ -153,6 +169,8 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             partial_seen: false,
+            lt_pending: false,
+            lt_sent: 0,
             recover: None,
             ecn_recover: None,
             cwr_pending: false,
@@ -248,6 +266,11 @@ impl TcpSender {
             return None;
         }
         let seq = if let Some(s) = self.pending_retx.take() {
+            s
+        } else if self.lt_pending && self.snd_nxt < self.total_segs {
+            self.lt_pending = false;
+            let s = self.snd_nxt;
+            self.snd_nxt += 1;
             s
         } else {
             if self.snd_nxt >= self.total_segs
@@ -407,7 +430,7 @@ impl TcpSender {
                     self.dupacks = 0;
                     self.cc.on_recovery_end(self.flight_bytes());
                     sample.in_recovery = false;
-                    if !self.cfg.reno_recovery {
+                    if !self.cfg.reno_recovery && !self.cfg.ns2_exit_recovery {
                         sample.newly_acked_bytes = 0;
                     }
                     self.cc.on_ack(&sample);
@@ -424,6 +447,8 @@ impl TcpSender {
                 self.dupacks = 0;
                 self.cc.on_ack(&sample);
             }
+            self.lt_pending = false;
+            self.lt_sent = 0;
             self.maybe_ecn_reduce(ece, self.flight_bytes());
             if !self.in_recovery || !self.partial_seen {
                 self.rto_deadline = if self.snd_una < self.snd_nxt {
@@ -451,6 +476,21 @@ impl TcpSender {
                 self.cc.on_dup_ack(&sample);
             } else {
                 self.cc.on_dup_ack(&sample);
+                if self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold {
+                    // tcp.cc send_one: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ < curseq_ &&
+                    // t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, where t_seqno_ - highest_ack_
+                    // is the segments in flight + 1
+                    let next = self.snd_nxt - self.snd_una + 1;
+                    if next <= self.cfg.rwnd_segments as u64
+                        && self.snd_nxt < self.total_segs
+                        && next as f64 * self.cfg.mss_bytes as f64
+                            <= self.cc.cwnd_bytes()
+                                + self.dupacks as f64 * self.cfg.mss_bytes as f64
+                    {
+                        self.lt_pending = true;
+                        self.lt_sent += 1;
+                    }
+                }
                 // Reno and NewReno alike start a fast retransmit only when the cumulative ACK
                 // "covers more than recover" (RFC 6582 §3.2 step 1 and §4; ns-2's bugFix_):
                 // duplicate ACKs for a window that already had one leave the rest to the
@@ -468,6 +508,13 @@ impl TcpSender {
                     self.partial_seen = false;
                     self.recover = Some(self.snd_nxt - 1);
                     self.ecn_recover = Some(self.snd_nxt);
+                    // limited-transmit segments out of the halved flight (RFC 5681 §3.2 step 2);
+                    // `flight` was taken before this ACK, so it holds all lt_sent of them but a
+                    // pending one that has not gone out yet
+                    let lt = self.lt_sent.saturating_sub(u64::from(self.lt_pending));
+                    self.lt_pending = false;
+                    let flight = flight
+                        - lt.min(flight / self.cfg.mss_bytes as u64) * self.cfg.mss_bytes as u64;
                     self.cc
                         .on_congestion(now, Congestion::FastRetransmit, flight);
                     self.pending_retx = Some(self.snd_una);
@@ -513,6 +560,8 @@ impl TcpSender {
         self.cc.on_congestion(now, Congestion::Timeout, flight);
         self.in_recovery = false;
         self.dupacks = 0;
+        self.lt_pending = false;
+        self.lt_sent = 0;
         self.recover = Some(self.high_tx.saturating_sub(1));
         self.ecn_recover = Some(self.high_tx);
         self.snd_nxt = self.snd_una; // go-back-N from the first unacknowledged segment
@@ -542,6 +591,8 @@ mod tests {
             reno_recovery: reno,
             rtt_sampling: RttSampling::PerAck,
             rto_estimator: RtoEstimator::Rfc6298,
+            ns2_exit_recovery: false,
+            limited_transmit: false,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
@@ -700,5 +751,126 @@ mod tests {
             s.on_ack(SimTime(20), 5, false, SimTime(0), true);
             assert_eq!(s.in_recovery(), !reno, "reno = {reno}");
         }
+    }
+
+    /// A NewReno sender with 20 segments (0..19) in flight, MSS 1000, rwnd 100 segments, with ns-2's
+    /// recovery window (`ns2`: partial_window_deflation_ 1, exit_recovery_fix_ 0) or RFC 6582's.
+    fn ns2_newreno(ns2: bool, limited_transmit: bool, cwnd_pkts: f64) -> TcpSender {
+        let mut cfg = sender(false).cfg;
+        cfg.rwnd_segments = 100;
+        cfg.ns2_exit_recovery = ns2;
+        cfg.limited_transmit = limited_transmit;
+        let mut cc = NewReno::new(1000, 20, false, 3);
+        cc.w.cwnd = cwnd_pkts * 1000.0;
+        cc.w.ns2_partial_deflation = ns2;
+        cc.w.ns2_exit = ns2;
+        let mut s = TcpSender::new(cfg, Cc::NewReno(cc));
+        s.start();
+        while s.poll_transmit(SimTime(0)).is_some() {}
+        s
+    }
+
+    fn cwnd_pkts(s: &TcpSender) -> f64 {
+        s.cc.cwnd_bytes() / 1000.0
+    }
+
+    /// Partial ACKs (ns-2 tcp-newreno.cc partialnewack, partial_window_deflation_ 1) and the full
+    /// ACK (recv with exit_recovery_fix_ 0). Loss of 0, 3 and 10 in a window of 20, worked in
+    /// segments: 3rd dupack -> ssthresh = cwnd_ = 20 / 2 = 10, dupwnd_ = 3 (window 13); two more
+    /// dupacks -> dupwnd_ = 5 (15).
+    /// - partial ACK of 3 (deflate 3 < dupwnd_ 5): dupwnd_ = 5 - (3 - 1) = 3, window 13; RFC 6582:
+    ///   15 - 3 + 1 = 13, the same.
+    /// - partial ACK of 7 more (ack 10; deflate 7 >= dupwnd_ 3): cwnd_ = 10 - (7 - 3) = 6,
+    ///   dupwnd_ = 1, window 7; RFC: 13 - 7 + 1 = 7, the same total.
+    /// - full ACK (ack 20 > recover 19): ns-2 dupwnd_ = 0, cwnd_ = 6 < ssthresh_ 10, so opencwnd's
+    ///   slow start adds 1 -> 7; RFC: min(ssthresh 10, FlightSize 0 + 1) = 1 (nothing sent since).
+    #[test]
+    fn ns2_partial_deflation_cuts_the_window_it_leaves_recovery_at() {
+        for ns2 in [false, true] {
+            let mut s = ns2_newreno(ns2, false, 20.0);
+            for _ in 0..5 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            assert!(s.in_recovery());
+            assert_eq!(cwnd_pkts(&s), 15.0);
+            s.on_ack(SimTime(20), 3, false, SimTime(0), true);
+            assert_eq!(cwnd_pkts(&s), 13.0, "ns2 = {ns2}");
+            s.on_ack(SimTime(30), 10, false, SimTime(0), true);
+            assert_eq!(cwnd_pkts(&s), 7.0, "ns2 = {ns2}");
+            assert!(s.in_recovery());
+            s.on_ack(SimTime(40), 20, false, SimTime(0), true);
+            assert!(!s.in_recovery());
+            assert_eq!(cwnd_pkts(&s), if ns2 { 7.0 } else { 1.0 }, "ns2 = {ns2}");
+        }
+    }
+
+    /// ns-2's floor: a partial ACK of 15 segments with dupwnd_ = 3 cuts cwnd_ to 10 - (15 - 3) < 1
+    /// -> 1, dupwnd_ = 1: window 2; RFC 6582: max(13 - 15 + 1, 1) = 1. One loss, full ACK with no
+    /// partial ACK before: ns-2 cwnd_ = 10 >= ssthresh_ 10, opencwnd adds 1/10 -> 10.1.
+    #[test]
+    fn ns2_partial_deflation_floor_and_exit_after_one_loss() {
+        for ns2 in [false, true] {
+            let mut s = ns2_newreno(ns2, false, 20.0);
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            s.on_ack(SimTime(20), 15, false, SimTime(0), true);
+            assert_eq!(cwnd_pkts(&s), if ns2 { 2.0 } else { 1.0 }, "ns2 = {ns2}");
+            s.on_ack(SimTime(30), 20, false, SimTime(0), true);
+            assert_eq!(cwnd_pkts(&s), if ns2 { 2.0 } else { 1.0 }, "ns2 = {ns2}");
+
+            let mut s = ns2_newreno(ns2, false, 20.0);
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            s.on_ack(SimTime(20), 20, false, SimTime(0), true);
+            assert!(!s.in_recovery());
+            let want = if ns2 { 10.1 } else { 1.0 };
+            assert!(
+                (cwnd_pkts(&s) - want).abs() < 1e-12,
+                "ns2 = {ns2}: {}",
+                cwnd_pkts(&s)
+            );
+        }
+    }
+
+    /// ns-2 limited transmit (tcp.cc send_one, singledup_ 1): t_seqno_ <= highest_ack_ + cwnd_ +
+    /// dupacks_, i.e. in flight + 1 <= cwnd + dupacks. cwnd 20.5, 20 in flight: dupack 1 -> 21 <=
+    /// 21.5 sends segment 20, dupack 2 -> 22 <= 22.5 sends 21; dupack 3: fast retransmit of 0 only,
+    /// ssthresh from the flight without those two: 20 / 2 = 10, cwnd 13 (22 in flight, no room).
+    /// cwnd 20 with rwnd 21: dupack 1 sends 20 (21 <= 21), dupack 2 nothing (22 > rwnd 21).
+    #[test]
+    fn ns2_limited_transmit_sends_one_new_segment_per_early_dupack() {
+        for lt in [false, true] {
+            let mut s = ns2_newreno(false, lt, 20.5);
+            let mut sent = Vec::new();
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+                while let Some(g) = s.poll_transmit(SimTime(10)) {
+                    sent.push((g.seq, g.flags & flags::RETX != 0));
+                }
+            }
+            let want: &[(u64, bool)] = if lt {
+                &[(20, false), (21, false), (0, true)]
+            } else {
+                &[(0, true)]
+            };
+            assert_eq!(sent, want, "lt = {lt}");
+            let Cc::NewReno(c) = &s.cc else {
+                unreachable!()
+            };
+            assert_eq!(c.w.ssthresh, 10_000.0);
+            assert_eq!(cwnd_pkts(&s), 13.0);
+        }
+        let mut s = ns2_newreno(false, true, 20.0);
+        s.cfg.rwnd_segments = 21;
+        let mut n = 0;
+        for _ in 0..2 {
+            s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            while s.poll_transmit(SimTime(10)).is_some() {
+                n += 1;
+            }
+        }
+        assert_eq!((n, s.snd_nxt), (1, 21));
     }
 }

@@ -24,12 +24,26 @@ runs under this policy, and kept whatever the verdicts:
   ns-2.35's Tcl default `rtxcur_init_ 3.0` is not used; the paper gives none and ccscope keeps RFC 6298's 1 s
   (FIGURES.md's X0 has no [NG] for it).
 - RED (`_red.red`): ns-2's queue/red.cc rules, see there.
-- Not followed (no engine option, left open): ns-2's Agent/TCP/Newreno recovery details (tcp/tcp-newreno.cc:
-  `partial_window_deflation_ 0`, so a partial ACK resets `dupwnd_` to 0 instead of deflating by the amount acked;
-  `exit_recovery_fix_ 0`; `singledup_ 1` limited transmit) differ from ccscope's RFC 6582 NewReno. They act only
-  when NewReno loses packets: under the marking AQMs with ECT retransmissions it loses none after warm-up
-  (`tcp_aqm_drops_post`, `tcp_overflow_drops_post` below); under DropTail (fig2) and incast (fig7) it does.
-
+- NewReno recovery (`TCP` below; the engine applies these to NewReno and DCTCP flows: ns-2's DCTCP is
+  `Agent/TCP/Newreno` with `dctcp_ true`, docs/models/dctcp_ns2.md), ns-2.35's defaults:
+  * partial ACK: ns-default.tcl `Agent/TCP/Newreno set partial_window_deflation_ 1` ("Default changed to 1 on
+    5/5/03, to reflect RFC 2582"; the C++ constructor's 0 is overridden by this bind). tcp-newreno.cc
+    partialnewack: `if (dupwnd_ > deflate) dupwnd_ -= (deflate - 1); else { cwnd_ -= (deflate - dupwnd_);
+    dupwnd_ = 1; }`, `if (cwnd_ < 1) cwnd_ = 1`. Same total window as RFC 6582 except the floor, but a partial
+    ACK larger than the inflation cuts cwnd_ itself. Engine: `ns2_partial_window_deflation = True`.
+  * leaving recovery: `Agent/TCP/Newreno set exit_recovery_fix_ 0`; tcp-newreno.cc recv, on `seqno >=
+    recover_`: `dupwnd_ = 0`, cwnd_ kept (the halved window less those cuts), then recv_newack_helper ->
+    opencwnd() grows it like any new ACK. ccscope's RFC 6582 default sets min(ssthresh, FlightSize + 1 MSS) and
+    does not grow. Engine: `ns2_exit_recovery = True`.
+  * limited transmit: `Agent/TCP set singledup_ 1` ("default changed on 2001/11/28"); tcp-newreno.cc recv:
+    `else if (dupacks_ < numdupacks_ && singledup_) send_one();`, tcp.cc send_one sends one new segment if
+    `t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ < curseq_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`.
+    ccscope sent nothing on the first two duplicate ACKs. Engine: `ns2_limited_transmit = True`.
+  Left as they are: ns-2 halves cwnd_ at the fast retransmit (slowdown, `precisionReduce_ true`: cwnd_ =
+  windowd()/2, ssthresh_ = int of it) where ccscope's NewReno halves the flight, and ns-2 caps sends during
+  recovery at 2 per ACK (`send_much(0, 0, 2)` with `newreno_changes_ 0`). These act only when NewReno loses
+  packets: under the marking AQMs with ECT retransmissions it loses none after warm-up (`tcp_aqm_drops_post`,
+  `tcp_overflow_drops_post` below); under DropTail (fig2) and incast (fig7) it does.
 Loss diagnostics per seed (for the causes in the RED/CHOKe entries): NewReno timeouts and fast retransmits over the
 run, and after warm-up the NewReno packets the AQM dropped (`tcp_aqm_drops_post`: with ECT retransmissions the
 AQM marks rather than drops every NewReno data packet, so any such drop would be a Not-ECT packet, none expected),
@@ -60,9 +74,10 @@ PILOT_SEEDS = (1, 2)
 SHARE_TOL = 0.03
 # NewReno + ECN as ns-2 runs it: ECT on every data packet, retransmissions included (see the module docstring)
 TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
-       "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0}
+       "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
+       "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT) [ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -115,7 +115,7 @@ def run_case(case, until_s: float = DEFAULT_UNTIL_S) -> dict:
                 for s in p["sets"]:
                     apply_set(sc, s)
             stage = "validate"
-            validate(sc)
+            validate(sc, max_memory_bytes=BUDGET_BYTES)  # the budget the run gets
             out["validated"] = True
             stage = "simulate"
             ccscope.simulate(sc, until_s=until_s, **bkw)
@@ -137,7 +137,7 @@ def run_case(case, until_s: float = DEFAULT_UNTIL_S) -> dict:
             sc = fn(*p["args"], **p["kwargs"])
             seen_keys[:] = list(sc) if isinstance(sc, dict) else []
             stage = "validate"
-            validate(sc)
+            validate(sc, max_memory_bytes=BUDGET_BYTES)  # the budget the run gets
             out["validated"] = True
             stage = "simulate"
             ccscope.simulate(sc, until_s=until_s, **bkw)
@@ -151,7 +151,7 @@ def run_case(case, until_s: float = DEFAULT_UNTIL_S) -> dict:
             sc = load_file(tmp)
             seen_keys[:] = list(sc)
             stage = "validate"
-            validate(sc)
+            validate(sc, max_memory_bytes=BUDGET_BYTES)  # the budget the run gets
             out["validated"] = True
             stage = "simulate"
             ccscope.simulate(tmp, until_s=until_s, **bkw)

@@ -131,6 +131,8 @@ impl FlowFactory {
         let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
         w.ns2_partial_deflation = ns2_newreno && t.ns2_partial_window_deflation;
         w.ns2_exit = ns2_newreno && t.ns2_exit_recovery;
+        w.ns2_halve = ns2_newreno && t.ns2_halve_window;
+        w.ns2_halve_whole = t.ns2_halve_whole_segments;
         if let Some(r) = t.rwnd_pkts {
             w.rwnd = r as f64 * mss as f64;
         }
@@ -152,6 +154,7 @@ impl FlowFactory {
             rto_estimator: t.rto_estimator,
             ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
             limited_transmit: ns2_newreno && t.ns2_limited_transmit,
+            ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

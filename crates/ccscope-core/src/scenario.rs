@@ -444,6 +444,25 @@ pub struct TcpConfig {
     /// flight the fast retransmit halves. Default false (no new data before the fast retransmit).
     #[serde(default)]
     pub ns2_limited_transmit: bool,
+    /// NewReno and DCTCP flows cut the window at a fast retransmit (and NewReno at an ECN-Echo) as
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` (tcp/tcp.cc; from tcp-newreno.cc
+    /// `dupack_action` and tcp.cc `ecn`): halfwin = min(cwnd, rwnd) / 2 (`windowd()`, with
+    /// `precisionReduce_ true`, ns-2.35's default), ssthresh = int(halfwin) (at least 2 segments),
+    /// cwnd = halfwin (at least 1 segment, fractional) plus the 3 segments of fast-recovery
+    /// inflation. Default false (RFC 5681: ssthresh = max(FlightSize / 2, 2 MSS), cwnd = ssthresh
+    /// + 3 MSS).
+    #[serde(default)]
+    pub ns2_halve_window: bool,
+    /// With `ns2_halve_window`: ns-2's `precisionReduce_ false` (tcp.cc `slowdown`: halfwin =
+    /// int(window() / 2), window() = min(int(cwnd_), int(wnd_))), whole segments. Default false.
+    #[serde(default)]
+    pub ns2_halve_whole_segments: bool,
+    /// NewReno and DCTCP flows send at most 2 segments from the window per ACK while ns-2's
+    /// `dupacks_ >= numdupacks_` (the fast retransmit, further duplicate ACKs and partial ACKs;
+    /// tcp/tcp-newreno.cc `recv`: `send_much(0, 0, 2)` with `newreno_changes_ 0`); other ACKs are
+    /// not capped (`Agent/TCP set maxburst_ 0`). Retransmissions are not counted. Default false.
+    #[serde(default)]
+    pub ns2_recovery_maxburst: bool,
 }
 
 impl Default for TcpConfig {
@@ -468,6 +487,9 @@ impl Default for TcpConfig {
             ns2_partial_window_deflation: false,
             ns2_exit_recovery: false,
             ns2_limited_transmit: false,
+            ns2_halve_window: false,
+            ns2_halve_whole_segments: false,
+            ns2_recovery_maxburst: false,
         }
     }
 }

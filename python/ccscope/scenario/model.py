@@ -56,6 +56,7 @@ class Red:
     ns2_wait: bool = False
     ns2_drop_ecn_above_p: Optional[float] = None
     ns2_small_queue: bool = False
+    ns2_idle_truncate: bool = False
 
 
 @dataclass
@@ -244,6 +245,9 @@ class TcpConfig:
     ns2_partial_window_deflation: bool = False
     ns2_exit_recovery: bool = False
     ns2_limited_transmit: bool = False
+    ns2_halve_window: bool = False
+    ns2_halve_whole_segments: bool = False
+    ns2_recovery_maxburst: bool = False
 
 
 @dataclass

@@ -86,6 +86,7 @@ impl ChokeConfig {
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
             ns2_small_queue: false,
+            ns2_idle_truncate: false,
         }
     }
 }

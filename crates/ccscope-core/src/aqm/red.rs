@@ -16,6 +16,9 @@
 //!   arrival passes and `count` restarts at 1. With `ns2_wait` and, for ECN, `ns2_drop_ecn_above_p
 //!   = 0.1` this is ns-2's RED; ALGORITHMS.md §3.2 lists these as ns-2 traps the papers' text does
 //!   not have.
+//! - `ns2_idle_truncate` (off by default): ns-2 counts the idle period in whole packet times,
+//!   queue/red.cc `enque`: `m = int(edp_.ptc * (now - idletime_))`, then `estimator(.., m + 1, ..)`
+//!   decays the average by `(1-w_q)^(m+1)` with the arrival; off, m is the real idle time × rate.
 
 use super::{QueuePolicy, QueueView, Verdict};
 use crate::packet::Packet;
@@ -66,6 +69,10 @@ pub struct RedConfig {
     /// dropping resumes, that arrival passes and count restarts at 1. Default false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ns2_small_queue: bool,
+    /// ns-2's idle-period count in whole packet times (queue/red.cc `enque`:
+    /// `m = int(edp_.ptc * (now - idletime_))`, truncated). Default false (the real value).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ns2_idle_truncate: bool,
 }
 
 fn default_max_p() -> f64 {
@@ -117,6 +124,11 @@ impl Red {
         if let Some(since) = q.empty_since {
             let idle_s = now.saturating_sub(since).as_secs_f64();
             let m = idle_s * q.rate_bps / self.mean_pkt_bits;
+            let m = if self.cfg.ns2_idle_truncate {
+                m.floor()
+            } else {
+                m
+            };
             if m > 0.0 {
                 self.avg *= (1.0 - w).powf(m);
             }
@@ -325,6 +337,7 @@ mod tests {
             ns2_wait: false,
             ns2_drop_ecn_above_p: None,
             ns2_small_queue: false,
+            ns2_idle_truncate: false,
         }
     }
 
@@ -378,6 +391,31 @@ mod tests {
         let a = red.update_average(SimTime::from_secs_f64(1.2e-3), &q);
         let want = 10.0 * (0.998f64).powf(100.0) * 0.998;
         assert!((a - want).abs() < 1e-9, "{a} vs {want}");
+    }
+
+    /// ns-2 `m = int(ptc * (now - idletime_))`: idle 1.23 ms at 1 Gb/s with 1500-B packets is
+    /// 102.5 packet times; ns-2 counts 102 and decays by 0.998^(102 + 1), the real value by
+    /// 0.998^102.5 · 0.998. Idle shorter than one packet time (0.006 ms = 0.5): ns-2 m = 0.
+    #[test]
+    fn ns2_idle_truncate_counts_whole_packet_times() {
+        for (idle_s, m_real, m_ns2) in [(1.23e-3, 102.5, 102.0), (6e-6, 0.5, 0.0)] {
+            for ns2 in [false, true] {
+                let mut c = cfg();
+                c.ns2_idle_truncate = ns2;
+                let mut red = Red::new(&c, 1500);
+                red.avg = 10.0;
+                let q = QueueView {
+                    pkts: 0,
+                    bytes: 0,
+                    empty_since: Some(SimTime(0)),
+                    rate_bps: 1e9,
+                };
+                let a = red.update_average(SimTime::from_secs_f64(idle_s), &q);
+                let m: f64 = if ns2 { m_ns2 } else { m_real };
+                let want = 10.0 * 0.998f64.powf(m + 1.0);
+                assert!((a - want).abs() < 1e-9, "ns2 = {ns2}: {a} vs {want}");
+            }
+        }
     }
 
     #[test]

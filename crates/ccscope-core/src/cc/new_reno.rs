@@ -46,6 +46,10 @@ impl CongestionControl for NewReno {
                 .w
                 .enter_fast_recovery(flight_bytes, self.dupack_threshold),
             Congestion::Timeout => self.w.on_timeout(flight_bytes),
+            // tcp.cc ecn: slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF), as the fast retransmit
+            Congestion::EcnEcho if self.w.ns2_halve && !self.w.ns2_reno => {
+                self.w.cwnd = self.w.ns2_slowdown_half();
+            }
             Congestion::EcnEcho => {
                 self.w.halve_ssthresh(flight_bytes);
                 self.w.cwnd = self.w.ssthresh.max(self.w.min_cwnd);
@@ -68,5 +72,28 @@ impl CongestionControl for NewReno {
         p.cwnd_bytes = self.w.cwnd;
         p.ssthresh_bytes = self.w.ssthresh;
         p.alpha = f64::NAN;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ns-2 tcp.cc ecn -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd 21.5, 21 in flight:
+    /// halfwin 10.75 -> ssthresh 10, cwnd 10.75; RFC (flight): ssthresh = cwnd = 10.5.
+    #[test]
+    fn ns2_halve_on_ecn_echo_cuts_the_window() {
+        for ns2 in [false, true] {
+            let mut c = NewReno::new(1000, 10, true, 3);
+            c.w.cwnd = 21_500.0;
+            c.w.ns2_halve = ns2;
+            c.on_congestion(SimTime(0), Congestion::EcnEcho, 21_000);
+            let want = if ns2 { (10.0, 10.75) } else { (10.5, 10.5) };
+            assert_eq!(
+                (c.w.ssthresh / 1000.0, c.w.cwnd / 1000.0),
+                want,
+                "ns2 = {ns2}"
+            );
+        }
     }
 }

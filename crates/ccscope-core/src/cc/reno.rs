@@ -44,6 +44,17 @@ pub struct RenoWindow {
     /// halved window, less what `ns2_partial_deflation` cut), and the full ACK then grows it as
     /// any new ACK (recv_newack_helper -> opencwnd). Off: RFC 6582's min(ssthresh, FlightSize + MSS).
     pub ns2_exit: bool,
+    /// ns-2 Agent/TCP/Newreno's fast-retransmit cut (tcp-newreno.cc `dupack_action` ->
+    /// tcp.cc `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`) from the window, not the flight:
+    /// with `precisionReduce_ true` (ns-2.35's default) halfwin = windowd() / 2, windowd() =
+    /// min(cwnd_ + dupwnd_, wnd_) with dupwnd_ = 0 here (tcp-reno.cc `windowd`), so half of
+    /// min(cwnd, rwnd), fractional; ssthresh_ = int(halfwin) (an int), at least 2; cwnd_ = halfwin,
+    /// at least 1; the 3 MSS of inflation stay apart (dupwnd_). Off: RFC 5681's max(FlightSize/2,
+    /// 2 MSS) for both. Not used by `ns2_reno` (which has its own, `precisionReduce_ false`).
+    pub ns2_halve: bool,
+    /// With `ns2_halve`: `precisionReduce_ false` (tcp.cc `slowdown`: halfwin = int(window() / 2),
+    /// window() = min(int(cwnd_) + dupwnd_, int(wnd_))): ssthresh = cwnd = that whole number.
+    pub ns2_halve_whole: bool,
     /// The window fast recovery ends at (ns-2 Reno's halfwin), bytes.
     recovery_cwnd: f64,
     /// cwnd is inflated by fast recovery (ns-2 keeps the inflation apart, in `dupwnd_`).
@@ -89,6 +100,8 @@ impl RenoWindow {
             rwnd: f64::INFINITY,
             ns2_partial_deflation: false,
             ns2_exit: false,
+            ns2_halve: false,
+            ns2_halve_whole: false,
             recovery_cwnd: 0.0,
             inflated: false,
             ca_acked: 0.0,
@@ -161,6 +174,12 @@ impl RenoWindow {
     /// Enter fast recovery: ssthresh from flight, cwnd = ssthresh + 3 MSS (RFC 6582 §3.2 step 2-3);
     /// ns-2 Reno inflates its halved window (at least 1 MSS) by the same 3 MSS.
     pub fn enter_fast_recovery(&mut self, flight_bytes: u64, dupack_threshold: u32) {
+        if self.ns2_halve && !self.ns2_reno {
+            self.recovery_cwnd = self.ns2_slowdown_half();
+            self.cwnd = self.recovery_cwnd + dupack_threshold as f64 * self.mss;
+            self.inflated = true;
+            return;
+        }
         let half = self.halve_ssthresh(flight_bytes);
         self.recovery_cwnd = if self.ns2_reno {
             half.max(self.mss)
@@ -169,6 +188,22 @@ impl RenoWindow {
         };
         self.cwnd = self.recovery_cwnd + dupack_threshold as f64 * self.mss;
         self.inflated = true;
+    }
+
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` (`ns2_halve`, window not inflated):
+    /// sets ssthresh and returns cwnd_ = halfwin, bytes.
+    pub fn ns2_slowdown_half(&mut self) -> f64 {
+        // tcp.cc slowdown: windowd() = min(cwnd_, wnd_) (dupwnd_ = 0 outside recovery);
+        // precision_reduce_ ? windowd() / 2 : int(window() / 2); ssthresh_ = int(halfwin) >= 2,
+        // cwnd_ = halfwin >= 1
+        let window = self.cwnd.min(self.rwnd) / self.mss;
+        let half = if self.ns2_halve_whole {
+            (window.floor() / 2.0).floor()
+        } else {
+            window / 2.0
+        };
+        self.ssthresh = half.floor().max(2.0) * self.mss;
+        half.max(1.0) * self.mss
     }
 
     /// Each further duplicate ACK inflates the window by one MSS (RFC 6582 §3.2 step 4).
@@ -222,6 +257,40 @@ impl RenoWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ns-2 tcp.cc slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) at the fast retransmit, worked in
+    /// segments, 21 in flight:
+    /// - cwnd 21.5: precisionReduce_ true: halfwin 10.75, ssthresh int 10, cwnd 10.75 + 3 = 13.75;
+    ///   false: int(21 / 2) = 10, cwnd 13; RFC 5681 (flight): 10.5, 13.5.
+    /// - cwnd 21.5, rwnd 15: windowd() = 15, halfwin 7.5: ssthresh 7, cwnd 10.5; false: 7, 10.
+    /// - cwnd 1.5: halfwin 0.75: ssthresh int 0 -> 2, cwnd 0.75 -> 1, + 3 = 4; false: 0 -> 2, 4.
+    #[test]
+    fn ns2_halve_cuts_the_window_not_the_flight() {
+        let cases = [
+            (
+                21.5,
+                f64::INFINITY,
+                [(10.0, 13.75), (10.0, 13.0), (10.5, 13.5)],
+            ),
+            (21.5, 15.0, [(7.0, 10.5), (7.0, 10.0), (10.5, 13.5)]),
+            (1.5, f64::INFINITY, [(2.0, 4.0), (2.0, 4.0), (10.5, 13.5)]),
+        ];
+        for (cwnd, rwnd, want) in cases {
+            for (mode, (ssthresh, cwnd_after)) in want.into_iter().enumerate() {
+                let mut w = RenoWindow::new(1000, 10, 1.0);
+                w.cwnd = cwnd * 1000.0;
+                w.rwnd = rwnd * 1000.0;
+                w.ns2_halve = mode < 2;
+                w.ns2_halve_whole = mode == 1;
+                w.enter_fast_recovery(21_000, 3);
+                assert_eq!(
+                    (w.ssthresh / 1000.0, w.cwnd / 1000.0),
+                    (ssthresh, cwnd_after),
+                    "cwnd {cwnd} rwnd {rwnd} mode {mode}"
+                );
+            }
+        }
+    }
     #[test]
     fn a_cumulative_ack_over_many_segments_grows_the_window_by_one_ack_only() {
         let mut w = RenoWindow::new(1000, 10, 1.0);

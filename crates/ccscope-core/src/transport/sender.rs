@@ -90,6 +90,13 @@ pub struct TcpSenderConfig {
     /// the fast retransmit halves (RFC 5681 §3.2 step 2; ns-2 halves cwnd_, which they never
     /// entered).
     pub limited_transmit: bool,
+    /// ns-2 Agent/TCP/Newreno's burst cap (tcp-newreno.cc `recv`, `newreno_changes_ 0`): after an
+    /// ACK that leaves `dupacks_ > numdupacks_ - 1` (the fast retransmit, each further duplicate
+    /// ACK, and each partial ACK, which does not reset `dupacks_`), `send_much(0, 0, 2)` sends at
+    /// most 2 segments from the window; the retransmissions (`output(last_ack_ + 1, ..)`) are apart.
+    /// Other ACKs use `send_much(0, 0, maxburst_)` with ns-default.tcl's `Agent/TCP set maxburst_ 0`,
+    /// no cap (tcp.cc `send_much`: `if (maxburst && npackets == maxburst) break;`).
+    pub ns2_recovery_maxburst: bool,
 }
 
 /// One segment to put on the wire.
@@ -127,6 +134,8 @@ pub struct TcpSender {
     lt_pending: bool,
     /// Segments limited transmit sent in the current run of duplicate ACKs.
     lt_sent: u64,
+    /// Segments the window may still send before the next ACK (`ns2_recovery_maxburst`).
+    burst_left: Option<u32>,
     recover: Option<u64>,
     ecn_recover: Option<u64>,
     cwr_pending: bool,
@@ -171,6 +180,7 @@ impl TcpSender {
             partial_seen: false,
             lt_pending: false,
             lt_sent: 0,
+            burst_left: None,
             recover: None,
             ecn_recover: None,
             cwr_pending: false,
@@ -275,8 +285,12 @@ impl TcpSender {
         } else {
             if self.snd_nxt >= self.total_segs
                 || self.window_full(self.snd_nxt.saturating_sub(self.snd_una))
+                || self.burst_left == Some(0)
             {
                 return None;
+            }
+            if let Some(b) = self.burst_left.as_mut() {
+                *b -= 1;
             }
             let s = self.snd_nxt;
             self.snd_nxt += 1;
@@ -529,6 +543,11 @@ impl TcpSender {
                 }
             }
         }
+        // tcp-newreno.cc recv: `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
+        // send_much(0, 0, 2);`
+        self.burst_left = (self.cfg.ns2_recovery_maxburst
+            && self.dupacks >= self.cfg.dupack_threshold)
+            .then_some(2);
     }
 
     /// RFC 3168 §6.1.2: react to ECN-Echo at most once per window of data, not during loss recovery.
@@ -562,6 +581,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.lt_pending = false;
         self.lt_sent = 0;
+        self.burst_left = None; // tcp.cc timeout: send_much(1, TCP_REASON_TIMEOUT, maxburst_)
         self.recover = Some(self.high_tx.saturating_sub(1));
         self.ecn_recover = Some(self.high_tx);
         self.snd_nxt = self.snd_una; // go-back-N from the first unacknowledged segment
@@ -593,6 +613,7 @@ mod tests {
             rto_estimator: RtoEstimator::Rfc6298,
             ns2_exit_recovery: false,
             limited_transmit: false,
+            ns2_recovery_maxburst: false,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
@@ -872,5 +893,68 @@ mod tests {
             }
         }
         assert_eq!((n, s.snd_nxt), (1, 21));
+    }
+
+    fn drain(s: &mut TcpSender, now: u64) -> Vec<(u64, bool)> {
+        let mut sent = Vec::new();
+        while let Some(g) = s.poll_transmit(SimTime(now)) {
+            sent.push((g.seq, g.flags & flags::RETX != 0));
+        }
+        sent
+    }
+
+    /// ns-2 tcp-newreno.cc recv, `newreno_changes_ 0`: `send_much(0, 0, 2)` while `dupacks_ >=
+    /// numdupacks_`, `send_much(0, 0, maxburst_ = 0)` (no cap) otherwise. 20 in flight (0..19),
+    /// cwnd 20: the 3rd dupack retransmits 0 (ssthresh 10, cwnd 13, no room). The window is then
+    /// set by hand to 30 segments; the 4th dupack inflates it to 31: room for 20..=30 (11), capped
+    /// to 20, 21. Partial ACK of 5: cwnd 31 - 5 + 1 = 27, retransmit 5 (not counted), then capped:
+    /// 22, 23 (in flight 17 -> 19 of 27); uncapped: only 31 fits (26 in flight -> 27). Full ACK
+    /// (20 > recover 19) with 20..23 out: cwnd = min(10, 4 + 1) = 5, sends 24; no cap from here:
+    /// with cwnd set to 30, the next new ACK (21, cwnd 30 + 1/30) sends 25..=50, 26 segments.
+    #[test]
+    fn ns2_recovery_maxburst_sends_two_per_ack_in_recovery_only() {
+        for cap in [false, true] {
+            let mut s = ns2_newreno(false, false, 20.0);
+            s.cfg.ns2_recovery_maxburst = cap;
+            let mut sent = Vec::new();
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+                sent.extend(drain(&mut s, 10));
+            }
+            assert_eq!(sent, [(0, true)]);
+            assert_eq!(cwnd_pkts(&s), 13.0);
+            let Cc::NewReno(c) = &mut s.cc else {
+                unreachable!()
+            };
+            c.w.cwnd = 30_000.0;
+            s.on_ack(SimTime(20), 0, false, SimTime(0), false);
+            let want: Vec<(u64, bool)> = if cap {
+                vec![(20, false), (21, false)]
+            } else {
+                (20..=30).map(|q| (q, false)).collect()
+            };
+            assert_eq!(drain(&mut s, 20), want, "cap = {cap}");
+            s.on_ack(SimTime(30), 5, false, SimTime(0), true);
+            assert_eq!(cwnd_pkts(&s), 27.0);
+            let want: &[(u64, bool)] = if cap {
+                &[(5, true), (22, false), (23, false)]
+            } else {
+                &[(5, true), (31, false)]
+            };
+            assert_eq!(drain(&mut s, 30), want, "cap = {cap}");
+            s.on_ack(SimTime(40), 20, false, SimTime(0), true);
+            assert!(!s.in_recovery());
+            if cap {
+                assert_eq!(cwnd_pkts(&s), 5.0);
+                assert_eq!(drain(&mut s, 40), [(24, false)]);
+                let Cc::NewReno(c) = &mut s.cc else {
+                    unreachable!()
+                };
+                c.w.cwnd = 30_000.0;
+                s.on_ack(SimTime(50), 21, false, SimTime(0), true);
+                let want: Vec<(u64, bool)> = (25..=50).map(|q| (q, false)).collect();
+                assert_eq!(drain(&mut s, 50), want);
+            }
+        }
     }
 }

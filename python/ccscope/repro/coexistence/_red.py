@@ -16,7 +16,9 @@ ns-2's RED code (docs/VERDICTS.md §4), decided from ns-2.35's queue/red.cc befo
 - above max_th: the paper states that every packet is marked. In ns-2.35 with `use_mark_p_ true` there is no
   forced drop above max_th (`if (!edp_.use_mark_p && ...) droptype = DTYPE_FORCED`); drop_early sees p = 1 and
   marks an ECT packet when `edv_.v_prob1 <= edp_.mark_p` (the DCTCP patch's `<=`, used with `mark_p_ 1.0`), which
-  is the paper's rule, so `ns2_drop_ecn_above_p` stays off.
+  is the paper's rule, so `ns2_drop_ecn_above_p` stays off;
+- idle period: REDQueue::enque counts it in whole packet times, `m = int(edp_.ptc * (now - idletime_))`, then
+  `estimator(.., m + 1, ..)` (engine `ns2_idle_truncate`).
 """
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ SQRT_LAW_K = 2 / np.sqrt(1.5)
 
 def red(min_th: float, max_th: float) -> dict:
     return {"kind": "red", "min_th_pkts": min_th, "max_th_pkts": max_th, "max_p": 0.1, "w_q": 0.002, "gentle": False,
-            "action": "mark", "ns2_small_queue": True, "ns2_wait": True}
+            "action": "mark", "ns2_small_queue": True, "ns2_wait": True,
+            "ns2_idle_truncate": True}
 
 
 def grid(pairs, *, quick: bool) -> pd.DataFrame:

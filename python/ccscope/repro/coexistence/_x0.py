@@ -39,11 +39,19 @@ runs under this policy, and kept whatever the verdicts:
     `else if (dupacks_ < numdupacks_ && singledup_) send_one();`, tcp.cc send_one sends one new segment if
     `t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ < curseq_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`.
     ccscope sent nothing on the first two duplicate ACKs. Engine: `ns2_limited_transmit = True`.
-  Left as they are: ns-2 halves cwnd_ at the fast retransmit (slowdown, `precisionReduce_ true`: cwnd_ =
-  windowd()/2, ssthresh_ = int of it) where ccscope's NewReno halves the flight, and ns-2 caps sends during
-  recovery at 2 per ACK (`send_much(0, 0, 2)` with `newreno_changes_ 0`). These act only when NewReno loses
-  packets: under the marking AQMs with ECT retransmissions it loses none after warm-up (`tcp_aqm_drops_post`,
-  `tcp_overflow_drops_post` below); under DropTail (fig2) and incast (fig7) it does.
+  * halving: tcp-newreno.cc dupack_action and tcp.cc ecn call tcp.cc `slowdown(CLOSE_SSTHRESH_HALF|
+    CLOSE_CWND_HALF)`; with `Agent/TCP set precisionReduce_ true` ("default changed on 2006/1/24"): `halfwin =
+    windowd() / 2`, windowd() = min(cwnd_ + dupwnd_, wnd_) (tcp-reno.cc; dupwnd_ = 0 there), `ssthresh_ = (int)
+    halfwin` (>= 2), `cwnd_ = halfwin` (>= 1). ccscope's NewReno halved the flight (RFC 5681). Engine:
+    `ns2_halve_window = True` (fractional; `ns2_halve_whole_segments` stays False). This one also acts on every
+    NewReno ECN-Echo cut, so it changes the marking runs too; DCTCP's own ECN cut is unchanged.
+  * burst cap: tcp-newreno.cc recv ends with `if (dupacks_ == 0) send_much(0, 0, maxburst_); else if (dupacks_ >
+    numdupacks_ - 1 && newreno_changes_ == 0) send_much(0, 0, 2);` (`Agent/TCP/Newreno set newreno_changes_ 0`,
+    `Agent/TCP set maxburst_ 0` = no cap; partialnewack does not reset dupacks_). Engine: `ns2_recovery_maxburst =
+    True`.
+  The recovery items act only when NewReno loses packets: under the marking AQMs with ECT retransmissions it loses
+  none after warm-up (`tcp_aqm_drops_post`, `tcp_overflow_drops_post` below); under DropTail (fig2) and incast
+  (fig7) it does.
 Loss diagnostics per seed (for the causes in the RED/CHOKe entries): NewReno timeouts and fast retransmits over the
 run, and after warm-up the NewReno packets the AQM dropped (`tcp_aqm_drops_post`: with ECT retransmissions the
 AQM marks rather than drops every NewReno data packet, so any such drop would be a Not-ECT packet, none expected),
@@ -75,9 +83,10 @@ SHARE_TOL = 0.03
 # NewReno + ECN as ns-2 runs it: ECT on every data packet, retransmissions included (see the module docstring)
 TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
-       "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True}
+       "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
+       "ns2_halve_window": True, "ns2_recovery_maxburst": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit) [ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:

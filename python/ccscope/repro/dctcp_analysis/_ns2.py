@@ -13,7 +13,8 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
 - Marking: P000's switch is ns-2's RED used as a step marker (`thresh_ = maxthresh_ = K`, `q_weight_ 1`); its
   `qlen > 1` guard in REDQueue::enque never acts at these K (>= 4 packets), so the engine's threshold marker is it.
   TCP-RED of Fig 13 is ns-2's RED with the rules of `coexistence._red` (small-queue guard, `wait_`, marking above
-  max_th as with the DCTCP patch's `mark_p_`).
+  max_th as with the DCTCP patch's `mark_p_`, whole-packet idle count `ns2_idle_truncate`: red.cc enque
+  `m = int(edp_.ptc * (now - idletime_))`; fig13.py builds that RED and passes its options).
 - NewReno recovery, ns-2.35's defaults, for NewReno and DCTCP flows alike (ns-2's DCTCP is `Agent/TCP/Newreno`
   with `dctcp_ true`, docs/models/dctcp_ns2.md):
   * partial ACK: ns-default.tcl `Agent/TCP/Newreno set partial_window_deflation_ 1` (changed to 1 on 5/5/03 to
@@ -24,10 +25,15 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
   * limited transmit: `Agent/TCP set singledup_ 1`; tcp-newreno.cc recv `else if (dupacks_ < numdupacks_ &&
     singledup_) send_one();`, tcp.cc send_one: one new segment if `t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ <
     curseq_ && t_seqno_ <= highest_ack_ + cwnd_ + dupacks_` -> `ns2_limited_transmit`.
-  Left as they are: the halving itself (ns-2 slowdown halves cwnd_, `precisionReduce_ true`; ccscope's NewReno
-  halves the flight) and ns-2's 2-segment burst cap in recovery (`send_much(0, 0, 2)`, `newreno_changes_ 0`).
-  All of these act only on packet losses, which the marking runs of P000 (buffer 1000 pkts, or Fig 10's 0/1
-  marking) do not have after start-up.
+  * halving: tcp-newreno.cc dupack_action (and tcp.cc ecn for NewReno) -> tcp.cc `slowdown(CLOSE_SSTHRESH_HALF|
+    CLOSE_CWND_HALF)` with `Agent/TCP set precisionReduce_ true`: `halfwin = windowd() / 2`, windowd() =
+    min(cwnd_, wnd_) there, `ssthresh_ = (int) halfwin` (>= 2), `cwnd_ = halfwin` (>= 1) -> `ns2_halve_window`
+    (ccscope's NewReno halved the flight).
+  * burst cap: tcp-newreno.cc recv `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
+    send_much(0, 0, 2);` (`newreno_changes_ 0`; otherwise `send_much(0, 0, maxburst_)`, `maxburst_ 0` = no cap)
+    -> `ns2_recovery_maxburst`.
+  The recovery items act only on packet losses, which the marking runs of P000 (buffer 1000 pkts, or Fig 10's 0/1
+  marking) do not have after start-up; the halving also acts on NewReno's ECN-Echo cut (Fig 13's TCP-RED).
 - Fig 1 is a hardware trace of [1] (Linux hosts, a Broadcom switch), not an ns-2 run: fig1 keeps ccscope's
   defaults.
 """
@@ -36,4 +42,5 @@ from __future__ import annotations
 #: TcpConfig fields of ns-2's TCP (see the module docstring).
 TCP = {"ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
-       "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True}
+       "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
+       "ns2_halve_window": True, "ns2_recovery_maxburst": True}

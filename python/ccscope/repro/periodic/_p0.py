@@ -18,8 +18,10 @@ defaults as the ns-2.35 cross-check runs whose numbers the advisory rows quote:
   arrival of a new dropping regime passes with `count = 1` (`edv_.old == 0`): RED option
   `ns2_small_queue`. Spacing of early drops: ns-default.tcl `Queue/RED set wait_ true` (every release;
   P001 Appendix B names no other), red.cc `drop_early`: with `wait_` p_a = p_b / (2 - count p_b) and no
-  drop until count >= 1/p_b: RED option `ns2_wait`. Appendix B's values (not gentle, w_q 0.002,
-  max_p 0.1 = `linterm_ 10`, drop from the tail, packet mode) are unchanged.
+  drop until count >= 1/p_b: RED option `ns2_wait`. Idle period: red.cc `enque` counts it in whole
+  packet times, `m = int(edp_.ptc * (now - idletime_))` (ns-2.35's line; the 2000 release's red.cc
+  not at hand, taken as the same), then `estimator(.., m + 1, ..)`: RED option `ns2_idle_truncate`.
+  Appendix B's values (not gentle, w_q 0.002, max_p 0.1 = `linterm_ 10`, drop from the tail, packet mode) are unchanged.
 - RTO: ns-2 tcp.cc `rtt_update` / `rtt_timeout` (integer srtt/rttvar in ticks, `rfc2988_` absent before
   2002/03/07: timeout = t_rtxcur * backoff), `tcpTick_ 0.1` (0.01 only from 2002/03/07), `minrto_`
   absent before 2001/05/10 (the floor is 2 ticks), `rtxcur_init_ 6.0`, backoff capped at 64: engine
@@ -91,9 +93,9 @@ def l_sync(b: float) -> float:
 
 def red(max_th: float, min_th: float = 5.0) -> dict:
     """Appendix B RED: not gentle, drop, w_q = 0.002, max_p = 0.1 [NG], as ns-2's queue/red.cc runs it:
-    its small-queue rule and `wait_` spacing (module docstring)."""
+    its small-queue rule, `wait_` spacing and whole-packet idle count (module docstring)."""
     return cc.aqm.red(min_th_pkts=min_th, max_th_pkts=max_th, max_p=0.1, w_q=0.002, action="drop",
-                      ns2_wait=True, ns2_small_queue=True)
+                      ns2_wait=True, ns2_small_queue=True, ns2_idle_truncate=True)
 
 
 def setup(quick: bool, *, sim_s: float | None = None) -> dict[str, float]:

@@ -299,6 +299,7 @@ def to_engine_json(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) ->
     try:
         return json.dumps(data, allow_nan=False)
     except RecursionError:
+        _check_finite(data)  # names the path that nests too deeply (walked only on failure)
         raise ScenarioError("<scenario>: nested too deeply; a scenario is a few levels of tables") from None
     except (TypeError, ValueError) as e:
         _check_finite(data)  # names the field of a non-finite number (walked only on failure)

@@ -446,11 +446,12 @@ pub struct TcpConfig {
     pub ns2_limited_transmit: bool,
     /// NewReno and DCTCP flows cut the window at a fast retransmit (and NewReno at an ECN-Echo) as
     /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` (tcp/tcp.cc; from tcp-newreno.cc
-    /// `dupack_action` and tcp.cc `ecn`): halfwin = min(cwnd, rwnd) / 2 (`windowd()`, with
-    /// `precisionReduce_ true`, ns-2.35's default), ssthresh = int(halfwin) (at least 2 segments),
-    /// cwnd = halfwin (at least 1 segment, fractional) plus the 3 segments of fast-recovery
-    /// inflation. Default false (RFC 5681: ssthresh = max(FlightSize / 2, 2 MSS), cwnd = ssthresh
-    /// + 3 MSS).
+    /// `dupack_action` and tcp.cc `ecn`), and set ssthresh at a timeout from the same halfwin
+    /// (`slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART), wnd_restart_ 1`, window without
+    /// inflation): halfwin = min(cwnd, rwnd) / 2 (`windowd()`, with `precisionReduce_ true`,
+    /// ns-2.35's default), ssthresh = int(halfwin) (at least 2 segments), cwnd = halfwin (at least
+    /// 1 segment, fractional) plus the 3 segments of fast-recovery inflation. Default false (RFC
+    /// 5681: ssthresh = max(FlightSize / 2, 2 MSS), cwnd = ssthresh + 3 MSS).
     #[serde(default)]
     pub ns2_halve_window: bool,
     /// With `ns2_halve_window`: ns-2's `precisionReduce_ false` (tcp.cc `slowdown`: halfwin =

@@ -49,7 +49,8 @@ pub struct RenoWindow {
     /// with `precisionReduce_ true` (ns-2.35's default) halfwin = windowd() / 2, windowd() =
     /// min(cwnd_ + dupwnd_, wnd_) with dupwnd_ = 0 here (tcp-reno.cc `windowd`), so half of
     /// min(cwnd, rwnd), fractional; ssthresh_ = int(halfwin) (an int), at least 2; cwnd_ = halfwin,
-    /// at least 1; the 3 MSS of inflation stay apart (dupwnd_). Off: RFC 5681's max(FlightSize/2,
+    /// at least 1; the 3 MSS of inflation stay apart (dupwnd_). A timeout takes ssthresh from the
+    /// same halfwin of the window without inflation (tcp.cc `timeout`). Off: RFC 5681's max(FlightSize/2,
     /// 2 MSS) for both. Not used by `ns2_reno` (which has its own, `precisionReduce_ false`).
     pub ns2_halve: bool,
     /// With `ns2_halve`: `precisionReduce_ false` (tcp.cc `slowdown`: halfwin = int(window() / 2),
@@ -195,8 +196,13 @@ impl RenoWindow {
     pub fn ns2_slowdown_half(&mut self) -> f64 {
         // tcp.cc slowdown: windowd() = min(cwnd_, wnd_) (dupwnd_ = 0 outside recovery);
         // precision_reduce_ ? windowd() / 2 : int(window() / 2); ssthresh_ = int(halfwin) >= 2,
-        // cwnd_ = halfwin >= 1
-        let window = self.cwnd.min(self.rwnd) / self.mss;
+        // cwnd_ = halfwin >= 1; at a timeout RenoTcpAgent::timeout sets dupwnd_ = 0 first
+        let cwnd = if self.inflated {
+            self.recovery_cwnd
+        } else {
+            self.cwnd
+        };
+        let window = cwnd.min(self.rwnd) / self.mss;
         let half = if self.ns2_halve_whole {
             (window.floor() / 2.0).floor()
         } else {
@@ -246,9 +252,15 @@ impl RenoWindow {
     }
 
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).
+    /// With `ns2_halve` (not `ns2_reno`): tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF|
+    /// CLOSE_CWND_RESTART), ssthresh from ns-2's halfwin of the window without inflation.
     pub fn on_timeout(&mut self, flight_bytes: u64) {
         self.reset_count();
-        self.halve_ssthresh(flight_bytes);
+        if self.ns2_halve && !self.ns2_reno {
+            self.ns2_slowdown_half();
+        } else {
+            self.halve_ssthresh(flight_bytes);
+        }
         self.inflated = false;
         self.cwnd = self.mss;
     }
@@ -289,6 +301,29 @@ mod tests {
                     "cwnd {cwnd} rwnd {rwnd} mode {mode}"
                 );
             }
+        }
+    }
+
+    /// RTO (tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART), wnd_restart_ 1;
+    /// dupwnd_ = 0 first):
+    /// cwnd 21.5 with 21 in flight: ssthresh int(10.75) = 10 (RFC: 10.5); during recovery entered
+    /// from it (window 10.75 + 3 + 2 dupacks, 21 in flight): int(10.75 / 2) = 5 (RFC: 10.5); cwnd 1.
+    #[test]
+    fn ns2_halve_at_a_timeout_uses_the_window_without_inflation() {
+        for ns2 in [false, true] {
+            let mut w = RenoWindow::new(1000, 10, 1.0);
+            w.cwnd = 21_500.0;
+            w.ns2_halve = ns2;
+            w.on_timeout(21_000);
+            assert_eq!(w.ssthresh, if ns2 { 10_000.0 } else { 10_500.0 });
+            assert_eq!(w.cwnd, 1000.0);
+            w.cwnd = 21_500.0;
+            w.enter_fast_recovery(21_000, 3);
+            w.inflate();
+            w.inflate();
+            w.on_timeout(21_000);
+            assert_eq!(w.ssthresh, if ns2 { 5_000.0 } else { 10_500.0 });
+            assert_eq!(w.cwnd, 1000.0);
         }
     }
     #[test]

@@ -44,7 +44,10 @@ runs under this policy, and kept whatever the verdicts:
     windowd() / 2`, windowd() = min(cwnd_ + dupwnd_, wnd_) (tcp-reno.cc; dupwnd_ = 0 there), `ssthresh_ = (int)
     halfwin` (>= 2), `cwnd_ = halfwin` (>= 1). ccscope's NewReno halved the flight (RFC 5681). Engine:
     `ns2_halve_window = True` (fractional; `ns2_halve_whole_segments` stays False). This one also acts on every
-    NewReno ECN-Echo cut, so it changes the marking runs too; DCTCP's own ECN cut is unchanged.
+    NewReno ECN-Echo cut, so it changes the marking runs too; DCTCP's own ECN cut is unchanged. A timeout's
+    ssthresh comes from the same halfwin (tcp.cc timeout: `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`,
+    dupwnd_ = 0 first); ns-2's exception there (no ssthresh cut when `highest_ack_ < recover_ &&
+    last_cwnd_action_ == CWND_ACTION_ECN`) is not modelled.
   * burst cap: tcp-newreno.cc recv ends with `if (dupacks_ == 0) send_much(0, 0, maxburst_); else if (dupacks_ >
     numdupacks_ - 1 && newreno_changes_ == 0) send_much(0, 0, 2);` (`Agent/TCP/Newreno set newreno_changes_ 0`,
     `Agent/TCP set maxburst_ 0` = no cap; partialnewack does not reset dupacks_). Engine: `ns2_recovery_maxburst =

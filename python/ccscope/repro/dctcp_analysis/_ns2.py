@@ -28,7 +28,8 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
   * halving: tcp-newreno.cc dupack_action (and tcp.cc ecn for NewReno) -> tcp.cc `slowdown(CLOSE_SSTHRESH_HALF|
     CLOSE_CWND_HALF)` with `Agent/TCP set precisionReduce_ true`: `halfwin = windowd() / 2`, windowd() =
     min(cwnd_, wnd_) there, `ssthresh_ = (int) halfwin` (>= 2), `cwnd_ = halfwin` (>= 1) -> `ns2_halve_window`
-    (ccscope's NewReno halved the flight).
+    (ccscope's NewReno halved the flight); a timeout's ssthresh from the same halfwin (tcp.cc timeout,
+    `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`; its no-cut case after a recent ECN cut is not modelled).
   * burst cap: tcp-newreno.cc recv `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
     send_much(0, 0, 2);` (`newreno_changes_ 0`; otherwise `send_much(0, 0, maxburst_)`, `maxburst_ 0` = no cap)
     -> `ns2_recovery_maxburst`.

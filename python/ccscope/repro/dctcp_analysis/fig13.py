@@ -51,9 +51,10 @@ def _sim(series: str, rtt2: float, until: float, t0: float, seed: int) -> float:
     else:
         kind, kw = (("dctcp" if series == "dctcp" else "dctcp_per_ack"),
                     {"dctcp": cc.scenario.DctcpConfig(g=1 / 16), "tcp": cc.scenario.TcpConfig(**NS2_TCP)})
-    # TCP-RED: ns-2's queue/red.cc rules (small-queue guard, wait_ spacing; marking above max_th), see _ns2
+    # TCP-RED: ns-2's queue/red.cc rules (small-queue guard, wait_ spacing, the idle count truncated to
+    # whole packet times; marking above max_th), see _ns2
     aqm = (cc.aqm.red(min_th_pkts=30, max_th_pkts=100, max_p=0.1, w_q=0.1, action="mark", ns2_small_queue=True,
-                      ns2_wait=True) if series == "tcp_red"
+                      ns2_wait=True, ns2_idle_truncate=True) if series == "tcp_red"
            else cc.aqm.threshold(k_pkts=K))
     sc = cc.scenario.dumbbell(4, cc=kind, bottleneck_bps=C, rtt_per_sender_s=[RTT1, RTT1, rtt2, rtt2], aqm=aqm,
                               buffer_pkts=1000, start_jitter_s=1e-3, seed=seed, **kw)

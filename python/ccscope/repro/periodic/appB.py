@@ -160,8 +160,9 @@ def reference_ns2(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max
     packet mode), given the outcome of each arrival: `++count` per arrival; `if (qavg >= th_min && qlen > 1)`:
     forced drop at qavg >= th_max, else the first arrival of a dropping regime (`old == 0`) passes with count = 1,
     else p_b = max_p (avg - min_th)/(max_th - min_th) and, with wait_, p_a = 0 while count p_b < 1, p_b/(2 - count p_b)
-    below 2, else 1 (capped at 1); a drop sets count = 0; otherwise `old = 0`. The idle decay is the engine's
-    (1 - w_q)^m with real m (ns-2 truncates m = int(ptc · idle time); the difference is below one factor 1 - w_q).
+    below 2, else 1 (capped at 1); a drop sets count = 0; otherwise `old = 0`. After an idle period red.cc
+    computes `m = int(edp_.ptc * (now - idletime_))` and calls `estimator(nqueued, m + 1, ...)`, i.e. the
+    average decays by (1 - w_q)^m with m truncated to whole packet times before the arrival's own update.
     Columns as `reference`, plus `early` (the arrival went through drop_early) and `must_pass`."""
     t = np.asarray(time_s, float)
     q = np.asarray(q_pkts, float)
@@ -174,7 +175,7 @@ def reference_ns2(time_s, q_pkts, empty_since_s, verdicts, *, min_th=MIN_TH, max
     avg, count, old = 0.0, 0, 0
     for i in range(n):
         if not np.isnan(es[i]):
-            m = (t[i] - es[i]) * pkt_rate
+            m = math.floor((t[i] - es[i]) * pkt_rate)  # red.cc: m = int(ptc * idle time), idle time >= 0
             if m > 0:
                 avg *= (1.0 - w_q) ** m
         avg = (1.0 - w_q) * avg + w_q * q[i]

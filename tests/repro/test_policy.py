@@ -144,3 +144,17 @@ def test_cause_lint_allows_fields_references_and_paper_numbers_only():
     assert cause_lint(_mod("§II.C.2, 3 and 1", ("1", "3"))) == []
     assert cause_lint(_mod("x", "96.11"))  # PAPER_NUMBERS must be a tuple
     assert cause_lint(types.SimpleNamespace(ID="x")) == []
+
+
+def test_verdicts_md_lists_exactly_the_entries_whose_quick_window_cannot_show_the_claim():
+    import re
+    from pathlib import Path
+
+    from ccscope.repro import registry
+    text = (Path(__file__).resolve().parents[2] / "docs" / "VERDICTS.md").read_text()
+    section = text.split("## Entries whose quick variant cannot show the claim", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^- `([^`]+)`", section, flags=re.M)
+    modules = [e.id for e in registry.entries() if getattr(e.load(), "QUICK_SHOWS_CLAIM", True) is False]
+    assert listed == modules
+    for eid in modules:
+        assert getattr(registry.get(eid), "QUICK_NOTE", "").strip(), eid

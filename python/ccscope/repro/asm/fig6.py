@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-import numpy as np
 
 from ccscope.repro._base import Checks, Run, figure, ref_line, se, verdict
 from ccscope.repro.asm import _a0

@@ -4,7 +4,6 @@ Gaps between consecutive drops at the bottleneck M2→M3 (any flow), after warm-
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ccscope.repro._base import Checks, Run, se, verdict
 from ccscope.repro.periodic import _fig10, _p0

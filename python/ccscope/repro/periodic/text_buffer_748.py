@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ccscope.repro._base import Checks, Run, figure, ref_line, se, verdict
+from ccscope.repro._base import Checks, Run, figure, ref_line, verdict
 from ccscope.repro.periodic import _p0
 
 ID = "periodic/text-buffer-748"

@@ -35,13 +35,13 @@ def refusal(mutate) -> str:
     ("topology.bottleneck_bps", -1e308, "must be a finite number > 0"),
     ("topology.rtt_s", -1e300, "must be"),
 ])
-def test_a_huge_number_is_cut_and_the_line_keeps_its_separator(path, value, allowed):
+def test_a_huge_number_is_shown_short_and_the_line_keeps_its_separator(path, value, allowed):
+    # the engine prints values beyond 1e16 in scientific notation (fmt_f): 1e308, not 309 digits cut
+    # by the line cutter (whose separator handling is tested on hand-made lines below)
     table, key = path.split(".")
     msg = refusal(lambda d: d.setdefault(table, {}).__setitem__(key, value))
-    m = CUT_LINE.match(msg)
-    assert m, msg
-    assert m["field"] == path and m["allowed"].startswith(allowed), msg
-    assert len(m["value"]) <= 2 * MAX_VALUE_CHARS + 20
+    assert msg.startswith(f"{path} = {value:g}: {allowed}".replace("e+", "e")), msg
+    assert len(msg) < 200
 
 
 def test_a_500_character_unknown_key_is_cut_and_keeps_its_separator():
@@ -82,7 +82,7 @@ def test_cli_line_of_a_huge_number_keeps_its_separator(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     line = p.stderr.strip().splitlines()[-1]
-    assert "... (309 chars): must be in (0, 1]" in line, p.stderr
+    assert line.endswith("dctcp.g = 1e308: must be in (0, 1]"), p.stderr
 
 
 @pytest.mark.parametrize("msg", [

@@ -121,6 +121,7 @@ def test_cli_run_without_out_interrupted_writes_nothing(tmp_path, cli_startup_cp
 PY_CHILD = textwrap.dedent("""
     import json, sys
     import ccscope as cc
+    cc.simulate, cc.Simulation  # load them now (names load on first use): "start" means simulating next
     path, how = sys.argv[1], sys.argv[2]
     if how == "simulate":
         print("start", flush=True)

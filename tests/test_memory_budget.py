@@ -78,11 +78,14 @@ def test_a_million_node_graph_is_refused_naming_the_recorded_ports_and_the_graph
     links = ",".join(f'{{"from":"h{i}","to":"sw","rate_bps":1e9,"delay_s":1e-6,"duplex":true}}' for i in range(n - 1))
     text = (f'{{"until_s":0.01,"topology":{{"kind":"graph","nodes":[{nodes}],"links":[{links}]}},'
             f'"flow":[{{"src":"h0","dst":"h1"}}]}}')
-    with pytest.raises(cc.ScenarioError) as e:
+    with pytest.raises(cc.ScenarioError) as e:  # 101 MiB of text: refused before it is parsed
         _native.Simulation(text, None, 256 * MiB)
+    assert str(e.value).startswith("<scenario> = 100.9 MiB of text: parsing it needs about 1.6 GiB"), str(e.value)
+    with pytest.raises(cc.ScenarioError) as e:  # parsed within 2 GiB, then refused by the estimate
+        _native.Simulation(text, None, 2048 * MiB)
     msg = str(e.value)
     # every switch port is recorded by default: 999999 series of 1001 queue samples each
-    assert msg.startswith("record.queue_interval_s = 0.00001: estimated memory "), msg
+    assert msg.startswith("record.queue_interval_s = 1e-5: estimated memory "), msg
     assert "999999 ports x 1001 samples" in msg
     assert "topology.nodes = 1000000 nodes, 999999 links (topology 1000000 nodes, 1999998 ports" in msg
 
@@ -104,7 +107,7 @@ def test_ten_thousand_flows_sampled_every_10us_count_every_flow_sample():
     # the old 1e8 cap counted samples per interval (1e5 here), not per flow: 1e9 rows slipped through
     sc = dumbbell(10_000, until_s=1.0, traces=["cwnd"], flow_interval_s=1e-5)
     msg = refused(sc, 4 * 2 ** 30)
-    assert msg.startswith("record.flow_interval_s = 0.00001: estimated memory ")
+    assert msg.startswith("record.flow_interval_s = 1e-5: estimated memory "), msg
     assert "10000 flows x 100001 samples over until_s = 1" in msg
 
 

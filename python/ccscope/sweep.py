@@ -763,18 +763,8 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
                 with Client(scheduler) as c:
                     _run_dask(tasks, c, on_row)
             else:
-                import contextlib
-                with contextlib.ExitStack() as stack:
-                    # the worker processes start with Ctrl-C ignored, so a Ctrl-C at the terminal, which
-                    # reaches the whole process group, stops this process alone, which then closes the
-                    # cluster (the workers printed tracebacks otherwise). The cost: a Ctrl-C during the
-                    # few seconds the cluster starts is ignored (docs/reliability.md)
-                    with _ctrl_c_ignored():
-                        import logging
-                        cluster = stack.enter_context(LocalCluster(
-                            n_workers=dask_local, threads_per_worker=1, processes=True, host="127.0.0.1",
-                            dashboard_address=None, silence_logs=logging.ERROR))
-                    c = stack.enter_context(Client(cluster))
+                with LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, Client(cluster) as c:
                     _run_dask(tasks, c, on_row)
         else:
             _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)
@@ -786,25 +776,6 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
     table = _table([rows[p.index] for p in points], param_names)
     _write_parquet_atomic(table, out_dir / "summary.parquet")
     return SweepResult(table=table, out_dir=out_dir, ran=ran, cached=cached_keys, recomputed=recomputed)
-
-
-class _ctrl_c_ignored:
-    """Ignore SIGINT inside the block: processes started in it inherit the ignored disposition
-    (POSIX keeps SIG_IGN across exec, and Python then leaves it alone), so they never see a Ctrl-C.
-    A blocked signal mask is not enough: a spawned Python unblocks it. A no-op off the main thread."""
-
-    def __enter__(self):
-        import signal
-        self._old = None
-        if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return self
-
-    def __exit__(self, *exc):
-        import signal
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-        return False
 
 
 @dataclass

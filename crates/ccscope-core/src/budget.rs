@@ -83,6 +83,20 @@ pub fn check_text(text_bytes: usize, budget_bytes: u64) -> Result<(), ScenarioEr
     ))
 }
 
+/// Parse and validate a scenario text after [`check_text`] against `budget_bytes` (None: the
+/// default budget): the one entry point from text that every caller with a budget uses.
+pub fn parse_within(
+    text: &str,
+    format: crate::scenario::Format,
+    budget_bytes: Option<u64>,
+) -> Result<Scenario, ScenarioError> {
+    check_text(
+        text.len(),
+        budget_bytes.unwrap_or_else(default_budget_bytes),
+    )?;
+    crate::scenario::parse(text, format)
+}
+
 /// Total machine memory, bytes: the smaller of physical RAM and a cgroup limit, read once.
 pub fn machine_memory_bytes() -> Option<u64> {
     static MEM: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();

@@ -54,10 +54,8 @@ fn panic_message(e: &(dyn std::any::Any + Send)) -> String {
 /// default budget).
 fn parse(text: &str, format: &str, max_memory_bytes: Option<u64>) -> PyResult<Scenario> {
     let fmt = format_of(format)?;
-    let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
-    ccscope_core::budget::check_text(text.len(), budget)
-        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    scenario::parse(text, fmt).map_err(|e| ScenarioError::new_err(e.to_string()))
+    ccscope_core::budget::parse_within(text, fmt, max_memory_bytes)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))
 }
 
 /// Parse and validate a scenario; return it as canonical JSON with every default filled in.
@@ -318,10 +316,7 @@ fn run_item(
     let t0 = std::time::Instant::now();
     let run = || -> Result<RunOutput, ItemFailure> {
         check_until(until_s).map_err(ItemFailure::Scenario)?;
-        let budget = max_memory_bytes.unwrap_or_else(ccscope_core::budget::default_budget_bytes);
-        ccscope_core::budget::check_text(json.len(), budget)
-            .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
-        let sc = scenario::parse(json, Format::Json)
+        let sc = ccscope_core::budget::parse_within(json, Format::Json, max_memory_bytes)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;

@@ -312,9 +312,14 @@ MANY_CHILD = textwrap.dedent("""
         cc.simulate_many([path] * 4, until_s=100.0, jobs=2, executor=executor)
     except KeyboardInterrupt as e:
         caught = type(e).__name__
+    def comm(t):
+        # a thread may end between the listing and the read
+        try:
+            return open(f"/proc/self/task/{t}/comm").read()
+        except FileNotFoundError:
+            return ""
     def sim_threads():
-        return [t for t in os.listdir("/proc/self/task")
-                if open(f"/proc/self/task/{t}/comm").read().startswith("ccscope-sim")]
+        return [t for t in os.listdir("/proc/self/task") if comm(t).startswith("ccscope-sim")]
     import multiprocessing
     t0 = time.monotonic()
     while (sim_threads() or multiprocessing.active_children()) and time.monotonic() - t0 < 60:
@@ -340,7 +345,7 @@ def test_simulate_many_interrupted_cancels_every_item_and_leaves_no_worker(execu
         t0 = time.monotonic()
         while True:
             kids = [int(k) for k in Path(f"/proc/{p.pid}/task/{p.pid}/children").read_text().split()]
-            busy = [k for k in kids if _alive(k) and cpu_s(k) > 2 * SIMULATING_CPU_S]
+            busy = [k for k in kids if _cpu_or_zero(k) > 2 * SIMULATING_CPU_S]
             if len(busy) >= 1:
                 break
             assert p.poll() is None and time.monotonic() - t0 < HANG_S
@@ -351,6 +356,14 @@ def test_simulate_many_interrupted_cancels_every_item_and_leaves_no_worker(execu
     got = json.loads(out.strip().splitlines()[-1])
     assert got["caught"] in ("KeyboardInterrupt", "Interrupted")
     assert got["threads"] == 0 and got["children"] == 0
+
+
+def _cpu_or_zero(pid: int) -> float:
+    """cpu_s of a process that is not ours and may be gone by the time it is read."""
+    try:
+        return cpu_s(pid) if _alive(pid) else 0.0
+    except OSError:
+        return 0.0
 
 
 def _alive(pid: int) -> bool:

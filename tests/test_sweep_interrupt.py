@@ -148,8 +148,8 @@ def test_a_signal_stops_running_points_and_leaves_nothing_half_written(tmp_path,
 
 
 def test_a_sweep_on_a_local_dask_cluster_stops_its_running_points_and_leaves_no_worker(tmp_path):
-    """--dask-local: Ctrl-C sets the sweep's stop event (the points running in the worker processes
-    end and write nothing), cancels the rest and closes the cluster: exit 130, no worker left."""
+    """--dask-local: SIGTERM to the sweep alone (`timeout`, a job scheduler) sets the sweep's stop
+    event, cancels the points and stops the cluster: exit 130, no worker left."""
     pytest.importorskip("distributed")
     psutil = pytest.importorskip("psutil")
     out = tmp_path / "s"
@@ -170,12 +170,168 @@ def test_a_sweep_on_a_local_dask_cluster_stops_its_running_points_and_leaves_no_
     at = workers_cpu_s()
     wait_for(p, lambda: workers_cpu_s() >= at + 2 * SIMULATING_CPU_S)  # the points are simulating
     children = me.children(recursive=True)
-    _, err = interrupt(p, signal.SIGINT)
+    _, err = interrupt(p, signal.SIGTERM)
     assert p.returncode == 130, err
     assert "interrupted: rerun the same command to resume: 0 of 2 points done" in err, err
     assert finished_points(out) == [] and leftovers(out) == []
     gone, alive = psutil.wait_procs(children, timeout=HANG_S)
     assert alive == [], alive
+
+
+# --------------------------------------------------------------------------- a terminal's Ctrl-C on Dask
+# A terminal sends SIGINT to every process of the foreground job. The local Dask cluster runs in a
+# session of its own, so only the sweep gets it, and the sweep stops the cluster: no traceback or
+# KeyboardInterrupt from Dask's processes, and none of them alive once the sweep has exited.
+
+#: One short point, then two long ones (2 workers: the second long one starts after the short one).
+DASK_GRID = ["--grid", f"until_s=0.002,{LONG_S},{LONG_S + 1}"]
+
+
+def start_job(args: list[str], cwd: Path) -> subprocess.Popen:
+    """The sweep as a terminal starts a job: a process group of its own (its id is the sweep's pid)."""
+    return subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            start_new_session=True, preexec_fn=_default_sigint)
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # ended meanwhile
+        return None
+
+
+def live_session(sid: int) -> list[int]:
+    """Processes (not zombies) of session `sid`."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st is not None and st[0] != "Z" and int(st[3]) == sid:
+                out.append(int(name))
+    return out
+
+
+def cluster_host(sweep_pid: int) -> int | None:
+    """The child of the sweep that holds its local cluster (a session leader), or None."""
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            try:
+                cmd = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if st is not None and int(st[1]) == sweep_pid and b"ccscope._dask_host" in cmd:
+                return int(name)
+    return None
+
+
+def workers_cpu_s(host: int) -> float:
+    total = 0.0
+    for pid in live_session(host):
+        if pid != host:
+            try:
+                total += cpu_s(pid)
+            except (OSError, IndexError):
+                pass
+    return total
+
+
+@pytest.fixture(scope="module")
+def dask_reference(tmp_path_factory) -> pd.DataFrame:
+    """The summary of DASK_GRID run whole (local threads: the table is the same whatever executor)."""
+    d = tmp_path_factory.mktemp("ref")
+    ref = subprocess.run(CLI + ["sweep", str(SCEN), *DASK_GRID, *LIGHT, "--jobs", "2", "--out", str(d / "s"),
+                                "--quiet"], capture_output=True, text=True, cwd=d, timeout=HANG_S)
+    assert ref.returncode == 0, ref.stderr
+    return pd.read_parquet(d / "s" / "summary.parquet")
+
+
+@pytest.mark.parametrize("moment", ["cluster-starting", "workers-spawned", "points-running"])
+def test_a_terminals_ctrl_c_stops_a_dask_sweep_with_no_traceback_and_no_process_left(tmp_path, moment,
+                                                                                      dask_reference):
+    pytest.importorskip("distributed")
+    out = tmp_path / "s"
+    args = ["sweep", str(SCEN), *DASK_GRID, *LIGHT, "--dask-local", "2", "--out", str(out), "--quiet"]
+    p = start_job(args, tmp_path)
+    box: dict = {}
+
+    def host_started() -> bool:
+        box["host"] = box.get("host") or cluster_host(p.pid)
+        return box["host"] is not None
+    wait_for(p, host_started)
+    host = box["host"]
+    if moment == "workers-spawned":  # a half-started cluster: worker processes, not all of them ready
+        wait_for(p, lambda: len(live_session(host)) >= 2)
+    elif moment == "points-running":
+        wait_for(p, lambda: len(finished_points(out)) == 1)  # the short point is done
+        at = workers_cpu_s(host)
+        wait_for(p, lambda: workers_cpu_s(host) >= at + 2 * SIMULATING_CPU_S)  # the long ones simulate
+    os.killpg(p.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+    try:
+        _, err = p.communicate(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        pytest.fail(f"the sweep did not stop after Ctrl-C: {p.communicate()}")
+    # the sweep has exited: no process of its cluster is left (none can finish a point now)
+    assert live_session(host) == [], [Path(f"/proc/{q}/cmdline").read_bytes() for q in live_session(host)]
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    done = 1 if moment == "points-running" else 0
+    assert f"interrupted: rerun the same command to resume: {done} of 3 points done" in err, err
+    assert len(finished_points(out)) == done
+    assert leftovers(out) == [] and [n for n in os.listdir(out) if n.startswith(".")] == []
+
+    again = subprocess.run(CLI + args, capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S)
+    assert again.returncode == 0, again.stderr
+    assert f"3 points: {3 - done} run, {done} from the cache, 0 failed" in again.stdout, again.stdout
+    assert "Traceback" not in again.stderr, again.stderr
+    pd.testing.assert_frame_equal(comparable(pd.read_parquet(out / "summary.parquet")), comparable(dask_reference))
+
+
+def test_a_killed_dask_sweep_leaves_no_process_of_its_cluster(tmp_path):
+    """kill -9 of the sweep cannot stop anything itself: its cluster's host sees its stdin closed,
+    kills its session and removes the cluster's staging directory; the next run completes the sweep."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "s"
+    args = ["sweep", str(SCEN), *DASK_GRID, *LIGHT, "--dask-local", "2", "--out", str(out), "--quiet"]
+    p = start_job(args, tmp_path)
+    box: dict = {}
+
+    def host_started() -> bool:
+        box["host"] = box.get("host") or cluster_host(p.pid)
+        return box["host"] is not None
+    wait_for(p, host_started)
+    host = box["host"]
+    wait_for(p, lambda: len(finished_points(out)) == 1)
+    at = workers_cpu_s(host)
+    wait_for(p, lambda: workers_cpu_s(host) >= at + 2 * SIMULATING_CPU_S)  # the long points simulate
+    assert len(live_session(host)) >= 3  # the host and its two workers
+    os.kill(p.pid, signal.SIGKILL)
+    p.communicate(timeout=HANG_S)
+    t0 = time.monotonic()
+    while live_session(host) or [n for n in os.listdir(out) if n.startswith(".dask.")]:
+        assert time.monotonic() - t0 < HANG_S, (live_session(host), os.listdir(out))
+        time.sleep(0.1)
+    again = subprocess.run(CLI + args, capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S)
+    assert again.returncode == 0, again.stderr
+    assert "3 points:" in again.stdout and "0 failed" in again.stdout, again.stdout
+    assert leftovers(out) == [] and len(finished_points(out)) == 3
+
+
+def test_a_local_dask_cluster_that_does_not_start_is_one_error_line(tmp_path):
+    """A start-up error of the cluster (here a Dask setting it cannot use) is one line naming the
+    cause, no traceback, no process left, nothing written but the sweep's record."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "s"
+    env = dict(os.environ, DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD="no-such-method")
+    r = subprocess.run(CLI + ["sweep", str(SCEN), "--grid", "until_s=0.002", "--dask-local", "2", "--out", str(out),
+                              "--quiet"], capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S, env=env)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert lines[0].startswith("error: dask_local = 2: the local Dask cluster did not start"), lines
+    assert "no-such-method" in lines[0], lines
+    assert sorted(os.listdir(out)) == ["sweep.json"]
 
 
 def _long_task(tmp_path: Path, until_s: float) -> dict:

@@ -20,6 +20,9 @@ Ctrl-C stops a sweep within a fraction of a second whatever `jobs`: points on wo
 run in slices of simulated time and look at a stop flag between them (signals reach only the
 main thread); on Dask a `distributed.Event` plays that flag. Finished points stay, stopped ones
 leave nothing, and `SweepInterrupted` says how many are done; the same call again resumes.
+`dask_local` runs its LocalCluster in a process of its own session (`ccscope._dask_host`): a
+terminal's Ctrl-C reaches the sweep alone, which kills the cluster's processes and returns only
+once they are gone (so no point runs on after it); killed itself, its cluster ends too.
 A failing point (invalid value, engine error) becomes a row with status "error" and the
 message; the other points run on. Library code never prints: progress goes to a callback.
 
@@ -32,6 +35,7 @@ Dask runs need the output directory on a filesystem the workers share (always tr
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import itertools
@@ -61,6 +65,7 @@ __all__ = [
     "PointCheck",
     "SweepResult",
     "SweepInterrupted",
+    "DaskClusterError",
     "SweepSpec",
     "check_point",
     "derive_seed",
@@ -607,7 +612,9 @@ def _run_local(tasks: list[dict], jobs: int, on_row: Callable[[dict], None]) -> 
 def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None:
     """Run `tasks` on a Dask cluster, `on_row(row)` as each finishes. Ctrl-C sets the sweep's stop
     event (running points end within about DASK_STOP_POLL_S and write nothing) and cancels the
-    points not started; then the KeyboardInterrupt goes on."""
+    points; then the KeyboardInterrupt goes on. (A running task that is cancelled before it has
+    seen the event may run on, its worker's client gone: on the cluster of `dask_local` the
+    workers are killed next; on a cluster of `scheduler=` it may finish and write its point.)"""
     import uuid
 
     from distributed import Event, as_completed
@@ -632,6 +639,145 @@ def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None
         raise
     finally:
         client.cancel([f for f in futures if not f.done()])
+
+
+#: Seconds the local Dask cluster of `dask_local` may take to start (a hang guard: 2 workers start
+#: in a few seconds).
+DASK_START_TIMEOUT_S = 180.0
+#: Seconds its host process may take to close the cluster and end once told to stop (it closes
+#: gracefully for at most `_dask_host.CLOSE_TIMEOUT_S`, then kills); past it the sweep kills them.
+DASK_STOP_TIMEOUT_S = 30.0
+#: Seconds left to multiprocessing's resource tracker to end by itself after the host has ended.
+DASK_TRACKER_WAIT_S = 5.0
+
+
+class DaskClusterError(ValueError):
+    """The local Dask cluster of `sweep(dask_local=N)` did not start. The message says why: the
+    error of the process that starts it, and the last error line of the cluster's log."""
+
+
+def _log_tail(log: Path) -> str:
+    """The cluster log's last error line (`SomeError: ...`), else its last line, cut to 200 characters."""
+    import re
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    errors = [ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b", ln)]
+    line = (errors or lines or [""])[-1]
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+def _read_address(proc, log: Path, n: int) -> str:
+    """The scheduler address the host process prints, or DaskClusterError with its error and log."""
+    import selectors
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + DASK_START_TIMEOUT_S
+    buf = b""
+    try:
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                problem = f"it did not start within {DASK_START_TIMEOUT_S:g} s"
+                break
+            if not sel.select(timeout=min(left, 1.0)):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+        else:
+            problem = None
+    finally:
+        sel.close()
+    if not buf.endswith(b"\n") and problem is None:
+        proc.wait()
+        problem = f"its process ended (exit status {proc.returncode})"
+    if buf.endswith(b"\n"):
+        try:
+            reply = json.loads(buf)
+        except ValueError:
+            reply = {"error": f"unexpected reply {buf[:80]!r}"}
+        if isinstance(reply, dict) and isinstance(reply.get("address"), str):
+            return reply["address"]
+        problem = str(reply.get("error") if isinstance(reply, dict) else reply)
+    tail = _log_tail(log)
+    raise DaskClusterError(f"dask_local = {n}: the local Dask cluster did not start ({problem})"
+                           + (f"; its log says: {tail}" if tail and tail not in problem else ""))
+
+
+def _stop_host(proc, *, kill: bool) -> None:
+    """Tell the cluster's host process to stop and wait until it and every process of its session
+    are gone (killing them past DASK_STOP_TIMEOUT_S, or at once on a second Ctrl-C). `kill`: the
+    sweep is interrupted: no graceful close, the host kills its workers at once."""
+    import signal
+    import subprocess
+
+    from ccscope import _dask_host
+    try:
+        proc.stdin.write(b"kill\n" if kill else b"stop\n")
+        proc.stdin.close()
+    except OSError:  # it has ended already
+        pass
+    deadline = time.monotonic() + DASK_STOP_TIMEOUT_S
+    while True:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            break
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):  # a hang, or Ctrl-C again: kill them now
+            deadline = time.monotonic() + DASK_STOP_TIMEOUT_S
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    # the host kills the rest of its session before it ends; multiprocessing's resource tracker
+    # ends by itself once the host is gone (it removes what the killed processes left)
+    deadline = time.monotonic() + DASK_TRACKER_WAIT_S
+    while True:
+        try:
+            while _dask_host.session_processes(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            _dask_host.kill_session(proc.pid, spare_tracker=False)
+            break
+        except KeyboardInterrupt:
+            deadline = 0.0
+
+
+@contextlib.contextmanager
+def _local_dask_cluster(n: int, out_dir: Path):
+    """A LocalCluster of `n` worker processes, run by `python -m ccscope._dask_host` in a session of
+    its own (a terminal's Ctrl-C reaches this process only, which stops the cluster); yields the
+    scheduler address. The cluster's output goes to a log in a staging directory of `out_dir`,
+    quoted when it does not start and removed with it. On leaving, the cluster's processes are
+    killed (after a graceful close of a few seconds) and gone before this returns, so no point
+    runs on after it; if this process is killed, the host sees its stdin closed and does the same."""
+    import subprocess
+    import sys
+
+    import ccscope
+    stage = _outdir.mkdir_temp(out_dir, "dask")
+    proc = None
+    interrupted = True
+    try:
+        log = stage / "cluster.log"
+        root = str(Path(ccscope.__file__).resolve().parents[1])
+        # the host and its workers import ccscope as this process does (spawned workers get the host's sys.path)
+        boot = ("import sys; sys.path.append(sys.argv.pop(1)); from ccscope._dask_host import main; "
+                "sys.exit(main(sys.argv))")
+        with open(log, "wb") as fh:
+            proc = subprocess.Popen([sys.executable, "-c", boot, root, str(n), str(stage / "work")],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=fh, cwd=stage,
+                                    start_new_session=True, close_fds=True)
+        yield _read_address(proc, log, n)
+        interrupted = False
+    finally:
+        if proc is not None:
+            _stop_host(proc, kill=interrupted)
+            proc.stdout.close()
+        shutil.rmtree(stage, ignore_errors=True)
+        # a point its worker was killed in while it saved left a staging copy: its process is gone now
+        _outdir.clean_stale(out_dir / "points")
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -687,8 +833,10 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
     Ctrl-C raises `SweepInterrupted` (a KeyboardInterrupt) within about SLICE_TARGET_S whatever
     `jobs`: finished points stay complete and verified, interrupted ones leave nothing (their
     staging directories are removed), summary.parquet is not written; calling again with the same
-    arguments runs exactly the unfinished points. On Dask, running points are cancelled (a task
-    already running on a worker may still finish and write its complete point).
+    arguments runs exactly the unfinished points. With `dask_local`, the cluster's processes are
+    killed and gone before this raises (its start-up failing raises `DaskClusterError`, a
+    ValueError); on a cluster of `scheduler=` or `client=`, points are cancelled (a task already
+    running on a worker may still finish and write its complete point).
     """
     from ccscope.many import default_jobs
     out_dir = Path(out)
@@ -758,13 +906,12 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
         elif client is not None:
             _run_dask(tasks, client, on_row)
         elif scheduler is not None or dask_local is not None:
-            from distributed import Client, LocalCluster
+            from distributed import Client
             if scheduler is not None:
                 with Client(scheduler) as c:
                     _run_dask(tasks, c, on_row)
             else:
-                with LocalCluster(n_workers=dask_local, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, Client(cluster) as c:
+                with _local_dask_cluster(dask_local, out_dir) as address, Client(address) as c:
                     _run_dask(tasks, c, on_row)
         else:
             _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)

@@ -155,6 +155,8 @@ impl FlowFactory {
             ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
             limited_transmit: ns2_newreno && t.ns2_limited_transmit,
             ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
+            ns2_timeout_after_ecn: ns2_newreno && t.ns2_timeout_after_ecn,
+            ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

@@ -464,6 +464,27 @@ pub struct TcpConfig {
     /// not capped (`Agent/TCP set maxburst_ 0`). Retransmissions are not counted. Default false.
     #[serde(default)]
     pub ns2_recovery_maxburst: bool,
+    /// NewReno and DCTCP flows time out after an ECN-Echo cut as ns-2 (tcp/tcp.cc `timeout`,
+    /// ns-2.35 lines 1898 and 1919-1925: `recover_ = maxseq_; ... else if (highest_ack_ <
+    /// recover_ && last_cwnd_action_ == CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE);`): when the
+    /// last window action was an ECN cut (no fast retransmit or timeout since), cwnd = 1 segment
+    /// and ssthresh is kept; back-off and go-back-N as any timeout, and a further timeout halves
+    /// as usual (`last_cwnd_action_ = CWND_ACTION_TIMEOUT` after either branch, line 1946).
+    /// Default false (every timeout cuts ssthresh).
+    #[serde(default)]
+    pub ns2_timeout_after_ecn: bool,
+    /// NewReno and DCTCP flows decide the fast retransmit as ns-2's Agent/TCP/Newreno
+    /// (tcp/tcp-newreno.cc `dupack_action`, lines 113-175, with `bugFix_ true`, `lessCareful_
+    /// false`): an ECN-Echo cut also sets recover_ (tcp.cc `ecn`: `recover_ = maxseq_`) and is
+    /// taken before the duplicate ACK is counted (`recv` calls `ecn()` first); the third duplicate
+    /// ACK retransmits with a window cut only when `highest_ack_ > recover_` (the ACK lies beyond
+    /// recover + 1 segment); otherwise, when the last window action was an ECN cut, it
+    /// retransmits and enters recovery without a second cut (`dupwnd_ = numdupacks_`, recover_
+    /// kept); otherwise nothing (with `exitFastRetrans_ true` the window is not inflated).
+    /// Default false (a fast retransmit with a cut whenever the ACK lies beyond the last fast
+    /// retransmit's or timeout's recover).
+    #[serde(default)]
+    pub ns2_dupack_action: bool,
 }
 
 impl Default for TcpConfig {
@@ -491,6 +512,8 @@ impl Default for TcpConfig {
             ns2_halve_window: false,
             ns2_halve_whole_segments: false,
             ns2_recovery_maxburst: false,
+            ns2_timeout_after_ecn: false,
+            ns2_dupack_action: false,
         }
     }
 }

@@ -248,6 +248,8 @@ class TcpConfig:
     ns2_halve_window: bool = False
     ns2_halve_whole_segments: bool = False
     ns2_recovery_maxburst: bool = False
+    ns2_timeout_after_ecn: bool = False
+    ns2_dupack_action: bool = False
 
 
 @dataclass

@@ -212,6 +212,26 @@ impl RenoWindow {
         half.max(1.0) * self.mss
     }
 
+    /// ns-2 Agent/TCP/Newreno's fast retransmit after an ECN cut (tcp-newreno.cc `dupack_action`:
+    /// `if (ecn_ && last_cwnd_action_ == CWND_ACTION_ECN) { ... dupwnd_ = numdupacks_; return; }`):
+    /// fast recovery with the window as the ECN cut left it, no second cut, inflated by
+    /// `dupack_threshold` MSS (kept apart as `dupwnd_`).
+    pub fn enter_recovery_without_cut(&mut self, dupack_threshold: u32) {
+        self.recovery_cwnd = self.cwnd;
+        self.cwnd += dupack_threshold as f64 * self.mss;
+        self.inflated = true;
+    }
+
+    /// ns-2's timeout while `last_cwnd_action_ == CWND_ACTION_ECN` (tcp.cc `timeout`:
+    /// `slowdown(CLOSE_CWND_ONE)`, after RenoTcpAgent::timeout's `dupwnd_ = 0`): cwnd = 1 MSS,
+    /// ssthresh kept (slowdown's floor `if (ssthresh_ < 2) ssthresh_ = 2`).
+    pub fn on_timeout_keep_ssthresh(&mut self) {
+        self.reset_count();
+        self.ssthresh = self.ssthresh.max(2.0 * self.mss);
+        self.inflated = false;
+        self.cwnd = self.mss;
+    }
+
     /// Each further duplicate ACK inflates the window by one MSS (RFC 6582 §3.2 step 4).
     pub fn inflate(&mut self) {
         self.cwnd += self.mss;

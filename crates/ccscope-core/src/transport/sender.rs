@@ -3,6 +3,7 @@
 //! (RFC 3168 §6.1: ECT on data, at most one reduction per window, CWR on the next new
 //! segment). The congestion controller ([`Cc`]) owns the window.
 
+use crate::cc::reno::RenoWindow;
 use crate::cc::{AckSample, Cc, Congestion, CongestionControl};
 use crate::packet::flags;
 use crate::units::{SimDuration, SimTime};
@@ -97,6 +98,23 @@ pub struct TcpSenderConfig {
     /// Other ACKs use `send_much(0, 0, maxburst_)` with ns-default.tcl's `Agent/TCP set maxburst_ 0`,
     /// no cap (tcp.cc `send_much`: `if (maxburst && npackets == maxburst) break;`).
     pub ns2_recovery_maxburst: bool,
+    /// ns-2's timeout after an ECN cut (tcp.cc `timeout`: `else if (highest_ack_ < recover_ &&
+    /// last_cwnd_action_ == CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE);`, `recover_ = maxseq_` just
+    /// before, so any timeout with data outstanding): when the last window action was an ECN cut,
+    /// cwnd = 1 MSS and ssthresh is kept. Everything else (back-off, go-back-N, recover) as any
+    /// timeout, after which the last action is the timeout (`last_cwnd_action_ =
+    /// CWND_ACTION_TIMEOUT` after either branch).
+    pub ns2_timeout_after_ecn: bool,
+    /// ns-2 Agent/TCP/Newreno's `dupack_action` (`bugFix_ true`, `lessCareful_ false`,
+    /// `exitFastRetrans_ true`): recover_ is one variable for losses and ECN (tcp.cc `ecn`:
+    /// `recover_ = maxseq_`), the ECN-Echo of a duplicate ACK is taken before the ACK is counted
+    /// (`recv` calls `ecn()` first), the fast retransmit cuts only when `highest_ack_ > recover_`,
+    /// i.e. ackno > recover + 1; below that, when the last window action was an ECN cut, the
+    /// segment is retransmitted and recovery entered with the window as the cut left it
+    /// (`dupwnd_ = numdupacks_`, recover_ kept); otherwise nothing happens (no inflation:
+    /// `exitFastRetrans_ true` skips `dupwnd_ = numdupacks_` and `++dupwnd_` unless
+    /// `last_cwnd_action_ == CWND_ACTION_DUPACK`).
+    pub ns2_dupack_action: bool,
 }
 
 /// One segment to put on the wire.
@@ -138,6 +156,12 @@ pub struct TcpSender {
     burst_left: Option<u32>,
     recover: Option<u64>,
     ecn_recover: Option<u64>,
+    /// The last window action was an ECN cut (ns-2's `last_cwnd_action_ == CWND_ACTION_ECN`): set
+    /// by the ECN-Echo reduction, cleared by a fast retransmit (`CWND_ACTION_DUPACK`) and a
+    /// timeout (`CWND_ACTION_TIMEOUT`); leaving recovery (`CWND_ACTION_EXITED`) follows a fast
+    /// retransmit, so it is already clear. Read only under `ns2_timeout_after_ecn` and
+    /// `ns2_dupack_action`.
+    after_ecn_cut: bool,
     cwr_pending: bool,
     ect: bool,
     srtt_ps: f64,
@@ -183,6 +207,7 @@ impl TcpSender {
             burst_left: None,
             recover: None,
             ecn_recover: None,
+            after_ecn_cut: false,
             cwr_pending: false,
             ect,
             srtt_ps: 0.0,
@@ -239,6 +264,15 @@ impl TcpSender {
     #[inline]
     fn flight_bytes(&self) -> u64 {
         (self.snd_nxt - self.snd_una) * self.cfg.mss_bytes as u64
+    }
+
+    /// The Reno window of the controller (ns-2 mechanisms that act on cwnd_ and dupwnd_ directly).
+    fn reno_window(&mut self) -> &mut RenoWindow {
+        match &mut self.cc {
+            Cc::NewReno(c) => &mut c.w,
+            Cc::Dctcp(c) => &mut c.w,
+            Cc::Dx(c) => &mut c.w,
+        }
     }
 
     /// The retransmission deadline, if the timer is armed.
@@ -489,6 +523,11 @@ impl TcpSender {
             if self.in_recovery {
                 self.cc.on_dup_ack(&sample);
             } else {
+                if self.cfg.ns2_dupack_action {
+                    // tcp-newreno.cc recv: `if (hdr_flags::access(pkt)->ecnecho() && ecn_)
+                    // ecn(tcph->seqno());` before the duplicate ACK is counted
+                    self.maybe_ecn_reduce(ece, flight);
+                }
                 self.cc.on_dup_ack(&sample);
                 if self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold {
                     // tcp.cc send_one: t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ < curseq_ &&
@@ -514,10 +553,16 @@ impl TcpSender {
                 // runs it (P001) also ignores the duplicate ACKs whose ACK is exactly recover + 1:
                 // those the go-back-N retransmissions after a timeout draw from a receiver that
                 // already holds everything sent before it (docs/models/periodic_ns2.md, item 13).
-                let above = if self.cfg.reno_recovery { 1 } else { 0 };
+                // ns2_dupack_action: NewReno's dupack_action tests highest_ack_ > recover_ too.
+                let above = if self.cfg.reno_recovery || self.cfg.ns2_dupack_action {
+                    1
+                } else {
+                    0
+                };
                 if self.dupacks == self.cfg.dupack_threshold
                     && self.recover.is_none_or(|r| ackno > r + above)
                 {
+                    self.after_ecn_cut = false;
                     self.in_recovery = true;
                     self.partial_seen = false;
                     self.recover = Some(self.snd_nxt - 1);
@@ -538,6 +583,24 @@ impl TcpSender {
                     // expires before the retransmission can be acknowledged once the RTO is
                     // close to the RTT (min_rto below the queueing RTT)
                     self.rto_deadline = Some(now + self.rto);
+                } else if self.cfg.ns2_dupack_action {
+                    if self.dupacks == self.cfg.dupack_threshold && self.after_ecn_cut {
+                        // tcp-newreno.cc dupack_action: `if (ecn_ && last_cwnd_action_ ==
+                        // CWND_ACTION_ECN) { last_cwnd_action_ = CWND_ACTION_DUPACK;
+                        // reset_rtx_timer(1,0); output(last_ack_ + 1, TCP_REASON_DUPACK);
+                        // dupwnd_ = numdupacks_; return; }`: recover_ stays the ECN cut's
+                        self.after_ecn_cut = false;
+                        self.in_recovery = true;
+                        self.partial_seen = false;
+                        self.lt_pending = false;
+                        let k = self.cfg.dupack_threshold;
+                        self.reno_window().enter_recovery_without_cut(k);
+                        self.pending_retx = Some(self.snd_una);
+                        self.stats.fast_retransmits += 1;
+                        self.rto_deadline = Some(now + self.rto);
+                    }
+                    // otherwise `if (bug_fix_) return;`, and with exitFastRetrans_ true recv
+                    // neither sets nor grows dupwnd_ (last_cwnd_action_ != CWND_ACTION_DUPACK)
                 } else {
                     self.maybe_ecn_reduce(ece, flight);
                 }
@@ -561,6 +624,11 @@ impl TcpSender {
             self.ecn_recover = Some(self.snd_nxt);
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;
+            // tcp.cc ecn: `recover_ = maxseq_; last_cwnd_action_ = CWND_ACTION_ECN;`
+            self.after_ecn_cut = true;
+            if self.cfg.ns2_dupack_action {
+                self.recover = Some(self.high_tx.saturating_sub(1));
+            }
         }
     }
 
@@ -576,7 +644,16 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let flight = self.flight_bytes();
-        self.cc.on_congestion(now, Congestion::Timeout, flight);
+        if self.cfg.ns2_timeout_after_ecn && self.after_ecn_cut {
+            // tcp.cc timeout: `else if (highest_ack_ < recover_ && last_cwnd_action_ ==
+            // CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE);` (recover_ = maxseq_ just set, so any
+            // timeout with data outstanding; this method returned above otherwise)
+            self.reno_window().on_timeout_keep_ssthresh();
+        } else {
+            self.cc.on_congestion(now, Congestion::Timeout, flight);
+        }
+        // `last_cwnd_action_ = CWND_ACTION_TIMEOUT;` after either branch
+        self.after_ecn_cut = false;
         self.in_recovery = false;
         self.dupacks = 0;
         self.lt_pending = false;
@@ -614,6 +691,8 @@ mod tests {
             ns2_exit_recovery: false,
             limited_transmit: false,
             ns2_recovery_maxburst: false,
+            ns2_timeout_after_ecn: false,
+            ns2_dupack_action: false,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
@@ -955,6 +1034,221 @@ mod tests {
                 let want: Vec<(u64, bool)> = (25..=50).map(|q| (q, false)).collect();
                 assert_eq!(drain(&mut s, 50), want);
             }
+        }
+    }
+
+    /// NewReno with ECN and ns-2's window rules (ns2_halve, partial deflation, exit), MSS 1000,
+    /// cwnd 20 and ssthresh 10 segments (congestion avoidance), rwnd 100, 20 segments (0..19) in
+    /// flight, with `ns2_timeout_after_ecn` = `timeout` and `ns2_dupack_action` = `dupack`.
+    fn ns2_ecn_newreno(timeout: bool, dupack: bool) -> TcpSender {
+        let mut cfg = sender(false).cfg;
+        cfg.rwnd_segments = 100;
+        cfg.ns2_exit_recovery = true;
+        cfg.ns2_timeout_after_ecn = timeout;
+        cfg.ns2_dupack_action = dupack;
+        let mut cc = NewReno::new(1000, 20, true, 3);
+        cc.w.ssthresh = 10_000.0;
+        cc.w.ns2_halve = true;
+        cc.w.ns2_partial_deflation = true;
+        cc.w.ns2_exit = true;
+        let mut s = TcpSender::new(cfg, Cc::NewReno(cc));
+        s.start();
+        assert_eq!(drain(&mut s, 0).len(), 20);
+        s
+    }
+
+    fn ssthresh_pkts(s: &TcpSender) -> f64 {
+        let mut p = crate::cc::CcProbe::default();
+        s.cc.probe(&mut p);
+        p.ssthresh_bytes / 1000.0
+    }
+
+    fn assert_window(s: &TcpSender, ssthresh: f64, cwnd: f64, what: &str) {
+        assert_eq!(ssthresh_pkts(s), ssthresh, "ssthresh, {what}");
+        assert!(
+            (cwnd_pkts(s) - cwnd).abs() < 1e-9,
+            "cwnd {} != {cwnd}, {what}",
+            cwnd_pkts(s)
+        );
+    }
+
+    /// ns-2 tcp.cc timeout (`recover_ = maxseq_; ... else if (highest_ack_ < recover_ &&
+    /// last_cwnd_action_ == CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE); else { ...
+    /// slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART); } ... last_cwnd_action_ =
+    /// CWND_ACTION_TIMEOUT;`), worked in segments before running:
+    /// - ACK 1 with ECN-Echo: congestion avoidance 20 + 1/20 = 20.05, then tcp.cc ecn ->
+    ///   slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): halfwin 10.025, ssthresh 10, cwnd 10.025.
+    /// - timeout: on: cwnd 1, ssthresh kept 10; off: halfwin 10.025 / 2 = 5.0125 -> ssthresh 5,
+    ///   cwnd 1. Both retransmit segment 1 and double the RTO (1 ms -> 2 ms).
+    /// - a second timeout (last action now the timeout): both halve cwnd 1: int(0.5) -> 2, cwnd 1.
+    /// - ECN cut, then a fast retransmit (3 duplicate ACKs: 10.025 / 2 -> ssthresh 5, cwnd
+    ///   5.0125 + 3), then a timeout: the last action is the fast retransmit, so both halve the
+    ///   uninflated 5.0125: ssthresh int(2.50625) = 2, cwnd 1.
+    #[test]
+    fn ns2_timeout_after_an_ecn_cut_keeps_ssthresh_once() {
+        let far = SimTime(u64::MAX / 2);
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut s = ns2_ecn_newreno(on, false);
+            s.on_ack(SimTime(10), 1, true, SimTime(0), false);
+            assert_eq!(s.stats.ecn_reductions, 1);
+            assert_window(&s, 10.0, 10.025, &what);
+            assert!(drain(&mut s, 10).is_empty());
+            s.on_timer(far);
+            assert_eq!(s.stats.timeouts, 1);
+            assert_window(&s, if on { 10.0 } else { 5.0 }, 1.0, &what);
+            assert_eq!(s.current_rto(), SimDuration::from_micros(2000));
+            assert_eq!(drain(&mut s, 20), [(1, true)], "{what}");
+            s.on_timer(far);
+            assert_eq!(s.stats.timeouts, 2);
+            assert_window(&s, 2.0, 1.0, &what);
+
+            let mut s = ns2_ecn_newreno(on, false);
+            s.on_ack(SimTime(10), 1, true, SimTime(0), false);
+            for _ in 0..3 {
+                s.on_ack(SimTime(20), 1, false, SimTime(0), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_window(&s, 5.0, 8.0125, &what);
+            s.on_timer(far);
+            assert_window(&s, 2.0, 1.0, &what);
+        }
+    }
+
+    /// ns-2 tcp-newreno.cc dupack_action after an ECN cut (`if (ecn_ && last_cwnd_action_ ==
+    /// CWND_ACTION_ECN) { ... output(last_ack_ + 1, TCP_REASON_DUPACK); dupwnd_ = numdupacks_;
+    /// return; }`), recover_ the cut's (tcp.cc ecn: `recover_ = maxseq_` = 19). In segments:
+    /// - ACK 12 with ECN-Echo: 20 + 1/20 = 20.05, cut: ssthresh 10, cwnd 10.025; 8 in flight:
+    ///   sends 20, 21 (10 in flight; an 11th does not fit in 10.025).
+    /// - 3 duplicate ACKs of 12: on: highest_ack_ 12 <= recover_ 19 and the last action is the
+    ///   ECN cut: retransmit 12, cwnd_ kept 10.025, dupwnd_ 3 -> window 13.025, room for 22, 23,
+    ///   24 (13 in flight). Off: a second cut, 10.025 / 2: ssthresh 5, cwnd 5.0125 + 3 = 8.0125,
+    ///   recover 21; retransmit 12 only.
+    /// - ACK 20: on: 20 > recover 19, full ACK: dupwnd_ 0, cwnd_ 10.025 >= ssthresh 10, opencwnd
+    ///   + 1/10.025 -> 10.12475..; 5 in flight (20..24): sends 25..=29. Off: 20 <= 21, partial ACK
+    ///   of 8: dupwnd_ 3 <= 8: cwnd_ 5.0125 - 5 -> 1 (floor), dupwnd_ 1, window 2; retransmit 20.
+    #[test]
+    fn ns2_dupack_action_after_an_ecn_cut_retransmits_without_a_second_cut() {
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut s = ns2_ecn_newreno(false, on);
+            s.on_ack(SimTime(10), 12, true, SimTime(0), false);
+            assert_window(&s, 10.0, 10.025, &what);
+            assert_eq!(drain(&mut s, 10), [(20, false), (21, false)]);
+            let mut sent = Vec::new();
+            for _ in 0..3 {
+                s.on_ack(SimTime(20), 12, false, SimTime(0), false);
+                sent.extend(drain(&mut s, 20));
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_eq!(s.stats.ecn_reductions, 1);
+            if on {
+                assert_window(&s, 10.0, 13.025, &what);
+                assert_eq!(sent, [(12, true), (22, false), (23, false), (24, false)]);
+            } else {
+                assert_window(&s, 5.0, 8.0125, &what);
+                assert_eq!(sent, [(12, true)]);
+            }
+            s.on_ack(SimTime(30), 20, false, SimTime(0), true);
+            if on {
+                assert!(!s.in_recovery());
+                assert_window(&s, 10.0, 10.025 + 1.0 / 10.025, &what);
+                let want: Vec<(u64, bool)> = (25..=29).map(|q| (q, false)).collect();
+                assert_eq!(drain(&mut s, 30), want);
+            } else {
+                assert!(s.in_recovery());
+                assert_window(&s, 5.0, 2.0, &what);
+                assert_eq!(drain(&mut s, 30), [(20, true)]);
+            }
+        }
+    }
+
+    /// ns-2 NewReno's `recovered = (highest_ack_ > recover_)`, `if (bug_fix_) return;`, and with
+    /// `exitFastRetrans_ true` no `dupwnd_`: after a timeout (recover 19, ssthresh 20 / 2 = 10,
+    /// cwnd 1), the retransmission of 0 is acknowledged up to 20 (slow start: cwnd 2; sends 20,
+    /// 21). Three, then five, duplicate ACKs of 20 = recover + 1: on: no fast retransmit, cwnd
+    /// stays 2, nothing sent (no inflation). Off: a fast retransmit (ssthresh max(2 / 2, 2) = 2,
+    /// cwnd 5). On, ACK 21 (slow start: cwnd 3, sends 22, 23), then 3 duplicate ACKs of 21 > 20:
+    /// a fast retransmit of 21, ssthresh max(3 / 2, 2) = 2, cwnd 5.
+    #[test]
+    fn ns2_dupack_action_refuses_at_recover_plus_one_without_inflation() {
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut s = sender(false);
+            s.cfg.ns2_dupack_action = on;
+            s.on_timer(SimTime(u64::MAX / 2));
+            assert_window(&s, 10.0, 1.0, &what);
+            assert_eq!(drain(&mut s, 1), [(0, true)]);
+            s.on_ack(SimTime(2), 20, false, SimTime(1), true);
+            assert_eq!(drain(&mut s, 2), [(20, false), (21, false)]);
+            let mut sent = Vec::new();
+            for _ in 0..3 {
+                s.on_ack(SimTime(3), 20, false, SimTime(1), false);
+                sent.extend(drain(&mut s, 3));
+            }
+            if !on {
+                assert_eq!(s.stats.fast_retransmits, 1);
+                assert_window(&s, 2.0, 5.0, &what);
+                continue;
+            }
+            for _ in 0..2 {
+                s.on_ack(SimTime(3), 20, false, SimTime(1), false);
+                sent.extend(drain(&mut s, 3));
+            }
+            assert_eq!(s.stats.fast_retransmits, 0);
+            assert!(!s.in_recovery());
+            assert_window(&s, 10.0, 2.0, &what);
+            assert!(sent.is_empty(), "{sent:?}");
+            s.on_ack(SimTime(4), 21, false, SimTime(2), false);
+            assert_window(&s, 10.0, 3.0, &what);
+            assert_eq!(drain(&mut s, 4), [(22, false), (23, false)]);
+            for _ in 0..3 {
+                s.on_ack(SimTime(5), 21, false, SimTime(2), false);
+            }
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_window(&s, 2.0, 5.0, &what);
+            assert_eq!(drain(&mut s, 5)[0], (21, true));
+        }
+    }
+
+    /// tcp-newreno.cc recv calls `ecn()` before counting the duplicate ACK: DCTCP (ns-2's
+    /// Agent/TCP/Newreno with dctcp_), alpha 0.5, cwnd 20, 20 in flight, segment 0 lost; the
+    /// third duplicate ACK carries ECN-Echo. On: the DCTCP cut first (cwnd 20 (1 - 0.25) = 15,
+    /// ssthresh 15, recover_ 19), then dupack_action: highest_ack_ 0 <= 19 after an ECN cut ->
+    /// retransmit 0 without a second cut, window 15 + 3 = 18. Off: the fast retransmit halves
+    /// (ns2_halve: 20 / 2 -> ssthresh 10, cwnd 13) and the ECN-Echo in recovery is ignored.
+    #[test]
+    fn ns2_dupack_action_takes_the_ece_of_the_third_dupack_first() {
+        use crate::cc::{Dctcp, DctcpConfig};
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut cfg = sender(false).cfg;
+            cfg.rwnd_segments = 100;
+            cfg.ns2_dupack_action = on;
+            let mut d = Dctcp::new(
+                &DctcpConfig::default(),
+                crate::cc::dctcp::DctcpRule::WindowCut,
+                1000,
+                20,
+                3,
+            );
+            d.alpha = 0.5;
+            d.w.ns2_halve = true;
+            let mut s = TcpSender::new(cfg, Cc::Dctcp(d));
+            s.start();
+            assert_eq!(drain(&mut s, 0).len(), 20);
+            s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            s.on_ack(SimTime(10), 0, true, SimTime(0), false);
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_eq!(s.stats.ecn_reductions, u64::from(on));
+            if on {
+                assert_window(&s, 15.0, 18.0, &what);
+            } else {
+                assert_window(&s, 10.0, 13.0, &what);
+            }
+            assert_eq!(drain(&mut s, 10), [(0, true)]);
         }
     }
 }

@@ -46,13 +46,29 @@ runs under this policy, and kept whatever the verdicts:
     `ns2_halve_window = True` (fractional; `ns2_halve_whole_segments` stays False). This one also acts on every
     NewReno ECN-Echo cut, so it changes the marking runs too; DCTCP's own ECN cut is unchanged. A timeout's
     ssthresh comes from the same halfwin (tcp.cc timeout: `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`,
-    dupwnd_ = 0 first); ns-2's exception there (no ssthresh cut when `highest_ack_ < recover_ &&
-    last_cwnd_action_ == CWND_ACTION_ECN`) is not modelled.
+    dupwnd_ = 0 first), except after an ECN cut (next item).
+  * timeout after an ECN cut: tcp.cc timeout sets `recover_ = maxseq_` (line 1898), then `else if (highest_ack_ <
+    recover_ && last_cwnd_action_ == CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE);` (lines 1919-1925): cwnd_ = 1,
+    ssthresh_ kept, whenever the flow's last window action was an ECN cut (tcp.cc ecn sets CWND_ACTION_ECN, line
+    1443; a fast retransmit sets CWND_ACTION_DUPACK, tcp-newreno.cc dupack_action); after either branch
+    `last_cwnd_action_ = CWND_ACTION_TIMEOUT` (line 1946), so a second timeout halves. ns-2's DCTCP takes its
+    cut through the same ecn(), so this acts on DCTCP flows most of all. Engine: `ns2_timeout_after_ecn = True`.
+  * fast-retransmit decision: tcp-newreno.cc dupack_action (lines 113-175) with `Agent/TCP set bugFix_ true`,
+    `lessCareful_ false`: a fast retransmit with a cut only when `highest_ack_ > recover_`; recover_ is also
+    set by an ECN cut (tcp.cc ecn `recover_ = maxseq_`), which recv takes before counting the duplicate ACK
+    (`if (hdr_flags::access(pkt)->ecnecho() && ecn_) ecn(tcph->seqno());`, line 222); below recover_, after an
+    ECN cut, `if (ecn_ && last_cwnd_action_ == CWND_ACTION_ECN)` retransmits and enters recovery without a
+    second cut (`dupwnd_ = numdupacks_`, recover_ kept); otherwise `if (bug_fix_) return;`. With
+    `Agent/TCP set exitFastRetrans_ true` (ns-default.tcl, "for clean exits of Fast Retransmit") recv neither
+    sets `dupwnd_ = numdupacks_` after a refused one nor inflates on later duplicates (`!exitFastRetrans_ ||
+    last_cwnd_action_ == CWND_ACTION_DUPACK`), as the engine already did. What differed: ccscope's NewReno
+    allowed a fast retransmit at ACK = recover + 1 and cut a second time after an ECN cut. Engine: `ns2_dupack_action = True`.
   * burst cap: tcp-newreno.cc recv ends with `if (dupacks_ == 0) send_much(0, 0, maxburst_); else if (dupacks_ >
     numdupacks_ - 1 && newreno_changes_ == 0) send_much(0, 0, 2);` (`Agent/TCP/Newreno set newreno_changes_ 0`,
     `Agent/TCP set maxburst_ 0` = no cap; partialnewack does not reset dupacks_). Engine: `ns2_recovery_maxburst =
     True`.
-  The recovery items act only when NewReno loses packets: under the marking AQMs with ECT retransmissions it loses
+  The recovery items (and the timeout and fast-retransmit items, which act on DCTCP's losses after its ECN cuts
+  too) act only when a flow loses packets: under the marking AQMs with ECT retransmissions NewReno loses
   none after warm-up (`tcp_aqm_drops_post`, `tcp_overflow_drops_post` below); under DropTail (fig2) and incast
   (fig7) it does.
 Loss diagnostics per seed (for the causes in the RED/CHOKe entries): NewReno timeouts and fast retransmits over the
@@ -87,9 +103,10 @@ SHARE_TOL = 0.03
 TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
-       "ns2_halve_window": True, "ns2_recovery_maxburst": True}
+       "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
+       "ns2_dupack_action": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2) [ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2, timeout after an ECN cut, fast-retransmit decision) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:

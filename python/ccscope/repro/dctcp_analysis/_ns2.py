@@ -29,7 +29,17 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
     CLOSE_CWND_HALF)` with `Agent/TCP set precisionReduce_ true`: `halfwin = windowd() / 2`, windowd() =
     min(cwnd_, wnd_) there, `ssthresh_ = (int) halfwin` (>= 2), `cwnd_ = halfwin` (>= 1) -> `ns2_halve_window`
     (ccscope's NewReno halved the flight); a timeout's ssthresh from the same halfwin (tcp.cc timeout,
-    `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`; its no-cut case after a recent ECN cut is not modelled).
+    `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`), except after an ECN cut (next item).
+  * timeout after an ECN cut: tcp.cc timeout, `recover_ = maxseq_` (line 1898) then `else if (highest_ack_ <
+    recover_ && last_cwnd_action_ == CWND_ACTION_ECN) slowdown(CLOSE_CWND_ONE);` (lines 1919-1925): cwnd_ = 1,
+    ssthresh_ kept, when the last window action was an ECN cut (tcp.cc ecn, line 1443, also DCTCP's cut); then
+    `last_cwnd_action_ = CWND_ACTION_TIMEOUT` (line 1946), so a second timeout halves -> `ns2_timeout_after_ecn`.
+  * fast-retransmit decision: tcp-newreno.cc dupack_action (lines 113-175; `bugFix_ true`, `lessCareful_
+    false`): a cut only when `highest_ack_ > recover_`; recover_ is also set by an ECN cut (tcp.cc ecn), taken
+    before the duplicate ACK is counted (recv line 222); below it, after an ECN cut, `if (ecn_ &&
+    last_cwnd_action_ == CWND_ACTION_ECN)` retransmits and enters recovery without a second cut (`dupwnd_ =
+    numdupacks_`, recover_ kept), otherwise `if (bug_fix_) return;` with no inflation (`exitFastRetrans_ true`)
+    -> `ns2_dupack_action`.
   * burst cap: tcp-newreno.cc recv `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
     send_much(0, 0, 2);` (`newreno_changes_ 0`; otherwise `send_much(0, 0, maxburst_)`, `maxburst_ 0` = no cap)
     -> `ns2_recovery_maxburst`.
@@ -44,4 +54,5 @@ from __future__ import annotations
 TCP = {"ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_granularity_s": 0.01,
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
-       "ns2_halve_window": True, "ns2_recovery_maxburst": True}
+       "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
+       "ns2_dupack_action": True}

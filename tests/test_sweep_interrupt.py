@@ -334,6 +334,27 @@ def test_a_local_dask_cluster_that_does_not_start_is_one_error_line(tmp_path):
     assert sorted(os.listdir(out)) == ["sweep.json"]
 
 
+def test_the_cluster_host_makes_a_session_of_its_own_before_it_kills_its_session(tmp_path):
+    """Its shutdown kills every other process of its session: started without a session of its
+    own (here in the test's), it makes one first, and the test's session is left alone."""
+    pytest.importorskip("distributed")
+    host = subprocess.Popen([sys.executable, "-m", "ccscope._dask_host", "1", str(tmp_path / "stage" / "work")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        reply = host.stdout.readline()
+        assert b'"address": "tcp://127.0.0.1:' in reply, reply
+        assert _stat(host.pid)[3] == str(host.pid)  # its session id is its own pid
+        assert len(live_session(host.pid)) >= 2  # it and its worker
+        host.stdin.write(b"stop\n")
+        host.stdin.close()
+        assert host.wait(timeout=HANG_S) == 0
+        assert live_session(host.pid) == []
+    finally:
+        if host.poll() is None:
+            os.killpg(host.pid, signal.SIGKILL)
+            host.wait()
+
+
 def _long_task(tmp_path: Path, until_s: float) -> dict:
     base = dict(load_file(SCEN), record={"queue_interval_s": 0.01, "flow_interval_s": 0.01})
     pts = sw.make_points(base, {"aqm.k_pkts": [20]})

@@ -93,6 +93,22 @@ def kill_session(sid: int, *, spare_tracker: bool, timeout_s: float = KILL_WAIT_
         _reap()
 
 
+def _one_line(e: BaseException) -> str:
+    """`Type: message` of `e`, and of the first exception of its chain (the cause) when another, cut."""
+    def text(x: BaseException) -> str:
+        lines = f"{type(x).__name__}: {x}".strip().splitlines()
+        return lines[0] if lines else type(x).__name__
+    root, seen = e, {id(e)}
+    while True:
+        nxt = root.__cause__ or root.__context__
+        if nxt is None or id(nxt) in seen:
+            break
+        root = nxt
+        seen.add(id(root))
+    msg = text(e) if root is e else f"{text(e)}, first {text(root)}"
+    return msg if len(msg) <= 300 else msg[:297] + "..."
+
+
 def main(argv: list[str]) -> int:
     try:
         n = int(argv[1])
@@ -103,6 +119,14 @@ def main(argv: list[str]) -> int:
         print(json.dumps({"error": f"usage: python -m ccscope._dask_host N WORK_DIR (N >= 1), got {argv[1:]!r}"}),
               flush=True)
         return 2
+    # its shutdown kills every other process of its session: that session must be its own
+    if os.getsid(0) != os.getpid():
+        try:
+            os.setsid()
+        except OSError as e:  # a process group leader (started by a shell) cannot make a session
+            print(json.dumps({"error": f"cannot start a session of its own ({e.strerror}); start it with "
+                                       "start_new_session=True"}), flush=True)
+            return 2
     sid = os.getsid(0)
     # the address line goes to the sweep's pipe; everything else written to stdout (by this process
     # or the cluster's, which inherit it) goes to stderr, the log; stdin is read here only
@@ -148,14 +172,14 @@ def main(argv: list[str]) -> int:
     except BaseException as e:  # noqa: BLE001 - any failure to start is reported to the sweep, on one line
         with lock:
             state["phase"] = "stopping"
-            msg = f"{type(e).__name__}: {e}".strip().splitlines()
+            import traceback
+            traceback.print_exc()  # to the log, before the reply: the sweep reads the log once it has the reply
+            sys.stderr.flush()
             try:
-                reply.write(json.dumps({"error": (msg[0] if msg else type(e).__name__)[:300]}) + "\n")
+                reply.write(json.dumps({"error": _one_line(e)}) + "\n")
                 reply.flush()
             except OSError:
                 pass
-            import traceback
-            traceback.print_exc()
             finish(1)
     with lock:
         if state["phase"] != "starting":

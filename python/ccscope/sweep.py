@@ -653,18 +653,19 @@ DASK_TRACKER_WAIT_S = 5.0
 
 class DaskClusterError(ValueError):
     """The local Dask cluster of `sweep(dask_local=N)` did not start. The message says why: the
-    error of the process that starts it, and the last error line of the cluster's log."""
+    error of the process that starts it (and the first of its chain), and the first error line of
+    the cluster's log when that says more."""
 
 
 def _log_tail(log: Path) -> str:
-    """The cluster log's last error line (`SomeError: ...`), else its last line, cut to 200 characters."""
+    """The cluster log's first error line (`SomeError: ...`), else its last line, cut to 200 characters."""
     import re
     try:
         lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
     except OSError:
         return ""
     errors = [ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b", ln)]
-    line = (errors or lines or [""])[-1]
+    line = errors[0] if errors else (lines or [""])[-1]
     return line if len(line) <= 200 else line[:197] + "..."
 
 

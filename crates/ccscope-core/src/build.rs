@@ -572,9 +572,9 @@ pub(crate) const LANE_FAN_OUT: usize = 4;
 ///   grow during the run (no workloads spawning flows);
 /// - nobody looks at between now and the arrival: not a recorded port (queue/link samples,
 ///   change log) and no drop/mark trace (its rows must come in time order);
-/// - decides from its own arrivals only: drop-tail, threshold or RED, fed by a port that never
-///   takes back a queued packet (not CHOKe); and no congestion point anywhere (its feedback
-///   frames enter routes mid-way).
+/// - decides from its own arrivals only (`Aqm::may_be_fed_ahead`), fed by a port that never
+///   takes back a queued packet (`Aqm::takes_back_queued`); and no policy anywhere that sends
+///   feedback frames into routes mid-way (`Aqm::sends_feedback`).
 pub(crate) fn sole_feeders(
     ports: &[Port],
     routes: &[(u32, u16)],
@@ -583,9 +583,7 @@ pub(crate) fn sole_feeders(
     static_routes: bool,
 ) -> Vec<u32> {
     const NONE: u32 = u32::MAX;
-    let cp = ports
-        .iter()
-        .any(|p| matches!(p.aqm, Aqm::QcnCp(_) | Aqm::AsmCp(_)));
+    let cp = ports.iter().any(|p| p.aqm.sends_feedback());
     if !static_routes || cp || rec.want_drops {
         return Vec::new();
     }
@@ -610,11 +608,8 @@ pub(crate) fn sole_feeders(
     for (i, f) in feeder.iter_mut().enumerate() {
         let ok = *f < NONE - 1
             && !recorded[i]
-            && matches!(
-                ports[i].aqm,
-                Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_)
-            )
-            && !matches!(ports[*f as usize].aqm, Aqm::Choke(_));
+            && ports[i].aqm.may_be_fed_ahead()
+            && !ports[*f as usize].aqm.takes_back_queued();
         if !ok {
             *f = NONE;
         }

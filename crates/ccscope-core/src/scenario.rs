@@ -115,15 +115,13 @@ pub enum Topology {
 
 impl<'de> Deserialize<'de> for Topology {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
-            toml::Value::deserialize(d)?,
-            &["dumbbell", "graph", "leaf_spine"],
-        )?;
-        match kind.as_str() {
-            "dumbbell" => Ok(Topology::Dumbbell(crate::tagged::variant(rest)?)),
-            "leaf_spine" => Ok(Topology::LeafSpine(crate::tagged::variant(rest)?)),
-            _ => Ok(Topology::Graph(crate::tagged::variant(rest)?)),
-        }
+        use crate::tagged::{by_kind, variant, Parse};
+        const KINDS: &[(&str, Parse<Topology>)] = &[
+            ("dumbbell", |v| Ok(Topology::Dumbbell(variant(v)?))),
+            ("graph", |v| Ok(Topology::Graph(variant(v)?))),
+            ("leaf_spine", |v| Ok(Topology::LeafSpine(variant(v)?))),
+        ];
+        by_kind::<Topology, D::Error>(toml::Value::deserialize(d)?, KINDS)
     }
 }
 
@@ -204,7 +202,7 @@ pub struct LinkSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::tagged::option_aqm"
+        deserialize_with = "crate::aqm::option_aqm"
     )]
     pub aqm: Option<AqmConfig>,
     /// Also create the reverse direction `to -> from` with the same rate, delay, buffer and queue policy. Default false.

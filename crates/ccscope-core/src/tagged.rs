@@ -6,9 +6,7 @@
 //! deserialized on its own with `serde_path_to_error`; the inner path travels inside the error
 //! message between two [`MARK`]s and [`merge_path`] joins it to the outer path.
 
-use crate::aqm::AqmConfig;
 use serde::de::{DeserializeOwned, Error};
-use serde::Deserialize;
 use toml::Value;
 
 /// Delimits an inner field path at the start of an error message.
@@ -37,8 +35,9 @@ pub fn merge_path(outer: &str, msg: &str) -> (String, String) {
     (outer.to_string(), msg.to_string())
 }
 
-/// Take `kind` out of a table; errors name `kind` and the allowed values.
-pub fn split_kind<E: Error>(v: Value, allowed: &[&str]) -> Result<(String, Value), E> {
+/// Take `kind` out of a table: its index in `allowed` and the rest of the table; errors name
+/// `kind` and the allowed values.
+fn split_kind<E: Error>(v: Value, allowed: &[&str]) -> Result<(usize, Value), E> {
     let list = allowed
         .iter()
         .map(|a| format!("`{a}`"))
@@ -51,11 +50,13 @@ pub fn split_kind<E: Error>(v: Value, allowed: &[&str]) -> Result<(String, Value
         )));
     };
     match m.remove("kind") {
-        Some(Value::String(k)) if allowed.contains(&k.as_str()) => Ok((k, Value::Table(m))),
-        Some(Value::String(k)) => Err(E::custom(marked(
-            "kind",
-            &format!("unknown variant `{k}`, expected one of {list}"),
-        ))),
+        Some(Value::String(k)) => match allowed.iter().position(|a| *a == k) {
+            Some(i) => Ok((i, Value::Table(m))),
+            None => Err(E::custom(marked(
+                "kind",
+                &format!("unknown variant `{k}`, expected one of {list}"),
+            ))),
+        },
         Some(other) => Err(E::custom(marked(
             "kind",
             &format!("invalid type: {}, expected one of {list}", describe(&other)),
@@ -97,26 +98,45 @@ pub fn variant<T: DeserializeOwned, E: Error>(v: Value) -> Result<T, E> {
         .map_err(|e| E::custom(marked(&e.path().to_string(), &e.inner().to_string())))
 }
 
-pub fn aqm<E: Error>(v: Value) -> Result<AqmConfig, E> {
-    let (kind, rest) =
-        split_kind::<E>(v, &["drop_tail", "threshold", "red", "choke", "qcn", "asm"])?;
-    match kind.as_str() {
-        "drop_tail" => {
-            if let Value::Table(m) = &rest {
-                if let Some(k) = m.keys().next() {
-                    return Err(E::custom(marked("", &format!("unknown field `{k}`: drop_tail has no parameters (the buffer is the port's)"))));
-                }
-            }
-            Ok(AqmConfig::DropTail)
-        }
-        "threshold" => Ok(AqmConfig::Threshold(variant(rest)?)),
-        "choke" => Ok(AqmConfig::Choke(variant(rest)?)),
-        "qcn" => Ok(AqmConfig::Qcn(variant(rest)?)),
-        "asm" => Ok(AqmConfig::Asm(variant(rest)?)),
-        _ => Ok(AqmConfig::Red(variant(rest)?)),
+/// An error message on its way from a variant's parser to the caller's error type (it keeps
+/// the marked inner path, so [`merge_path`] still finds it).
+#[derive(Debug)]
+pub struct Msg(pub String);
+
+impl std::fmt::Display for Msg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
-pub fn option_aqm<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<AqmConfig>, D::Error> {
-    aqm::<D::Error>(Value::deserialize(d)?).map(Some)
+impl std::error::Error for Msg {}
+
+impl Error for Msg {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Msg(msg.to_string())
+    }
+}
+
+/// How one `kind` is read: the rest of the table (without `kind`) to the value.
+pub type Parse<T> = fn(Value) -> Result<T, Msg>;
+
+/// Read a `kind`-tagged table through its table of kinds: the allowed names and their parsers
+/// are one list, so a kind cannot be allowed without its own parser (there is no fallback).
+pub fn by_kind<T, E: Error>(v: Value, kinds: &[(&str, Parse<T>)]) -> Result<T, E> {
+    let names: Vec<&str> = kinds.iter().map(|(n, _)| *n).collect();
+    let (i, rest) = split_kind::<E>(v, &names)?;
+    (kinds[i].1)(rest).map_err(|m| E::custom(m.0))
+}
+
+/// A kind without parameters: any key besides `kind` is an error naming it.
+pub fn no_fields(kind: &str, rest: &Value, why: &str) -> Result<(), Msg> {
+    if let Value::Table(m) = rest {
+        if let Some(k) = m.keys().next() {
+            return Err(Msg(marked(
+                "",
+                &format!("unknown field `{k}`: {kind} has no parameters{why}"),
+            )));
+        }
+    }
+    Ok(())
 }

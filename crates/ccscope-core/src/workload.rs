@@ -34,14 +34,12 @@ pub enum WorkloadSpec {
 
 impl<'de> Deserialize<'de> for WorkloadSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
-            toml::Value::deserialize(d)?,
-            &["incast", "poisson"],
-        )?;
-        match kind.as_str() {
-            "incast" => Ok(WorkloadSpec::Incast(crate::tagged::variant(rest)?)),
-            _ => Ok(WorkloadSpec::Poisson(crate::tagged::variant(rest)?)),
-        }
+        use crate::tagged::{by_kind, variant, Parse};
+        const KINDS: &[(&str, Parse<WorkloadSpec>)] = &[
+            ("incast", |v| Ok(WorkloadSpec::Incast(variant(v)?))),
+            ("poisson", |v| Ok(WorkloadSpec::Poisson(variant(v)?))),
+        ];
+        by_kind::<WorkloadSpec, D::Error>(toml::Value::deserialize(d)?, KINDS)
     }
 }
 
@@ -104,22 +102,22 @@ struct CdfFields {
 
 impl<'de> Deserialize<'de> for SizeDist {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (kind, rest) = crate::tagged::split_kind::<D::Error>(
-            toml::Value::deserialize(d)?,
-            &["fixed", "uniform", "cdf"],
-        )?;
-        match kind.as_str() {
-            "fixed" => crate::tagged::variant::<FixedFields, D::Error>(rest)
-                .map(|f| SizeDist::Fixed { bytes: f.bytes }),
-            "uniform" => {
-                crate::tagged::variant::<UniformFields, D::Error>(rest).map(|f| SizeDist::Uniform {
+        use crate::tagged::{by_kind, variant, Parse};
+        const KINDS: &[(&str, Parse<SizeDist>)] = &[
+            ("fixed", |v| {
+                variant::<FixedFields, _>(v).map(|f| SizeDist::Fixed { bytes: f.bytes })
+            }),
+            ("uniform", |v| {
+                variant::<UniformFields, _>(v).map(|f| SizeDist::Uniform {
                     min_bytes: f.min_bytes,
                     max_bytes: f.max_bytes,
                 })
-            }
-            _ => crate::tagged::variant::<CdfFields, D::Error>(rest)
-                .map(|f| SizeDist::Cdf { points: f.points }),
-        }
+            }),
+            ("cdf", |v| {
+                variant::<CdfFields, _>(v).map(|f| SizeDist::Cdf { points: f.points })
+            }),
+        ];
+        by_kind::<SizeDist, D::Error>(toml::Value::deserialize(d)?, KINDS)
     }
 }
 

@@ -14,6 +14,7 @@ pub mod threshold;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
+use crate::tagged::{by_kind, no_fields, variant, Parse};
 use crate::units::SimTime;
 pub use red::{Red, RedAction, RedConfig};
 use schemars::JsonSchema;
@@ -60,10 +61,29 @@ pub enum AqmConfig {
     Asm(asm_cp::AsmCpConfig),
 }
 
+/// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
+/// (an unknown kind is an error naming these).
+pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
+    ("drop_tail", |v| {
+        no_fields("drop_tail", &v, " (the buffer is the port's)")?;
+        Ok(AqmConfig::DropTail)
+    }),
+    ("threshold", |v| Ok(AqmConfig::Threshold(variant(v)?))),
+    ("red", |v| Ok(AqmConfig::Red(variant(v)?))),
+    ("choke", |v| Ok(AqmConfig::Choke(variant(v)?))),
+    ("qcn", |v| Ok(AqmConfig::Qcn(variant(v)?))),
+    ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
+];
+
 impl<'de> Deserialize<'de> for AqmConfig {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::tagged::aqm::<D::Error>(toml::Value::deserialize(d)?)
+        by_kind::<AqmConfig, D::Error>(toml::Value::deserialize(d)?, KINDS)
     }
+}
+
+/// `Option<AqmConfig>` fields (`deserialize_with`): the same table.
+pub fn option_aqm<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<AqmConfig>, D::Error> {
+    AqmConfig::deserialize(d).map(Some)
 }
 
 impl AqmConfig {
@@ -113,6 +133,38 @@ impl Aqm {
     }
 }
 
+/// What each policy declares to the engine's one-hop lookahead (`build::sole_feeders`). Every
+/// match lists every policy, so a new one must decide.
+impl Aqm {
+    /// Decides from the port's own arrivals alone, so its arrivals may be offered ahead of time
+    /// by a sole feeder.
+    pub fn may_be_fed_ahead(&self) -> bool {
+        match self {
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => true,
+            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => false,
+        }
+    }
+
+    /// Takes back packets already queued (CHOKe's victims): such a port never feeds ahead.
+    pub fn takes_back_queued(&self) -> bool {
+        match self {
+            Aqm::Choke(_) => true,
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => {
+                false
+            }
+        }
+    }
+
+    /// Sends feedback frames that enter routes mid-way (congestion points): a run with one
+    /// has no lookahead.
+    pub fn sends_feedback(&self) -> bool {
+        match self {
+            Aqm::QcnCp(_) | Aqm::AsmCp(_) => true,
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Choke(_) => false,
+        }
+    }
+}
+
 impl QueuePolicy for Aqm {
     #[inline]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
@@ -123,5 +175,39 @@ impl QueuePolicy for Aqm {
             // CHOKe's decision is taken by the simulation before the port sees the packet
             Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => Verdict::Enqueue,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind in the table reads as its own variant (no kind falls through to another's
+    /// parser), and an unknown kind names every allowed one.
+    #[test]
+    fn every_kind_reads_as_itself_and_unknown_kinds_list_the_table() {
+        let extra = |k: &str| match k {
+            "threshold" => "k_pkts = 20",
+            "red" | "choke" => "min_th_pkts = 5\nmax_th_pkts = 15",
+            _ => "",
+        };
+        for (name, _) in KINDS {
+            let text = format!("kind = \"{name}\"\n{}", extra(name));
+            let cfg: AqmConfig = toml::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(cfg.kind_name(), *name);
+        }
+        let err = toml::from_str::<AqmConfig>("kind = \"codle\"")
+            .unwrap_err()
+            .to_string();
+        for (name, _) in KINDS {
+            assert!(err.contains(&format!("`{name}`")), "{err}");
+        }
+        let err = toml::from_str::<AqmConfig>("kind = \"drop_tail\"\nk_pkts = 3")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown field `k_pkts`: drop_tail has no parameters"),
+            "{err}"
+        );
     }
 }

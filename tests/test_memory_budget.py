@@ -113,7 +113,7 @@ def test_ten_thousand_flows_sampled_every_10us_count_every_flow_sample():
 
 def test_queue_every_change_stops_at_its_cap_and_says_so():
     sc = dumbbell(2, until_s=0.1, traces=["queue"], queue_every_change=True)
-    res = cc.simulate(sc, max_memory_bytes=1 * MiB)
+    res = cc.simulate(sc, max_memory_bytes=1 * MiB, spill_dir=False)  # no spilling: the cap in memory
     t = res.traces["truncated"]
     assert list(t["series"]) == ["queue sw->r0"]
     kept, cap = int(t["rows_kept"][0]), int(t["cap_rows"][0])
@@ -121,28 +121,30 @@ def test_queue_every_change_stops_at_its_cap_and_says_so():
     # the kept rows are the first changes, in time order
     assert res.traces["queue"]["time_s"].is_monotonic_increasing
     # with room to spare nothing is cut and the table is absent
-    full = cc.simulate(sc, max_memory_bytes=256 * MiB)
+    full = cc.simulate(sc, max_memory_bytes=256 * MiB, spill_dir=False)
     assert "truncated" not in full.traces
     assert len(full.traces["queue"]) == kept + int(t["rows_left_out"][0])
 
 
-def test_a_1e14_bps_cbr_flow_recording_drops_stops_at_the_cap_and_the_cli_warns(tmp_path):
+def test_a_1e14_bps_cbr_flow_recording_drops_stops_at_the_cap_and_the_cli_warns(tmp_path, monkeypatch):
     from typer.testing import CliRunner
     sc = {"until_s": 1e-4,
           "topology": {"kind": "dumbbell", "senders": 1, "bottleneck_bps": 10e9, "rtt_s": 100e-6},
           "flow": [{"src": "s0", "dst": "r0", "cc": "cbr", "rate_bps": 1e14}],
           "record": {"traces": ["drops"]}}
-    res = cc.simulate(sc, max_memory_bytes=4 * MiB)
+    res = cc.simulate(sc, max_memory_bytes=4 * MiB, spill_dir=False)  # no spilling: the cap in memory
     t = res.traces["truncated"]
-    assert list(t["series"]) == ["drops"]
+    assert list(t["series"]) == ["drops"] and list(t["reason"]) == ["memory"]
     assert len(res.traces["drops"]) == int(t["cap_rows"][0]) and int(t["rows_left_out"][0]) > 0
     # the port counters still count every drop
     assert int(res.ports["drops_overflow"].sum()) == len(res.traces["drops"]) + int(t["rows_left_out"][0])
     f = tmp_path / "cbr.json"
     f.write_text(json.dumps(sc))
+    # the command line spills event traces to disk: here up to a disk cap of 1 MB
+    monkeypatch.setenv("CCSCOPE_TEST_SPILL_DISK_BYTES", str(10 ** 6))
     r = CliRunner().invoke(app, ["run", str(f), "--quiet", "--max-memory", "4MiB"])
     assert r.exit_code == 0, r.output
-    assert "warning: trace 'drops' reached its cap" in r.output
+    assert "warning: trace 'drops' stopped after" in r.output and "disk cap 976.6 KiB" in r.output
 
 
 def test_twenty_thousand_flows_and_a_1024_host_poisson_leaf_spine_build():

@@ -161,18 +161,41 @@ def _finish_interrupted(sim, out: Optional[Path], force: bool = False, protect=(
 
 def _run(data, until_s, out: Optional[Path], quiet: bool, seed: Optional[int], record: Optional[str],
          force: bool = False, protect=(), max_memory_bytes: Optional[int] = None):
+    from ccscope import _outdir
+    spill = None
+    if out is not None:  # refuse a target ccscope may not write before the run, not after it
+        try:
+            plan = _outdir.plan_dir(out, _outdir.RUN, force=force, protect=protect)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("--out"))
+        spill = _spill_dir_for(plan)
+    try:
+        return _run_spilling(data, until_s, out, quiet, seed, record, force, protect, max_memory_bytes, spill)
+    finally:  # every exit path; after a kill -9 the next write into the folder removes it
+        if spill is not None:
+            import shutil
+            shutil.rmtree(spill, ignore_errors=True)
+
+
+def _spill_dir_for(plan) -> Optional[Path]:
+    """Where a run with --out spills its event traces: next to the staging copy the writer will use
+    (in --out's parent, or inside --out for an update in place), under the writer's temporary name
+    (`.NAME.tmp-PID-HOST-RAND`), so the stale-copy cleaner of the next write removes what a kill -9
+    left. None (the private temporary directory) when that folder does not exist yet."""
+    from ccscope import _outdir
+    folder, name = (plan.path, "ccscope-spill") if plan.mode == "update" else (plan.path.parent, f"{plan.path.name}-spill")
+    return folder / _outdir.temp_name(name) if folder.is_dir() else None
+
+
+def _run_spilling(data, until_s, out, quiet, seed, record, force, protect, max_memory_bytes, spill):
     import ccscope as cc
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ccscope import _outdir
-    if out is not None:  # refuse a target ccscope may not write before the run, not after it
-        try:
-            _outdir.plan_dir(out, _outdir.RUN, force=force, protect=protect)
-        except _outdir.OutputRefused as e:
-            fail(e.cli("--out"))
     rec = [r.strip() for r in record.split(",") if r.strip()] if record else None
     try:
-        sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec, max_memory_bytes=max_memory_bytes)
+        sim = cc.Simulation(data, until_s=until_s, seed=seed, record=rec, max_memory_bytes=max_memory_bytes,
+                            spill_dir=spill)
         try:
             if quiet:
                 sim.run()
@@ -230,8 +253,12 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
     trunc = res.traces.get("truncated")
     if trunc is not None:
         for row in trunc.itertuples(index=False):
-            _note(f"warning: trace {row.series!r} reached its cap of {row.cap_rows:,} rows: "
-                  f"{row.rows_left_out:,} rows were not recorded (raise --max-memory to keep more)")
+            if getattr(row, "reason", "memory") == "disk":
+                _note(f"warning: trace {row.series!r} stopped after {row.rows_kept:,} rows ({row.detail}): "
+                      f"{row.rows_left_out:,} rows were not recorded")
+            else:
+                _note(f"warning: trace {row.series!r} reached its cap of {row.cap_rows:,} rows: "
+                      f"{row.rows_left_out:,} rows were not recorded (raise --max-memory to keep more)")
     if json_summary:
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))

@@ -1,10 +1,19 @@
 """Run results: `SimResult` with trace DataFrames (units in column names), per-flow and
 per-port tables, a summary, the expanded scenario and run metadata; `save()` writes Parquet
-atomically (temporary directory renamed into place) and `load()` reads it back."""
+atomically (temporary directory renamed into place) and `load()` reads it back.
+
+Event-driven traces (drops, the every-change queue, feedback) may be spilled: the engine wrote
+their rows to chunk files (format: `crates/ccscope-core/src/record/mod.rs`) in a directory the
+result owns (removed with it). `SimResult.traces` then loads such a trace on first access when it
+fits the memory budget, `SimResult.trace_chunks(name)` reads it chunk by chunk, and `save()`
+streams it into Parquet one row group per chunk."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import weakref
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -40,6 +49,20 @@ class SimResult:
     def success(self) -> bool:
         return True
 
+    def trace_chunks(self, name: str) -> Iterator[pd.DataFrame]:
+        """The trace `name` as DataFrames of at most one chunk each (a spilled trace: its chunks
+        read one at a time from disk, then the rows kept in memory; any other trace: the whole
+        DataFrame once). Concatenated in order, they are `traces[name]`; use this for a spilled
+        trace too large to load whole."""
+        sp = self.traces.spilled(name) if isinstance(self.traces, Traces) else None
+        if sp is None:
+            if name not in self.traces:
+                from ccscope.errors import ResultError
+                raise ResultError(f"traces[{name!r}]: no such trace (this result has {', '.join(self.traces) or 'none'})")
+            yield self.traces[name]
+            return
+        yield from sp.chunks()
+
     def save(self, out_dir: Union[str, Path], *, force: bool = False, protect=()) -> Path:
         """Write everything under `out_dir`, staged and renamed into place, under the output rules
         of `ccscope._outdir` (docs/reliability.md):
@@ -57,8 +80,12 @@ class SimResult:
 
         def fill(tmp: Path) -> None:
             (tmp / "traces").mkdir()
-            for name, df in self.traces.items():
-                df.to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
+            for name in self.traces:
+                sp = self.traces.spilled(name) if isinstance(self.traces, Traces) else None
+                if sp is None:
+                    self.traces[name].to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
+                else:  # chunk by chunk, one row group each: never the whole series in memory
+                    sp.write_parquet(tmp / "traces" / f"{name}.parquet")
             self.flows.to_parquet(tmp / "flows.parquet", index=False)
             self.ports.to_parquet(tmp / "ports.parquet", index=False)
             self.rounds.to_parquet(tmp / "rounds.parquet", index=False)
@@ -68,6 +95,180 @@ class SimResult:
 
         _outdir.write_dir(out_dir, _outdir.RUN, fill, force=force, protect=protect)
         return Path(out_dir)
+
+
+#: numpy dtypes of the chunk storage codes (`Dtype::code` in the engine); "ps" is u64
+#: picoseconds, turned into f64 seconds exactly as the engine does (`ps as f64 / 1e12`).
+_CHUNK_DTYPES = {"f8": np.dtype("<f8"), "u8": np.dtype("<u8"), "u4": np.dtype("<u4"), "u1": np.dtype("u1"),
+                 "ps": np.dtype("<u8")}
+_CHUNK_MAGIC = b"CCSPILL1"
+_PS_PER_S = np.float64(1e12)
+#: Copies of a loaded row the budget check counts (as the engine's estimate: its column, the
+#: DataFrame being built, and one temporary).
+_LOAD_COPIES = 3
+
+
+def _trace_frame(name: str, cols: dict, port_cat: pd.CategoricalDtype) -> pd.DataFrame:
+    """A trace table from the engine's columns: ports and events as categoricals."""
+    df = pd.DataFrame(cols)
+    if "port" in df:
+        df["port"] = pd.Categorical.from_codes(df["port"].astype(np.int64), dtype=port_cat)
+    if name == "drops":
+        df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=[EVENT_NAMES[i] for i in range(3)])
+        df["is_ack"] = df["is_ack"].astype(bool)
+    if name == "feedback":
+        df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=["sent", "applied"])
+    return df
+
+
+def _read_chunk(path: str, columns: list, rows: int) -> dict:
+    """The columns of one chunk file, as the engine's in-memory columns would be."""
+    from ccscope.errors import ResultError
+    width = sum(_CHUNK_DTYPES[c].itemsize for _, c in columns)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ResultError(f"{path}: spilled trace chunk cannot be read ({e.strerror or e}); "
+                          "it lives as long as the result that wrote it") from None
+    if raw[:8] != _CHUNK_MAGIC or len(raw) != 16 + rows * width \
+            or int.from_bytes(raw[8:16], "little") != rows:
+        raise ResultError(f"{path}: damaged spilled trace chunk ({len(raw)} bytes; expected {16 + rows * width} "
+                          f"for {rows} rows)")
+    out, at = {}, 16
+    for name, code in columns:
+        dt = _CHUNK_DTYPES[code]
+        v = np.frombuffer(raw, dtype=dt, count=rows, offset=at)
+        at += rows * dt.itemsize
+        out[name] = v.astype(np.float64) / _PS_PER_S if code == "ps" else v.astype(dt.newbyteorder("="))
+    return out
+
+
+class SpilledTrace:
+    """A trace whose rows are partly in chunk files: its segments in order (files, and slices of
+    the rows the engine kept in memory)."""
+
+    def __init__(self, name: str, manifest: dict, tail: dict, port_cat: pd.CategoricalDtype, budget_bytes: int):
+        self.name = name
+        self.columns = [tuple(c) for c in manifest["columns"]]
+        self.segments = [tuple(s) for s in manifest["segments"]]
+        self.rows = int(manifest["rows"])
+        self._tail = tail
+        self._port_cat = port_cat
+        self.budget_bytes = int(budget_bytes)
+
+    @property
+    def row_bytes(self) -> int:
+        return sum(8 if c == "ps" else _CHUNK_DTYPES[c].itemsize for _, c in self.columns)
+
+    @property
+    def files(self) -> list[str]:
+        return [s[1] for s in self.segments if s[0] == "file"]
+
+    def raw_chunks(self) -> Iterator[dict]:
+        for kind, where, rows in self.segments:
+            if kind == "file":
+                yield _read_chunk(where, self.columns, int(rows))
+            else:
+                yield {c: v[int(where):int(where) + int(rows)] for c, v in self._tail.items()}
+
+    def chunks(self) -> Iterator[pd.DataFrame]:
+        for cols in self.raw_chunks():
+            yield _trace_frame(self.name, cols, self._port_cat)
+
+    def load(self) -> pd.DataFrame:
+        """The whole trace, when it fits the memory budget; else a ResultError naming it."""
+        from ccscope.errors import ResultError
+        need = self.rows * self.row_bytes * _LOAD_COPIES
+        if need > self.budget_bytes:
+            raise ResultError(
+                f"traces[{self.name!r}]: {self.rows:,} rows spilled to disk need about {_fmt_bytes(need)} to load, "
+                f"beyond the memory budget {_fmt_bytes(self.budget_bytes)}; read it chunk by chunk with "
+                f"result.trace_chunks({self.name!r}), or save() it (streamed to Parquet)")
+        parts = list(self.raw_chunks())
+        cols = {c: np.concatenate([p[c] for p in parts]) if parts else self._tail[c][:0] for c in self._tail}
+        return _trace_frame(self.name, cols, self._port_cat)
+
+    def write_parquet(self, path: Path) -> None:
+        """Stream the trace into one Parquet file, a row group per chunk; the same table as
+        `load().to_parquet(path, index=False)` gives."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        writer = None
+        try:
+            for df in self.chunks():
+                t = pa.Table.from_pandas(df, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(str(path), t.schema)
+                writer.write_table(t.cast(writer.schema) if t.schema != writer.schema else t)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+def _fmt_bytes(b: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if b < 1024 or unit == "TiB":
+            return f"{b:.1f} {unit}" if unit != "B" else f"{int(b)} B"
+        b /= 1024
+    return f"{b:.1f} TiB"
+
+
+def _remove_tree(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class Traces(MutableMapping):
+    """`SimResult.traces`: a dict of DataFrames by trace name, where a spilled trace is read from
+    its chunks on first access (when it fits the memory budget; else a ResultError pointing at
+    `SimResult.trace_chunks`). Owns the spill directory: removed when this mapping is garbage
+    collected or at interpreter exit. Pickled (or deep-copied) as a plain dict, every trace loaded."""
+
+    def __init__(self, frames: dict, spilled: Optional[dict] = None, spill_dir: Optional[str] = None):
+        self._frames: dict[str, Optional[pd.DataFrame]] = dict(frames)
+        self._spilled: dict[str, SpilledTrace] = dict(spilled or {})
+        self.spill_dir = spill_dir
+        self._cleanup = weakref.finalize(self, _remove_tree, spill_dir) if spill_dir else None
+
+    def spilled(self, name: str) -> Optional[SpilledTrace]:
+        """The spill record of trace `name` (None: it is held in memory)."""
+        return self._spilled.get(name)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        df = self._frames[name]
+        if df is None:
+            df = self._frames[name] = self._spilled[name].load()
+        return df
+
+    def __setitem__(self, name: str, df: pd.DataFrame) -> None:
+        self._spilled.pop(name, None)
+        self._frames[name] = df
+
+    def __delitem__(self, name: str) -> None:
+        del self._frames[name]
+        self._spilled.pop(name, None)
+
+    def __iter__(self):
+        return iter(self._frames)
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._frames
+
+    def __repr__(self) -> str:
+        parts = [f"{n!r}: <{self._spilled[n].rows} rows, spilled>" if self._frames[n] is None and n in self._spilled
+                 else f"{n!r}: <{len(self._frames[n])} rows>" for n in self._frames]
+        return "Traces({" + ", ".join(parts) + "})"
+
+    def __reduce__(self):
+        return (dict, (dict(self.items()),))
+
+    def close(self) -> None:
+        """Remove the spill directory now (spilled traces not loaded become unreadable)."""
+        if self._cleanup is not None:
+            self._cleanup()
 
 
 def _jsonable(obj: Any) -> Any:
@@ -277,12 +478,14 @@ def load(out_dir: Union[str, Path]) -> SimResult:
 
 
 def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = False,
-                 end_s: Optional[float] = None) -> SimResult:
+                 end_s: Optional[float] = None, spill_dir: Optional[str] = None) -> SimResult:
     """Turn the engine's column dicts into DataFrames and compute the summary.
 
     partial: the run was interrupted before its end (`end_s`, the scheduled end): the summary
     covers [warm-up, the simulated time reached] like a run asked to stop there, and `meta`
     says so (partial = True, interrupted_at_s, scheduled_end_s).
+    spill_dir: where the engine spilled event traces (`raw["spilled"]`); the result's traces
+    own it from here on.
     """
     tables = raw["tables"]
     ports = pd.DataFrame(tables.pop("ports"))
@@ -291,17 +494,17 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     rounds = pd.DataFrame(tables.pop("rounds", {}))
     port_names = list(ports["name"])
     cat = pd.CategoricalDtype(port_names)
-    traces: dict[str, pd.DataFrame] = {}
+    manifests = raw.get("spilled") or {}
+    budget = int(raw.get("max_memory_bytes") or 0)
+    frames: dict[str, Optional[pd.DataFrame]] = {}
+    spilled: dict[str, SpilledTrace] = {}
     for name, cols in tables.items():
-        df = pd.DataFrame(cols)
-        if "port" in df:
-            df["port"] = pd.Categorical.from_codes(df["port"].astype(np.int64), dtype=cat)
-        if name == "drops":
-            df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=[EVENT_NAMES[i] for i in range(3)])
-            df["is_ack"] = df["is_ack"].astype(bool)
-        if name == "feedback":
-            df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=["sent", "applied"])
-        traces[name] = df
+        if name in manifests:
+            spilled[name] = SpilledTrace(name, manifests[name], cols, cat, budget)
+            frames[name] = None
+        else:
+            frames[name] = _trace_frame(name, cols, cat)
+    traces = Traces(frames, spilled, spill_dir) if spilled else frames
     scenario = json.loads(raw["scenario_json"])
     sim_time = float(raw["sim_time_s"])
     warm = WARMUP_FRACTION * sim_time
@@ -371,8 +574,15 @@ def _summary(traces: dict, flows: pd.DataFrame, ports: pd.DataFrame, warm: float
     elif bott is not None:
         util = float(bott["utilization"])
     s["bottleneck_utilization"] = util
-    q = traces.get("queue")
-    if bott is not None and q is not None and not q.empty:
+    sp = traces.spilled("queue") if isinstance(traces, Traces) else None
+    q = None if sp is not None else traces.get("queue")
+    if bott is not None and sp is not None:  # the every-change queue, on disk: chunk by chunk
+        code = list(sp._port_cat.categories).index(bott["name"])
+        n, total, hist = _queue_moments(
+            c["queue_pkts"][(c["port"] == code) & (c["time_s"] >= warm)] for c in sp.raw_chunks())
+        s["queue_mean_pkts"] = float(np.float64(total) / n) if n else float("nan")
+        s["queue_p99_pkts"] = _percentile_from_counts(hist, n, 99) if n else float("nan")
+    elif bott is not None and q is not None and not q.empty:
         g = q[(q["port"] == bott["name"]) & (q["time_s"] >= warm)]["queue_pkts"].to_numpy()
         s["queue_mean_pkts"] = float(g.mean()) if len(g) else float("nan")
         s["queue_p99_pkts"] = float(np.percentile(g, 99)) if len(g) else float("nan")
@@ -384,3 +594,42 @@ def _summary(traces: dict, flows: pd.DataFrame, ports: pd.DataFrame, warm: float
     s["marks"] = int(ports["marks"].sum())
     s["flow_throughput_bps"] = [float(x) for x in flows["throughput_bps"]]
     return s
+
+
+def _queue_moments(parts) -> tuple[int, int, np.ndarray]:
+    """Count, exact integer sum and histogram of the queue lengths in `parts` (integer arrays)."""
+    n, total, hist = 0, 0, np.zeros(0, dtype=np.int64)
+    for g in parts:
+        if not len(g):
+            continue
+        n += len(g)
+        total += int(g.sum(dtype=np.uint64))
+        h = np.bincount(g.astype(np.int64))
+        if len(h) > len(hist):
+            h[:len(hist)] += hist
+            hist = h
+        else:
+            hist[:len(h)] += h
+    return n, total, hist
+
+
+def _percentile_from_counts(hist: np.ndarray, n: int, pct: float) -> float:
+    """`np.percentile(values, pct)` (linear method) of the integer values counted in `hist`: the
+    two order statistics around the virtual index, blended by numpy's own rule on a two-value
+    array, so the number is the same bit for bit (the mean of integers below 2^53 is exact in
+    both ways)."""
+    cum = np.cumsum(hist)
+    virtual = (n - 1) * (pct / 100.0)
+    lo = int(np.floor(virtual))
+    hi = min(lo + 1, n - 1)
+    a = int(np.searchsorted(cum, lo, side="right"))
+    b = int(np.searchsorted(cum, hi, side="right"))
+    if a == b:
+        return float(a)
+    # numpy blends a and b with weight (virtual - lo): take that weight on the two-value array
+    gamma = virtual - lo
+    diff = np.float64(b - a)
+    out = np.float64(a) + diff * gamma
+    if gamma >= 0.5:
+        out = np.float64(b) - diff * (1 - gamma)
+    return float(out)

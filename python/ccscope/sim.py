@@ -4,11 +4,25 @@ step. The engine runs with the GIL released; scenarios go to it as JSON.
 Interruption: the engine looks at pending signals every ~50 ms of a run, so Ctrl-C raises
 KeyboardInterrupt promptly with the simulation intact at an event boundary. `Simulation.finish()`
 then returns what was simulated so far, marked partial; `simulate()` raises `Interrupted`
-(a KeyboardInterrupt) carrying that partial result as `.result`."""
+(a KeyboardInterrupt) carrying that partial result as `.result`.
+
+Spilling: event-driven traces (drops and marks, the every-change queue, feedback frames) are
+written to disk in chunks of 2^16 rows instead of stopping at their row caps in memory. The
+directory is private (`ccscope-spill-PID-HOST-RAND` under the system's temporary directory),
+created by the engine on the first chunk only, and owned by the result: removed when the
+result's traces are garbage collected or at interpreter exit; those of killed processes are
+removed by the next process that spills. `spill_dir=False` keeps today's caps in memory."""
 from __future__ import annotations
 
+import os
+import re
+import secrets
+import shutil
+import tempfile
 import time
-from typing import Callable, Optional, Sequence
+import weakref
+from pathlib import Path
+from typing import Callable, Optional, Sequence, Union
 
 from ccscope import _native
 from ccscope.errors import Interrupted, ScenarioError, engine_call, shown
@@ -16,6 +30,82 @@ from ccscope.result import SimResult, build_result
 from ccscope.scenario.io import AllowPaths, ScenarioLike, as_dict, to_engine_json
 
 __all__ = ["simulate", "Simulation"]
+
+#: Share of the spill directory's free disk space the chunks of one run may use ...
+SPILL_DISK_FRACTION = 0.5
+#: ... and at most this many bytes (64 GiB: about 2.6e9 drop rows).
+MAX_SPILL_DISK_BYTES = 64 << 30
+#: Test-only knobs (environment): rows per chunk, and the disk cap in bytes. Not for users: the
+#: chunk size trades memory for files, and the default disk cap follows the free space.
+TEST_CHUNK_ROWS_ENV = "CCSCOPE_TEST_SPILL_CHUNK_ROWS"
+TEST_DISK_BYTES_ENV = "CCSCOPE_TEST_SPILL_DISK_BYTES"
+_PRIVATE = re.compile(r"^ccscope-spill-(?P<pid>\d+)-(?P<host>[A-Za-z0-9]+)-[0-9a-f]{8}$")
+_stale_checked = False
+
+SpillDir = Union[None, bool, str, "os.PathLike[str]"]
+
+
+def clean_stale_spill_dirs(folder: Optional[Path] = None) -> list[Path]:
+    """Remove private spill directories (`ccscope-spill-PID-HOST-RAND`) in `folder` (default: the
+    system's temporary directory) whose process is gone (same host, pid not alive)."""
+    from ccscope._outdir import _alive, _host
+    folder = Path(folder or tempfile.gettempdir())
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for n in names:
+        m = _PRIVATE.match(n)
+        if m and m["host"] == _host() and not _alive(int(m["pid"])):
+            shutil.rmtree(folder / n, ignore_errors=True)
+            removed.append(folder / n)
+    return removed
+
+
+def private_spill_dir() -> Path:
+    """A new private spill directory's path (not created: the engine creates it on the first
+    chunk). The first call in a process removes those that killed processes left."""
+    global _stale_checked
+    from ccscope._outdir import _host
+    if not _stale_checked:
+        _stale_checked = True
+        clean_stale_spill_dirs()
+    return Path(tempfile.gettempdir()) / f"ccscope-spill-{os.getpid()}-{_host()}-{secrets.token_hex(4)}"
+
+
+def default_spill_cap(path: Path) -> int:
+    """Disk cap of a run's chunks: SPILL_DISK_FRACTION of the free space of the filesystem that
+    holds `path` (its nearest existing folder), at most MAX_SPILL_DISK_BYTES."""
+    env = os.environ.get(TEST_DISK_BYTES_ENV)
+    if env:
+        return int(env)
+    p = Path(path)
+    while not p.exists() and p.parent != p:
+        p = p.parent
+    try:
+        free = shutil.disk_usage(p).free
+    except OSError:
+        return 0
+    return int(min(free * SPILL_DISK_FRACTION, MAX_SPILL_DISK_BYTES))
+
+
+def _spill_args(spill_dir: SpillDir) -> tuple[Optional[str], Optional[int], Optional[int]]:
+    """(directory, disk cap, chunk rows) for the engine; (None, None, None) without spilling."""
+    if spill_dir is False:
+        return None, None, None
+    if spill_dir is None or spill_dir is True:
+        path = private_spill_dir()
+    elif isinstance(spill_dir, (str, os.PathLike)):
+        path = Path(spill_dir)
+        if path.exists():
+            raise ScenarioError(f"spill_dir = {shown(str(path))}: must not exist yet (the run creates it and "
+                                "removes it with the result)")
+    else:
+        raise ScenarioError(f"spill_dir = {shown(spill_dir)}: must be a path, None (a private temporary "
+                            "directory) or False (no spilling)")
+    env = os.environ.get(TEST_CHUNK_ROWS_ENV)
+    return str(path), default_spill_cap(path), (int(env) if env else None)
 
 
 def _prepare(scenario: ScenarioLike, record: Optional[Sequence[str]], seed: Optional[int],
@@ -68,11 +158,19 @@ class Simulation:
 
     def __init__(self, scenario: ScenarioLike, *, until_s: Optional[float] = None,
                  record: Optional[Sequence[str]] = None, seed: Optional[int] = None,
-                 allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None):
+                 allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None,
+                 spill_dir: SpillDir = None):
         # allow_paths: directories a scenario's data files may be read from besides its own
-        # (ccscope.scenario.io: the sandbox rules); max_memory_bytes: the memory budget
-        self._native = engine_call(_native.Simulation, _prepare(scenario, record, seed, allow_paths),
-                                   _check_until(until_s), _check_max_memory(max_memory_bytes))
+        # (ccscope.scenario.io: the sandbox rules); max_memory_bytes: the memory budget;
+        # spill_dir: where event traces spill (module docs): None a private temporary directory,
+        # a path that does not exist yet, or False for no spilling (caps in memory)
+        text = _prepare(scenario, record, seed, allow_paths)
+        until, budget = _check_until(until_s), _check_max_memory(max_memory_bytes)
+        self._spill_dir, cap, chunk = _spill_args(spill_dir)
+        self._native = engine_call(_native.Simulation, text, until, budget, self._spill_dir, cap, chunk)
+        # until finish() hands it to the result, the spill directory is the simulation's
+        self._spill_cleanup = weakref.finalize(self, shutil.rmtree, self._spill_dir, True) \
+            if self._spill_dir else None
         self._t0 = time.perf_counter()
         #: the last run request was interrupted before its target (finish() gives a partial result)
         self._interrupted = False
@@ -135,13 +233,21 @@ class Simulation:
         from ccscope import __version__
         end = self._native.end_s
         raw = self._native.finish()
+        owner = None
+        if self._spill_cleanup is not None:
+            self._spill_cleanup.detach()
+            if raw.get("spilled"):
+                owner = self._spill_dir  # the result's traces own it now
+            elif os.path.lexists(self._spill_dir):  # created, then a write failed: nothing to keep
+                shutil.rmtree(self._spill_dir, ignore_errors=True)
         return build_result(raw, wall_s=time.perf_counter() - self._t0, version=__version__,
-                            partial=self._interrupted, end_s=end)
+                            partial=self._interrupted, end_s=end, spill_dir=owner)
 
 
 def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record: Optional[Sequence[str]] = None,
              seed: Optional[int] = None, progress: Optional[Callable[[float, float], None]] = None,
-             allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None) -> SimResult:
+             allow_paths: AllowPaths = None, max_memory_bytes: Optional[int] = None,
+             spill_dir: SpillDir = None) -> SimResult:
     """Run a scenario (Scenario, dict or file path) to `until_s` (default: the scenario's).
 
     record: trace names to keep ("queue", "link", "cwnd", "alpha", "delivered", "drops");
@@ -149,13 +255,17 @@ def simulate(scenario: ScenarioLike, *, until_s: Optional[float] = None, record:
     allow_paths: directories data files may be read from besides the scenario's (ccscope.scenario.io).
     max_memory_bytes: memory budget; a scenario whose estimated memory exceeds it is refused
     with a ScenarioError naming the fields that drive the estimate (default: half the
-    machine's memory). Event-driven traces are capped inside it (see result.traces["truncated"]).
+    machine's memory).
+    spill_dir: event-driven traces (drops, the every-change queue, feedback) spill to disk in
+    chunks beyond 2^16 rows: None (default) a private temporary directory owned by the result,
+    a path that does not exist yet, or False to cap them in memory inside the budget instead.
+    A trace cut by a cap (memory, or the disk cap) is named in result.traces["truncated"].
 
     Ctrl-C stops the run within ~50 ms and raises `Interrupted` (a KeyboardInterrupt) whose
     `.result` is what was simulated so far, marked partial.
     """
     sim = Simulation(scenario, until_s=until_s, record=record, seed=seed, allow_paths=allow_paths,
-                     max_memory_bytes=max_memory_bytes)
+                     max_memory_bytes=max_memory_bytes, spill_dir=spill_dir)
     try:
         sim.run(progress=progress)
     except KeyboardInterrupt as e:

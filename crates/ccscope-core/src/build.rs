@@ -472,7 +472,7 @@ pub fn build_with_budget(
         // the every-change series of all recorded ports share one cap
         let share = (estimate.event_cap_rows / rec.ports.len().max(1) as u64).max(1);
         for p in &rec.ports {
-            ports[p.idx()].change_log = Some(crate::record::ChangeLog::with_cap(share));
+            ports[p.idx()].change_log = Some(crate::record::ChangeLog::for_port(p.0, share));
         }
     }
     let queue_interval = SimDuration::from_secs_f64(sc.record.queue_interval_s);

@@ -2,7 +2,7 @@
 //! expanded scenario, and run metadata. The Python layer turns each table into a DataFrame.
 
 use crate::cc::{CcProbe, CongestionControl};
-use crate::record::Ledger;
+use crate::record::{Ledger, SpillRows};
 use crate::sim::Simulation;
 use crate::units::PS_PER_S;
 
@@ -47,10 +47,73 @@ impl Table {
     }
 }
 
+/// A piece of a spilled table, in the table's row order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Segment {
+    /// A chunk file (format: the `record` module docs) and its rows.
+    File { path: String, rows: u64 },
+    /// Rows `start..start + rows` of the table's in-memory columns.
+    Memory { start: u64, rows: u64 },
+}
+
+/// An event-driven table whose rows are partly on disk: the whole table is its segments in
+/// order (the in-memory table in `RunOutput::tables` holds the rows not spilled).
+#[derive(Clone, Debug)]
+pub struct Spilled {
+    pub table: &'static str,
+    /// Column names and chunk storage codes (`Dtype::code`), the output table's order.
+    pub columns: Vec<(&'static str, &'static str)>,
+    pub segments: Vec<Segment>,
+    /// Rows of the whole table.
+    pub rows: u64,
+}
+
+fn columns_of<T: SpillRows>() -> Vec<(&'static str, &'static str)> {
+    T::COLUMNS.iter().map(|(n, d)| (*n, d.code())).collect()
+}
+
+/// `t`'s chunks, then its in-memory rows (at `start` of the output table).
+fn segments_of<T: SpillRows>(t: &T, start: u64, out: &mut Vec<Segment>) {
+    for (path, rows) in &t.spill().chunks {
+        out.push(Segment::File {
+            path: path.to_string_lossy().into_owned(),
+            rows: *rows,
+        });
+    }
+    if t.rows() > 0 {
+        out.push(Segment::Memory {
+            start,
+            rows: t.rows() as u64,
+        });
+    }
+}
+
+/// The manifest of a table made of the series `parts` (their in-memory rows concatenated in
+/// this order), when any of them spilled.
+fn spilled<T: SpillRows>(table: &'static str, parts: &[&T]) -> Option<Spilled> {
+    if parts.iter().all(|t| t.spill().chunks.is_empty()) {
+        return None;
+    }
+    let (mut segments, mut start, mut rows) = (Vec::new(), 0u64, 0u64);
+    for t in parts {
+        segments_of(*t, start, &mut segments);
+        start += t.rows() as u64;
+        rows += t.spill().spilled_rows + t.rows() as u64;
+    }
+    Some(Spilled {
+        table,
+        columns: columns_of::<T>(),
+        segments,
+        rows,
+    })
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     pub tables: Vec<Table>,
+    /// Event-driven tables with rows on disk (none when nothing spilled).
+    pub spilled: Vec<Spilled>,
     /// The expanded scenario, JSON.
     pub scenario_json: String,
     pub ledger: Ledger,
@@ -67,10 +130,17 @@ impl RunOutput {
         let secs =
             |v: &[u64]| -> Vec<f64> { v.iter().map(|&t| t as f64 / PS_PER_S as f64).collect() };
         let mut tables = Vec::new();
+        let mut spills = Vec::new();
         let rec = &sim.rec;
         if rec.want_queue {
             if rec.queue_every_change {
                 let (mut t, mut p, mut qp, mut qb) = (vec![], vec![], vec![], vec![]);
+                let logs: Vec<&crate::record::ChangeLog> = rec
+                    .ports
+                    .iter()
+                    .filter_map(|pid| sim.ports[pid.idx()].change_log.as_ref())
+                    .collect();
+                spills.extend(spilled("queue", &logs));
                 for pid in &rec.ports {
                     if let Some(log) = &sim.ports[pid.idx()].change_log {
                         for &(tt, a, b) in &log.rows {
@@ -173,6 +243,7 @@ impl RunOutput {
         }
         if rec.want_feedback {
             let b = &rec.feedback;
+            spills.extend(spilled("feedback", &[b]));
             tables.push(Table {
                 name: "feedback",
                 columns: vec![
@@ -191,6 +262,7 @@ impl RunOutput {
         }
         if rec.want_drops {
             let e = &rec.events;
+            spills.extend(spilled("drops", &[e]));
             tables.push(Table {
                 name: "drops",
                 columns: vec![
@@ -233,6 +305,7 @@ impl RunOutput {
         tables.push(ports_table(&sim));
         RunOutput {
             tables,
+            spilled: spills,
             scenario_json: sim.scenario.to_json(),
             ledger,
             events: sim.events.processed(),
@@ -241,39 +314,33 @@ impl RunOutput {
     }
 }
 
-/// Event-driven series that reached their row cap: which, rows kept, rows left out, the cap.
-/// None when nothing was cut.
+/// Event-driven series that stopped recording: which, rows kept (on disk and in memory), rows
+/// left out, the memory cap, why (`memory`: its row cap, no spill directory; `disk`: the spill
+/// directory's disk cap or an I/O error) and the detail. None when nothing was cut.
 fn truncated_table(sim: &Simulation) -> Option<Table> {
     let rec = &sim.rec;
-    let mut rows: Vec<(String, u64, u64, u64)> = Vec::new();
-    if rec.events.left_out > 0 {
-        let e = &rec.events;
-        rows.push((
-            "drops".into(),
-            e.time_ps.len() as u64,
-            e.left_out,
-            e.cap_rows,
-        ));
-    }
-    if rec.feedback.left_out > 0 {
-        let f = &rec.feedback;
-        rows.push((
-            "feedback".into(),
-            f.time_ps.len() as u64,
-            f.left_out,
-            f.cap_rows,
-        ));
-    }
+    let mut rows: Vec<(String, u64, u64, u64, &'static str, String)> = Vec::new();
+    let mut add = |name: String, sp: &crate::record::Spill, in_memory: usize| {
+        if let Some((why, detail)) = sp.reason() {
+            rows.push((
+                name,
+                sp.spilled_rows + in_memory as u64,
+                sp.left_out,
+                sp.cap_rows,
+                why.name(),
+                detail,
+            ));
+        }
+    };
+    add("drops".into(), &rec.events.spill, rec.events.rows());
+    add("feedback".into(), &rec.feedback.spill, rec.feedback.rows());
     for pid in &rec.ports {
         if let Some(log) = &sim.ports[pid.idx()].change_log {
-            if log.left_out > 0 {
-                rows.push((
-                    format!("queue {}", sim.port_names[pid.idx()]),
-                    log.rows.len() as u64,
-                    log.left_out,
-                    log.cap_rows,
-                ));
-            }
+            add(
+                format!("queue {}", sim.port_names[pid.idx()]),
+                &log.spill,
+                log.rows.len(),
+            );
         }
     }
     if rows.is_empty() {
@@ -292,6 +359,14 @@ fn truncated_table(sim: &Simulation) -> Option<Table> {
                 Column::U64(rows.iter().map(|r| r.2).collect()),
             ),
             ("cap_rows", Column::U64(rows.iter().map(|r| r.3).collect())),
+            (
+                "reason",
+                Column::Str(rows.iter().map(|r| r.4.to_string()).collect()),
+            ),
+            (
+                "detail",
+                Column::Str(rows.iter().map(|r| r.5.clone()).collect()),
+            ),
         ],
     })
 }

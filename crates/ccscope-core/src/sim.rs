@@ -181,6 +181,19 @@ impl Simulation {
         build::build_with_budget(scenario, until_s, max_memory_bytes)
     }
 
+    /// Spill the event-driven series (drops and marks, every queue change, feedback frames)
+    /// into `dir` in chunks of `chunk_rows` rows (at most each series' memory cap) instead of
+    /// stopping at their caps (`record` module docs). Call before the run; the directory is
+    /// created on the first chunk.
+    pub fn set_spill(&mut self, dir: std::sync::Arc<crate::record::SpillDir>, chunk_rows: u64) {
+        self.rec.set_spill(&dir, chunk_rows);
+        for p in &self.rec.ports {
+            if let Some(log) = self.ports[p.idx()].change_log.as_mut() {
+                log.spill.set_dir(dir.clone(), chunk_rows);
+            }
+        }
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.now

@@ -2,7 +2,7 @@
 //! columns out, Rust errors mapped to typed Python exceptions, panics caught at the boundary,
 //! and the GIL released while the engine runs.
 
-use ccscope_core::output::{Column, RunOutput};
+use ccscope_core::output::{Column, RunOutput, Segment};
 use ccscope_core::scenario::{self, Format, Scenario};
 use ccscope_core::units::SimTime;
 use numpy::IntoPyArray;
@@ -175,6 +175,8 @@ impl Slicer {
 #[pyclass(module = "ccscope._native")]
 struct Simulation {
     inner: Option<ccscope_core::Simulation>,
+    /// The memory budget the run was built under (bytes).
+    budget_bytes: u64,
 }
 
 impl Simulation {
@@ -189,19 +191,48 @@ impl Simulation {
 impl Simulation {
     /// Build from scenario JSON; `until_s` overrides the scenario's until_s;
     /// `max_memory_bytes` is the memory budget (None: half the machine's memory).
+    ///
+    /// `spill_dir`: event-driven series (drops/marks, every queue change, feedback frames)
+    /// spill there in chunks instead of stopping at their row caps (created on the first chunk;
+    /// None: they stop at their caps). `spill_disk_cap_bytes`: the most all chunks may use
+    /// (required with `spill_dir`). `spill_chunk_rows`: rows per chunk (default 2^16; a
+    /// smaller value is for tests).
     #[new]
-    #[pyo3(signature = (scenario_json, until_s = None, max_memory_bytes = None))]
+    #[pyo3(signature = (scenario_json, until_s = None, max_memory_bytes = None, spill_dir = None, spill_disk_cap_bytes = None, spill_chunk_rows = None))]
     fn new(
         scenario_json: &str,
         until_s: Option<f64>,
         max_memory_bytes: Option<u64>,
+        spill_dir: Option<std::path::PathBuf>,
+        spill_disk_cap_bytes: Option<u64>,
+        spill_chunk_rows: Option<u64>,
     ) -> PyResult<Self> {
         guarded("build", || {
             let sc = parse(scenario_json, "json", max_memory_bytes)?;
             check_until(until_s).map_err(ScenarioError::new_err)?;
-            let sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
+            if spill_chunk_rows == Some(0) {
+                return Err(PyValueError::new_err(
+                    "spill_chunk_rows = 0: must be an integer >= 1",
+                ));
+            }
+            let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
                 .map_err(|e| ScenarioError::new_err(e.to_string()))?;
-            Ok(Simulation { inner: Some(sim) })
+            if let Some(dir) = spill_dir {
+                let cap = spill_disk_cap_bytes.ok_or_else(|| {
+                    PyValueError::new_err(
+                        "spill_disk_cap_bytes = None: give the disk cap (bytes) with spill_dir",
+                    )
+                })?;
+                sim.set_spill(
+                    std::sync::Arc::new(ccscope_core::record::SpillDir::new(dir, cap)),
+                    spill_chunk_rows.unwrap_or(ccscope_core::record::SPILL_CHUNK_ROWS),
+                );
+            }
+            Ok(Simulation {
+                inner: Some(sim),
+                budget_bytes: max_memory_bytes
+                    .unwrap_or_else(ccscope_core::budget::default_budget_bytes),
+            })
         })
     }
 
@@ -281,7 +312,9 @@ impl Simulation {
                     .map_err(|e| SimulationError::new_err(e.to_string()))
             })
         })?;
-        output_to_dict(py, out)
+        let d = output_to_dict(py, out)?;
+        d.set_item("max_memory_bytes", self.budget_bytes)?;
+        Ok(d)
     }
 }
 
@@ -632,6 +665,31 @@ fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, P
         tables.set_item(t.name, td)?;
     }
     d.set_item("tables", tables)?;
+    // tables with rows on disk: {name: {"columns": [(name, code)], "segments": [("file", path,
+    // rows) | ("memory", start, rows)], "rows": n}}
+    let spilled = PyDict::new(py);
+    for sp in out.spilled {
+        let td = PyDict::new(py);
+        td.set_item("columns", sp.columns)?;
+        let segs: Vec<(&str, Py<PyAny>, u64)> = sp
+            .segments
+            .into_iter()
+            .map(|s| -> PyResult<_> {
+                Ok(match s {
+                    Segment::File { path, rows } => {
+                        ("file", path.into_pyobject(py)?.into_any().unbind(), rows)
+                    }
+                    Segment::Memory { start, rows } => {
+                        ("memory", start.into_pyobject(py)?.into_any().unbind(), rows)
+                    }
+                })
+            })
+            .collect::<PyResult<_>>()?;
+        td.set_item("segments", segs)?;
+        td.set_item("rows", sp.rows)?;
+        spilled.set_item(sp.table, td)?;
+    }
+    d.set_item("spilled", spilled)?;
     d.set_item("scenario_json", out.scenario_json)?;
     let l = PyDict::new(py);
     l.set_item("sent", out.ledger.sent)?;

@@ -288,6 +288,36 @@ def test_a_terminals_ctrl_c_stops_a_dask_sweep_with_no_traceback_and_no_process_
     pd.testing.assert_frame_equal(comparable(pd.read_parquet(out / "summary.parquet")), comparable(dask_reference))
 
 
+#: A sweep on --dask-local 2 that gets Ctrl-C 50 ms after its cluster has said its address (while
+#: the client connects): before the client was made in a thread of its own, a half-made client
+#: retried against the stopped cluster and logged a traceback at exit (2 runs of 6).
+CTRL_C_WHILE_CONNECTING = """
+import os, signal, sys, threading, time
+import ccscope.sweep as sw
+from ccscope.scenario.io import load_file
+read = sw._read_address
+def read_then_ctrl_c(*a):
+    address = read(*a)
+    threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+    return address
+sw._read_address = read_then_ctrl_c
+try:
+    sw.sweep(load_file(sys.argv[1]), {"until_s": [15, 16]}, out=sys.argv[2], dask_local=2)
+except sw.SweepInterrupted as e:
+    print("stopped:", e)
+"""
+
+
+def test_ctrl_c_while_the_client_connects_leaves_no_traceback(tmp_path):
+    pytest.importorskip("distributed")
+    for i in range(2):
+        r = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_CONNECTING, str(SCEN), str(tmp_path / f"s{i}")],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=HANG_S, preexec_fn=_default_sigint)
+        assert r.returncode == 0 and "stopped: sweep interrupted: 0 of 2 points done" in r.stdout, r.stdout + r.stderr
+        assert "Traceback" not in r.stderr and "ERROR" not in r.stderr, r.stderr
+        assert leftovers(tmp_path / f"s{i}") == []
+
+
 def test_a_killed_dask_sweep_leaves_no_process_of_its_cluster(tmp_path):
     """kill -9 of the sweep cannot stop anything itself: its cluster's host sees its stdin closed,
     kills its session and removes the cluster's staging directory; the next run completes the sweep."""

@@ -745,6 +745,38 @@ def _stop_host(proc, *, kill: bool) -> None:
             deadline = 0.0
 
 
+#: Seconds a connection to the local cluster that Ctrl-C interrupted may take to finish, so that
+#: the client can be closed before the cluster is killed (a hang guard).
+DASK_CONNECT_WAIT_S = 30.0
+
+
+def _connect(address: str):
+    """`Client(address)`, made in a thread of its own: Ctrl-C meanwhile waits for it to connect (or
+    fail) and closes it, instead of leaving a half-made client that retries against the stopped
+    cluster and logs a traceback when the interpreter exits."""
+    from distributed import Client
+    box: dict = {}
+
+    def make() -> None:
+        try:
+            box["client"] = Client(address, set_as_default=False)
+        except BaseException as e:  # noqa: BLE001 - raised in the caller's thread
+            box["error"] = e
+    t = threading.Thread(target=make, name="ccscope-dask-connect", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.1)
+    except KeyboardInterrupt:
+        t.join(DASK_CONNECT_WAIT_S)
+        if "client" in box:
+            box["client"].close()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["client"]
+
+
 @contextlib.contextmanager
 def _local_dask_cluster(n: int, out_dir: Path):
     """A LocalCluster of `n` worker processes, run by `python -m ccscope._dask_host` in a session of
@@ -912,7 +944,7 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
                 with Client(scheduler) as c:
                     _run_dask(tasks, c, on_row)
             else:
-                with _local_dask_cluster(dask_local, out_dir) as address, Client(address) as c:
+                with _local_dask_cluster(dask_local, out_dir) as address, _connect(address) as c:
                     _run_dask(tasks, c, on_row)
         else:
             _run_local(tasks, jobs if jobs is not None else default_jobs(), on_row)

@@ -297,9 +297,11 @@ REQUIRED_COLUMNS = {
     "traces/drops.parquet": ("time_s", "port", "event"),
     "traces/rate.parquet": ("time_s", "flow", "rate_bps"),
     "traces/feedback.parquet": ("time_s", "event"),
+    # which event traces stopped early (a `reason` and `detail` since spilling; not required)
+    "traces/truncated.parquet": ("series", "rows_kept", "rows_left_out", "cap_rows"),
 }
 #: Columns of text (names, categories); every other required column must be numeric.
-_TEXT_COLUMNS = {"cc", "name", "port", "event"}
+_TEXT_COLUMNS = {"cc", "name", "port", "event", "series"}
 #: A value whose compact JSON is at most this long is written on one line by `dumps_readable`.
 _ONE_LINE_CHARS = 120
 #: A list longer than this is written one item per line without trying it on one line first.

@@ -157,6 +157,8 @@ impl FlowFactory {
             ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
             ns2_timeout_after_ecn: ns2_newreno && t.ns2_timeout_after_ecn,
             ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
+            ns2_ecn_after_timeout: ns2_newreno && t.ns2_ecn_after_timeout,
+            ns2_ecn_first: ns2_newreno && t.ns2_ecn_first,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

@@ -483,6 +483,27 @@ pub struct TcpConfig {
     /// retransmit's or timeout's recover).
     #[serde(default)]
     pub ns2_dupack_action: bool,
+    /// NewReno and DCTCP flows take an ECN-Echo right after a timeout as ns-2 (tcp/tcp.cc `ecn`,
+    /// ns-2.35 lines 1438-1443: `if (seqno > recover_ || last_cwnd_action_ ==
+    /// CWND_ACTION_TIMEOUT)`): while the last window action is a timeout (no ECN cut or fast
+    /// retransmit since), the first ACK with ECN-Echo cuts the window, new or duplicate (with
+    /// `ns2_dupack_action`), without waiting for the ACK to pass what was sent before the timeout.
+    /// Default false (an ECN-Echo after a timeout is taken once the ACK passes everything sent
+    /// before it).
+    #[serde(default)]
+    pub ns2_ecn_after_timeout: bool,
+    /// NewReno and DCTCP flows take a new ACK's ECN-Echo before its window update, as ns-2's
+    /// Agent/TCP/Newreno (tcp/tcp-newreno.cc `recv`, line 222, calls `ecn()` before the exit from
+    /// recovery and `recv_newack_helper`; DCTCP's alpha is counted before, as ns-2's DCTCP
+    /// sender does): the cut acts on the window before the ACK grows it, and on the full ACK
+    /// that ends fast recovery it halves (DCTCP: scales) the inflated window (`windowd()` =
+    /// min(cwnd_ + dupwnd_, wnd_)), which leaving recovery then keeps (`dupwnd_ = 0`). The
+    /// window then grows by the ACK only as ns-2's `recv_newack_helper` with `old_ecn_ 0`
+    /// allows: not on an ACK with ECN-Echo, but for the first new ACK with ECN-Echo of the flow
+    /// (`ect_` is still 0 there). Default false (the ACK grows the window, NewReno on ECN-Echo
+    /// ACKs too, then the cut; at the end of recovery the deflated window is cut).
+    #[serde(default)]
+    pub ns2_ecn_first: bool,
 }
 
 impl Default for TcpConfig {
@@ -512,6 +533,8 @@ impl Default for TcpConfig {
             ns2_recovery_maxburst: false,
             ns2_timeout_after_ecn: false,
             ns2_dupack_action: false,
+            ns2_ecn_after_timeout: false,
+            ns2_ecn_first: false,
         }
     }
 }

@@ -250,6 +250,8 @@ class TcpConfig:
     ns2_recovery_maxburst: bool = False
     ns2_timeout_after_ecn: bool = False
     ns2_dupack_action: bool = False
+    ns2_ecn_after_timeout: bool = False
+    ns2_ecn_first: bool = False
 
 
 @dataclass

@@ -100,6 +100,9 @@ pub struct Dctcp {
     /// Pending alpha reset (time, value) and whether an ACK arrived before its time.
     reset: Option<(SimTime, f64)>,
     acked_before_reset: bool,
+    /// The ACK's alpha update was already made by [`Dctcp::count_ack_first`]; the next
+    /// `on_ack` skips it.
+    counted: bool,
 }
 
 impl Dctcp {
@@ -124,7 +127,17 @@ impl Dctcp {
                 .alpha_reset_s
                 .map(|t| (SimTime::from_secs_f64(t), cfg.alpha_reset_to)),
             acked_before_reset: false,
+            counted: false,
         }
+    }
+
+    /// Count a new ACK for alpha ahead of its ECN reaction and window update (ns-2's DCTCP
+    /// sender: alpha first, then tcp.cc `ecn()`, then the window); the `on_ack` that follows
+    /// for the same ACK does not count it again.
+    pub fn count_ack_first(&mut self, s: &AckSample) {
+        self.maybe_reset_alpha(s.now);
+        self.update_alpha(s);
+        self.counted = true;
     }
 
     /// Apply a pending alpha reset (see `DctcpConfig::alpha_reset_s`) for an ACK at `now`.
@@ -180,8 +193,10 @@ impl Dctcp {
 
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, s: &AckSample) {
-        self.maybe_reset_alpha(s.now);
-        self.update_alpha(s);
+        if !std::mem::take(&mut self.counted) {
+            self.maybe_reset_alpha(s.now);
+            self.update_alpha(s);
+        }
         let acked = s.newly_acked_bytes as f64;
         if s.in_recovery {
             self.w.deflate(acked);

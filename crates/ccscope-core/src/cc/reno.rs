@@ -222,6 +222,14 @@ impl RenoWindow {
         self.inflated = true;
     }
 
+    /// ns-2's ECN cut on the full ACK that ends fast recovery (tcp-newreno.cc `recv` calls
+    /// `ecn()` while `dupwnd_` still inflates the window; `windowd()` = min(cwnd_ + dupwnd_,
+    /// wnd_)): the inflation becomes part of the window the cut then acts on, and leaving
+    /// recovery (`dupwnd_ = 0`) keeps what the cut leaves.
+    pub fn fold_inflation(&mut self) {
+        self.inflated = false;
+    }
+
     /// ns-2's timeout while `last_cwnd_action_ == CWND_ACTION_ECN` (tcp.cc `timeout`:
     /// `slowdown(CLOSE_CWND_ONE)`, after RenoTcpAgent::timeout's `dupwnd_ = 0`): cwnd = 1 MSS,
     /// ssthresh kept (slowdown's floor `if (ssthresh_ < 2) ssthresh_ = 2`).

@@ -115,6 +115,16 @@ pub struct TcpSenderConfig {
     /// `exitFastRetrans_ true` skips `dupwnd_ = numdupacks_` and `++dupwnd_` unless
     /// `last_cwnd_action_ == CWND_ACTION_DUPACK`).
     pub ns2_dupack_action: bool,
+    /// ns-2's ECN gate after a timeout (tcp.cc `ecn`: `if (seqno > recover_ ||
+    /// last_cwnd_action_ == CWND_ACTION_TIMEOUT) { recover_ = maxseq_; ... }`): while the last
+    /// window action is a timeout, an ECN-Echo cuts at once; the cut's recover is the highest
+    /// segment sent (`maxseq_`), not the go-back-N position.
+    pub ns2_ecn_after_timeout: bool,
+    /// ns-2's order on a new ACK (tcp-newreno.cc `recv`: `ecn()` first, then the exit from
+    /// recovery and `recv_newack_helper` -> `opencwnd()` unless the ACK carries ECN-Echo and
+    /// `ect_` is set, `old_ecn_ 0`): DCTCP's alpha count, the ECN cut (on the full ACK, of the
+    /// inflated window, which leaving recovery keeps), then the growth.
+    pub ns2_ecn_first: bool,
 }
 
 /// One segment to put on the wire.
@@ -162,6 +172,13 @@ pub struct TcpSender {
     /// retransmit, so it is already clear. Read only under `ns2_timeout_after_ecn` and
     /// `ns2_dupack_action`.
     after_ecn_cut: bool,
+    /// The last window action was a timeout (ns-2's `last_cwnd_action_ == CWND_ACTION_TIMEOUT`):
+    /// set by a timeout, cleared by an ECN cut and a fast retransmit. Read only under
+    /// `ns2_ecn_after_timeout`.
+    after_timeout: bool,
+    /// A new ACK with ECN-Echo has been taken (ns-2's `ect_`, set at the end of
+    /// `recv_newack_helper`). Read only under `ns2_ecn_first`.
+    ece_seen: bool,
     cwr_pending: bool,
     ect: bool,
     srtt_ps: f64,
@@ -208,6 +225,8 @@ impl TcpSender {
             recover: None,
             ecn_recover: None,
             after_ecn_cut: false,
+            after_timeout: false,
+            ece_seen: false,
             cwr_pending: false,
             ect,
             srtt_ps: 0.0,
@@ -471,15 +490,30 @@ impl TcpSender {
                 in_recovery: self.in_recovery,
                 flight_bytes: flight,
             };
+            let ecn_first = self.cfg.ns2_ecn_first;
             if self.in_recovery {
                 if self.cfg.reno_recovery || self.recover.is_some_and(|r| ackno > r) {
                     // full ACK: leave fast recovery (RFC 6582 step 6)
                     self.in_recovery = false;
                     self.dupacks = 0;
-                    self.cc.on_recovery_end(self.flight_bytes());
                     sample.in_recovery = false;
                     if !self.cfg.reno_recovery && !self.cfg.ns2_exit_recovery {
                         sample.newly_acked_bytes = 0;
+                    }
+                    if ecn_first && ece && self.ecn_gate_open() {
+                        // tcp-newreno.cc recv: ecn() while dupwnd_ still inflates windowd(),
+                        // then `dupwnd_ = 0` keeps the cut window
+                        self.ns2_count_ack_first(&sample);
+                        self.reno_window().fold_inflation();
+                        self.maybe_ecn_reduce(ece, self.flight_bytes());
+                    } else {
+                        self.cc.on_recovery_end(self.flight_bytes());
+                        if ecn_first {
+                            self.ns2_count_ack_first(&sample);
+                        }
+                    }
+                    if ecn_first {
+                        self.ns2_open_rule(&mut sample);
                     }
                     self.cc.on_ack(&sample);
                 } else {
@@ -493,11 +527,19 @@ impl TcpSender {
                 }
             } else {
                 self.dupacks = 0;
+                if ecn_first {
+                    // tcp-newreno.cc recv: ecn() before recv_newack_helper -> opencwnd()
+                    self.ns2_count_ack_first(&sample);
+                    self.maybe_ecn_reduce(ece, self.flight_bytes());
+                    self.ns2_open_rule(&mut sample);
+                }
                 self.cc.on_ack(&sample);
             }
             self.lt_pending = false;
             self.lt_sent = 0;
-            self.maybe_ecn_reduce(ece, self.flight_bytes());
+            if !ecn_first {
+                self.maybe_ecn_reduce(ece, self.flight_bytes());
+            }
             if !self.in_recovery || !self.partial_seen {
                 self.rto_deadline = if self.snd_una < self.snd_nxt {
                     Some(now + self.rto)
@@ -563,6 +605,7 @@ impl TcpSender {
                     && self.recover.is_none_or(|r| ackno > r + above)
                 {
                     self.after_ecn_cut = false;
+                    self.after_timeout = false;
                     self.in_recovery = true;
                     self.partial_seen = false;
                     self.recover = Some(self.snd_nxt - 1);
@@ -590,6 +633,7 @@ impl TcpSender {
                         // reset_rtx_timer(1,0); output(last_ack_ + 1, TCP_REASON_DUPACK);
                         // dupwnd_ = numdupacks_; return; }`: recover_ stays the ECN cut's
                         self.after_ecn_cut = false;
+                        self.after_timeout = false;
                         self.in_recovery = true;
                         self.partial_seen = false;
                         self.lt_pending = false;
@@ -618,18 +662,58 @@ impl TcpSender {
         if !ece || self.in_recovery || !self.cc.reacts_to_ecn_once_per_window() {
             return;
         }
-        if self.ecn_recover.is_none_or(|r| self.snd_una > r) {
+        if self.ecn_gate_open() {
             self.cc
                 .on_congestion(SimTime::ZERO, Congestion::EcnEcho, flight);
-            self.ecn_recover = Some(self.snd_nxt);
+            // tcp.cc ecn: `recover_ = maxseq_` (the highest segment sent; snd_nxt but during
+            // go-back-N, which ns2_ecn_after_timeout lets a cut fall into)
+            self.ecn_recover = Some(if self.cfg.ns2_ecn_after_timeout {
+                self.high_tx
+            } else {
+                self.snd_nxt
+            });
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;
-            // tcp.cc ecn: `recover_ = maxseq_; last_cwnd_action_ = CWND_ACTION_ECN;`
+            // tcp.cc ecn: `last_cwnd_action_ = CWND_ACTION_ECN;`
             self.after_ecn_cut = true;
+            self.after_timeout = false;
             if self.cfg.ns2_dupack_action {
                 self.recover = Some(self.high_tx.saturating_sub(1));
             }
         }
+    }
+
+    /// The once-per-window ECN gate: the ACK passed what was sent at the last cut (RFC 3168
+    /// §6.1.2; ns-2 `seqno > recover_`), or, under `ns2_ecn_after_timeout`, the last window
+    /// action was a timeout (ns-2 `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    fn ecn_gate_open(&self) -> bool {
+        self.ecn_recover.is_none_or(|r| self.snd_una > r)
+            || (self.cfg.ns2_ecn_after_timeout && self.after_timeout)
+    }
+
+    /// `ns2_ecn_first`: DCTCP counts the ACK for alpha before its ECN reaction (ns-2's DCTCP
+    /// sender), so the `on_ack` after the cut does not count it again.
+    fn ns2_count_ack_first(&mut self, sample: &AckSample) {
+        if let Cc::Dctcp(d) = &mut self.cc {
+            if d.rule() == crate::cc::dctcp::DctcpRule::WindowCut {
+                d.count_ack_first(sample);
+            }
+        }
+    }
+
+    /// `ns2_ecn_first`: ns-2's recv_newack_helper with `old_ecn_ 0`: `if (!ect_ ||
+    /// !ecnecho) opencwnd();` then `ect_ = 1` on an ECN-Echo ACK. The window grows by the ACK
+    /// unless it carries ECN-Echo and an earlier new ACK did; the cut was already taken, so the
+    /// controller sees the ACK without ECN-Echo (DCTCP's alpha counted it before).
+    fn ns2_open_rule(&mut self, sample: &mut AckSample) {
+        if !sample.ece || !self.cc.reacts_to_ecn_once_per_window() || matches!(self.cc, Cc::Dx(_)) {
+            return;
+        }
+        if self.ece_seen {
+            sample.newly_acked_bytes = 0;
+        }
+        sample.ece = false;
+        self.ece_seen = true;
     }
 
     /// Called when the retransmission timer may have expired; acts only if the deadline passed.
@@ -654,6 +738,7 @@ impl TcpSender {
         }
         // `last_cwnd_action_ = CWND_ACTION_TIMEOUT;` after either branch
         self.after_ecn_cut = false;
+        self.after_timeout = true;
         self.in_recovery = false;
         self.dupacks = 0;
         self.lt_pending = false;
@@ -693,6 +778,8 @@ mod tests {
             ns2_recovery_maxburst: false,
             ns2_timeout_after_ecn: false,
             ns2_dupack_action: false,
+            ns2_ecn_after_timeout: false,
+            ns2_ecn_first: false,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
@@ -1249,6 +1336,152 @@ mod tests {
                 assert_window(&s, 10.0, 13.0, &what);
             }
             assert_eq!(drain(&mut s, 10), [(0, true)]);
+        }
+    }
+
+    /// ns-2 tcp.cc ecn (`if (seqno > recover_ || last_cwnd_action_ == CWND_ACTION_TIMEOUT) {
+    /// recover_ = maxseq_; last_cwnd_action_ = CWND_ACTION_ECN; ... slowdown(CLOSE_CWND_HALF|
+    /// CLOSE_SSTHRESH_HALF); }`), worked in segments before running. NewReno, ns2_halve, cwnd 20,
+    /// ssthresh 10, 0..19 in flight (maxseq_ 19):
+    /// - timeout: halfwin 10 -> ssthresh 10, cwnd 1; retransmit 0.
+    /// - ACK 1 (seqno 0 < recover_ 19) with ECN-Echo: off: no cut (the engine waits for ACK > 20),
+    ///   slow start 1 -> 2: (10, 2). On (ns2_ecn_after_timeout alone, the engine's order: grow,
+    ///   then cut): 2, halfwin 1 -> ssthresh int 1 -> 2, cwnd 1: (2, 1). With ns2_ecn_first too
+    ///   (ns-2's order): cut 1 -> halfwin 0.5 -> ssthresh 2, cwnd 1, then opencwnd (`ect_` still
+    ///   0): 1 < 2, slow start -> 2: (2, 2).
+    /// - ACK 2 with ECN-Echo: recover_ = maxseq_ 19 and the last action is the ECN cut: no cut.
+    ///   Off: 2 -> 3: (10, 3); after_timeout alone: 1 -> 2: (2, 2); with ns2_ecn_first: an ECN-Echo
+    ///   ACK after `ect_ = 1` does not open: (2, 2).
+    #[test]
+    fn ns2_ecn_after_timeout_cuts_at_the_first_ece() {
+        let far = SimTime(u64::MAX / 2);
+        for (on, first) in [(false, false), (true, false), (true, true)] {
+            let what = format!("on = {on}, ecn_first = {first}");
+            let mut s = ns2_ecn_newreno(false, false);
+            s.cfg.ns2_ecn_after_timeout = on;
+            s.cfg.ns2_ecn_first = first;
+            s.on_timer(far);
+            assert_window(&s, 10.0, 1.0, &what);
+            assert_eq!(drain(&mut s, 1), [(0, true)]);
+            s.on_ack(SimTime(2), 1, true, SimTime(1), true);
+            assert_eq!(s.stats.ecn_reductions, u64::from(on), "{what}");
+            match (on, first) {
+                (false, _) => assert_window(&s, 10.0, 2.0, &what),
+                (true, false) => assert_window(&s, 2.0, 1.0, &what),
+                (true, true) => assert_window(&s, 2.0, 2.0, &what),
+            }
+            drain(&mut s, 2);
+            s.on_ack(SimTime(3), 2, true, SimTime(1), true);
+            assert_eq!(s.stats.ecn_reductions, u64::from(on), "{what}");
+            if on {
+                assert_window(&s, 2.0, 2.0, &what);
+            } else {
+                assert_window(&s, 10.0, 3.0, &what);
+            }
+        }
+    }
+
+    /// ns-2 tcp-newreno.cc recv: `ecn()` before `recv_newack_helper`, whose `if (!ect_ ||
+    /// !ecnecho || (old_ecn_ && ecn_burst_)) opencwnd();` (`old_ecn_ 0`) opens only while no
+    /// ECN-Echo ACK has come (`ect_ = 1` after it). Worked before running, NewReno, ns2_halve,
+    /// cwnd 20, ssthresh 10 (congestion avoidance):
+    /// - ACK 1 with ECN-Echo: off (grow, then cut): 20 + 1/20 = 20.05, halfwin 10.025: (10,
+    ///   10.025). On: cut 20 -> (10, 10), then opencwnd (ect_ 0): 10 >= 10, + 1/10: (10, 10.1).
+    /// - ACK 2 without ECN-Echo: off 10.025 + 1/10.025; on 10.1 + 1/10.1.
+    /// - ACK 3 with ECN-Echo (below the cut's recover: no cut): off grows again, + 1/cwnd; on:
+    ///   `ect_` is set, no growth.
+    #[test]
+    fn ns2_ecn_first_cuts_before_growing() {
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut s = ns2_ecn_newreno(false, false);
+            s.cfg.ns2_ecn_first = on;
+            s.on_ack(SimTime(10), 1, true, SimTime(0), false);
+            let mut w = if on { 10.1 } else { 10.025 };
+            assert_window(&s, 10.0, w, &what);
+            s.on_ack(SimTime(11), 2, false, SimTime(0), false);
+            w += 1.0 / w;
+            assert_window(&s, 10.0, w, &what);
+            s.on_ack(SimTime(12), 3, true, SimTime(0), false);
+            if !on {
+                w += 1.0 / w;
+            }
+            assert_window(&s, 10.0, w, &what);
+            assert_eq!(s.stats.ecn_reductions, 1);
+        }
+    }
+
+    /// The full ACK that ends recovery carries ECN-Echo and lies beyond recover_ (ns-2 recv:
+    /// ecn() with dupwnd_ still set, then `dupwnd_ = 0`, recv_newack_helper). Worked before
+    /// running, NewReno, ns2_halve, partial deflation and exit, cwnd 20, ssthresh 10, 0..19 in
+    /// flight, segment 0 lost:
+    /// - 3 duplicate ACKs: halfwin 10 -> ssthresh 10, cwnd_ 10 + dupwnd_ 3 = 13, retransmit 0,
+    ///   recover_ 19; 10 more: dupwnd_ 13, window 23: sends 20, 21, 22.
+    /// - ACK 22 (seqno 21 > recover_ 19) with ECN-Echo. On: ecn(): windowd() = 10 + 13 = 23,
+    ///   halfwin 11.5: ssthresh 11, cwnd_ 11.5; dupwnd_ = 0; opencwnd (ect_ 0): 11.5 >= 11, +
+    ///   1/11.5: (11, 11.5 + 1/11.5). Off (exit, grow, then cut): cwnd 10, + 1/10 = 10.1, halfwin
+    ///   5.05: (5, 5.05).
+    #[test]
+    fn ns2_ecn_first_halves_the_inflated_window_at_the_full_ack() {
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut s = ns2_ecn_newreno(false, false);
+            s.cfg.ns2_ecn_first = on;
+            for _ in 0..3 {
+                s.on_ack(SimTime(10), 0, false, SimTime(0), false);
+            }
+            assert_window(&s, 10.0, 13.0, &what);
+            assert_eq!(drain(&mut s, 10), [(0, true)]);
+            let mut sent = Vec::new();
+            for _ in 0..10 {
+                s.on_ack(SimTime(11), 0, false, SimTime(0), false);
+                sent.extend(drain(&mut s, 11));
+            }
+            assert_eq!(sent, [(20, false), (21, false), (22, false)]);
+            s.on_ack(SimTime(20), 22, true, SimTime(10), true);
+            assert!(!s.in_recovery());
+            assert_eq!(s.stats.ecn_reductions, 1, "{what}");
+            if on {
+                assert_window(&s, 11.0, 11.5 + 1.0 / 11.5, &what);
+            } else {
+                assert_window(&s, 5.0, 5.05, &what);
+            }
+        }
+    }
+
+    /// ns2_ecn_first with DCTCP (alpha 0.5, g 1/16, cwnd 20, slow start): ACK 1 with ECN-Echo
+    /// counts alpha first in both orders (F = 1: alpha 0.5 * 15/16 + 1/16 = 0.53125), cut: 20 (1 -
+    /// 0.265625) = 14.6875, ssthresh 14.6875. Off: the ECN-Echo ACK does not grow
+    /// (`ecn_echo_blocks_growth`): 14.6875. On: the first ECN-Echo ACK opens (`ect_` 0):
+    /// 14.6875 >= ssthresh, + 1/14.6875. ACK 2 with ECN-Echo: no cut, no growth in both.
+    #[test]
+    fn ns2_ecn_first_dctcp_counts_alpha_then_cuts_then_grows_once() {
+        use crate::cc::{Dctcp, DctcpConfig};
+        for on in [false, true] {
+            let what = format!("on = {on}");
+            let mut cfg = sender(false).cfg;
+            cfg.rwnd_segments = 100;
+            cfg.ns2_ecn_first = on;
+            let mut d = Dctcp::new(
+                &DctcpConfig::default(),
+                crate::cc::dctcp::DctcpRule::WindowCut,
+                1000,
+                20,
+                3,
+            );
+            d.alpha = 0.5;
+            let mut s = TcpSender::new(cfg, Cc::Dctcp(d));
+            s.start();
+            assert_eq!(drain(&mut s, 0).len(), 20);
+            s.on_ack(SimTime(10), 1, true, SimTime(0), false);
+            let mut p = crate::cc::CcProbe::default();
+            s.cc.probe(&mut p);
+            assert_eq!(p.alpha, 0.53125, "{what}");
+            let w = if on { 14.6875 + 1.0 / 14.6875 } else { 14.6875 };
+            assert_window(&s, 14.6875, w, &what);
+            s.on_ack(SimTime(11), 2, true, SimTime(0), false);
+            assert_window(&s, 14.6875, w, &what);
+            assert_eq!(s.stats.ecn_reductions, 1);
         }
     }
 }

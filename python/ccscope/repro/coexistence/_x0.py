@@ -63,6 +63,17 @@ runs under this policy, and kept whatever the verdicts:
     sets `dupwnd_ = numdupacks_` after a refused one nor inflates on later duplicates (`!exitFastRetrans_ ||
     last_cwnd_action_ == CWND_ACTION_DUPACK`), as the engine already did. What differed: ccscope's NewReno
     allowed a fast retransmit at ACK = recover + 1 and cut a second time after an ECN cut. Engine: `ns2_dupack_action = True`.
+  * ECN cut after a timeout: tcp.cc ecn (lines 1438-1443) cuts when `seqno > recover_ || last_cwnd_action_ ==
+    CWND_ACTION_TIMEOUT`, then `recover_ = maxseq_`: the first ECN-Echo ACK after a timeout cuts (new or duplicate;
+    recv calls ecn() on every ACK), where ccscope waited until the ACK passed what was sent before the timeout.
+    Engine: `ns2_ecn_after_timeout = True` (the cut's recover is then the highest segment sent).
+  * ECN-Echo before the window update: tcp-newreno.cc recv calls ecn() (line 222) before the exit from recovery
+    (`dupwnd_ = 0`) and recv_newack_helper, whose `if (!ect_ || !ecnecho || (old_ecn_ && ecn_burst_)) opencwnd();`
+    (`old_ecn_ 0`) opens only on ACKs without ECN-Echo once one ECN-Echo ACK has come (`ect_ = 1` after it). Two
+    facets of one order, so one option: a new ACK is cut before it grows the window, and on the full ACK that
+    ends recovery the cut acts on the inflated window (`windowd()` = min(cwnd_ + dupwnd_, wnd_)), which leaving
+    recovery keeps. ccscope grew first (NewReno on ECN-Echo ACKs too) and cut the deflated window. DCTCP's alpha
+    is counted first in both. Engine: `ns2_ecn_first = True`.
   * burst cap: tcp-newreno.cc recv ends with `if (dupacks_ == 0) send_much(0, 0, maxburst_); else if (dupacks_ >
     numdupacks_ - 1 && newreno_changes_ == 0) send_much(0, 0, 2);` (`Agent/TCP/Newreno set newreno_changes_ 0`,
     `Agent/TCP set maxburst_ 0` = no cap; partialnewack does not reset dupacks_). Engine: `ns2_recovery_maxburst =
@@ -104,9 +115,9 @@ TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks"
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
        "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
-       "ns2_dupack_action": True}
+       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2, timeout after an ECN cut, fast-retransmit decision) [ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2, timeout after an ECN cut, fast-retransmit decision, ECN cut after a timeout, ECN-Echo before the window update) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -40,6 +40,13 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
     last_cwnd_action_ == CWND_ACTION_ECN)` retransmits and enters recovery without a second cut (`dupwnd_ =
     numdupacks_`, recover_ kept), otherwise `if (bug_fix_) return;` with no inflation (`exitFastRetrans_ true`)
     -> `ns2_dupack_action`.
+  * ECN cut after a timeout: tcp.cc ecn cuts when `seqno > recover_ || last_cwnd_action_ ==
+    CWND_ACTION_TIMEOUT` (lines 1438-1443), so the first ECN-Echo after a timeout cuts at once ->
+    `ns2_ecn_after_timeout`.
+  * order on a new ACK: tcp-newreno.cc recv calls ecn() (line 222) before the exit from recovery and
+    recv_newack_helper (opencwnd unless the ACK carries ECN-Echo and `ect_` is set, `old_ecn_ 0`): the cut before
+    the growth, on the full ACK ending recovery a cut of the inflated window (`windowd()` = cwnd_ + dupwnd_), and
+    the flow's first ECN-Echo ACK grows after its cut -> `ns2_ecn_first` (one option: two facets of one order).
   * burst cap: tcp-newreno.cc recv `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
     send_much(0, 0, 2);` (`newreno_changes_ 0`; otherwise `send_much(0, 0, maxburst_)`, `maxburst_ 0` = no cap)
     -> `ns2_recovery_maxburst`.
@@ -55,4 +62,4 @@ TCP = {"ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_gran
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
        "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
-       "ns2_dupack_action": True}
+       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True}

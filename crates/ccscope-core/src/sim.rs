@@ -405,18 +405,10 @@ impl Simulation {
         }
     }
 
-    /// A congestion point at `port` samples the arriving data frame of a rate-based flow and
-    /// may send feedback to its source over the reverse path.
-    fn congestion_point(&mut self, port: PortId, pkt: &Packet) {
-        if pkt.kind != PacketKind::Data || self.flows[pkt.flow.idx()].rate.is_none() {
-            return;
-        }
+    /// Send the feedback a congestion point at `port` decided for `pkt` (a data frame of a
+    /// rate-based flow) to the frame's source over the reverse route, and record it.
+    fn send_feedback(&mut self, port: PortId, pkt: &Packet, fb: crate::rate::Feedback) {
         let now = self.now;
-        let p = &mut self.ports[port.idx()];
-        p.advance(now);
-        let Some(fb) = p.cp_feedback(now, pkt) else {
-            return;
-        };
         if self.rec.want_feedback {
             let q = self.ports[port.idx()].queue().1 as f64;
             self.rec
@@ -615,68 +607,88 @@ impl Simulation {
 
     #[inline]
     fn forward(&mut self, port: PortId, mut pkt: Packet) {
-        let now = self.now;
-        match self.ports[port.idx()].aqm {
-            crate::aqm::Aqm::Choke(_) => return self.forward_choke(port, pkt),
-            crate::aqm::Aqm::QcnCp(_) | crate::aqm::Aqm::AsmCp(_) => {
-                self.congestion_point(port, &pkt)
-            }
-            _ => {}
+        if self.ports[port.idx()].aqm.needs_engine() {
+            return self.forward_judged(port, pkt);
         }
+        let now = self.now;
         let admit = self.ports[port.idx()].offer(now, &mut pkt);
         self.settle(port, pkt, admit);
     }
 
-    /// CHOKe: compare the arrival with queued packets (which sit in the port's pipe), mark or
-    /// drop the matches, or fall back to RED (`aqm/choke.rs`).
-    fn forward_choke(&mut self, port: PortId, mut pkt: Packet) {
+    /// The general path, for a queue policy that needs more than the committed FIFO gives it
+    /// (`Aqm::needs_engine`, `aqm` module docs): the policy decides, with a view of the queued
+    /// packets (which sit in the port's pipe) if it inspects them; the queued packets it takes
+    /// back are marked or removed; the feedback it has for the arrival's source is sent; only
+    /// then is the arrival admitted.
+    fn forward_judged(&mut self, port: PortId, mut pkt: Packet) {
+        use crate::aqm::{QueuePolicy, Queued};
         let now = self.now;
         let p = &mut self.ports[port.idx()];
         p.advance(now);
-        let q = p.queue().0 as usize;
+        let feedback_to_source = p.aqm.sends_feedback()
+            && pkt.kind == PacketKind::Data
+            && self.flows[pkt.flow.idx()].rate.is_some();
         let pipe = self.events.pipe(port);
-        let base = pipe.len() - q;
-        let Some(d) = p.choke_decide(now, &pkt, |j| pipe[base + j as usize].2.flow) else {
-            return;
+        let base = pipe.len() - p.queue().0 as usize;
+        let flow_of = |j: u32| pipe[base + j as usize].2.flow;
+        let queued = if p.aqm.inspects_queue() {
+            Queued::of(&flow_of)
+        } else {
+            Queued::NONE
         };
-        if d.n_victims > 0 {
-            let ect = pkt.has(flags::ECT);
-            for &j in &d.victims[..d.n_victims] {
-                let j = j as usize;
-                if ect {
-                    if let Some(v) = self.events.pipe_packet_mut(port, base + j) {
-                        if !v.has(flags::CE) {
-                            v.flags |= flags::CE;
-                            let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
-                            self.ports[port.idx()].count_mark();
-                            self.rec.port_event(
-                                now.0,
-                                port,
-                                flow,
-                                seq,
-                                PortEventKind::Mark,
-                                is_ack,
-                            );
-                        }
-                    }
-                } else {
-                    let dur = self.ports[port.idx()].remove_waiting(j);
-                    if let Some(v) = self.events.remove_from_pipe(port, base + j, dur) {
-                        self.ledger.dropped += 1;
-                        self.rec.port_event(
-                            now.0,
-                            port,
-                            v.flow,
-                            v.seq,
-                            PortEventKind::DropAqm,
-                            v.kind == PacketKind::Ack,
-                        );
-                    }
-                }
+        let d = p.judge(now, &pkt, queued, feedback_to_source);
+        if !d.victims.is_empty() {
+            self.take_back(port, base, &pkt, &d);
+        }
+        if feedback_to_source {
+            // before the arrival is settled: the frame's events are inserted first, as ever
+            if let Some(fb) = self.ports[port.idx()].aqm.take_feedback() {
+                self.send_feedback(port, &pkt, fb);
             }
         }
         let admit = self.ports[port.idx()].admit(now, &mut pkt, d.verdict);
         self.settle(port, pkt, admit);
+    }
+
+    /// Take back the queued packets a decision names (`base`: pipe index of the oldest waiting
+    /// packet). They share the arrival's verdict (`aqm::Victims`): marked when it is a mark and
+    /// the arrival is ECT (a packet already CE is left as it is), dropped otherwise, with later
+    /// packets moving up on the port and on its link.
+    fn take_back(&mut self, port: PortId, base: usize, pkt: &Packet, d: &crate::aqm::Decision) {
+        use crate::aqm::Verdict;
+        debug_assert!(
+            d.verdict != Verdict::Enqueue,
+            "victims of an accepted arrival"
+        );
+        let now = self.now;
+        let mark = d.verdict == Verdict::Mark && pkt.has(flags::ECT);
+        for &j in d.victims.as_slice() {
+            let j = j as usize;
+            if mark {
+                if let Some(v) = self.events.pipe_packet_mut(port, base + j) {
+                    if !v.has(flags::CE) {
+                        v.flags |= flags::CE;
+                        let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
+                        self.ports[port.idx()].count_mark();
+                        self.rec
+                            .port_event(now.0, port, flow, seq, PortEventKind::Mark, is_ack);
+                    }
+                }
+            } else {
+                let dur = self.ports[port.idx()].remove_waiting(j);
+                if let Some(v) = self.events.remove_from_pipe(port, base + j, dur) {
+                    self.ledger.dropped += 1;
+                    self.rec.port_event(
+                        now.0,
+                        port,
+                        v.flow,
+                        v.seq,
+                        PortEventKind::DropAqm,
+                        v.kind == PacketKind::Ack,
+                    );
+                }
+            }
+        }
     }
 
     /// The packet's next port, if `port` is its sole feeder (lookahead allowed there).
@@ -815,11 +827,10 @@ impl Simulation {
                     }
                 }
                 if let Some(fb) = fb {
-                    // an ASM CP may sample this source again once its feedback has arrived
-                    if let Some(crate::aqm::Aqm::AsmCp(c)) =
-                        self.ports.get_mut(fb.cpid as usize).map(|p| &mut p.aqm)
-                    {
-                        c.feedback_delivered(f, pkt.ts);
+                    // the sending port's policy hears of the delivery (an ASM CP may then sample
+                    // this source again)
+                    if let Some(p) = self.ports.get_mut(fb.cpid as usize) {
+                        crate::aqm::QueuePolicy::on_feedback_delivered(&mut p.aqm, f, pkt.ts);
                     }
                 }
                 self.arm_rate_timer(f);

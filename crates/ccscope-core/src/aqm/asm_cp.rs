@@ -1,10 +1,12 @@
 //! ASM congestion point (P002 §4.1 "Congestion Point", §4.5 "Sampling", §5.1;
 //! ALGORITHMS.md §5.1).
 //!
-//! Place in the pipeline: sits beside the AQM of a switch egress port. For every data frame of
-//! a rate-controlled flow arriving at the port, the engine calls [`AsmCp::on_arrival`] with the
-//! queue the frame finds (bytes, the arrival itself excluded); a returned [`Feedback`] goes to
-//! the frame's source (its [`crate::rate::AsmRp`]) over the reverse path.
+//! Place in the pipeline: the queue policy of a switch egress port (drop-tail buffer). It
+//! declares [`super::Aqm::sends_feedback`]; its enqueue hook samples every data frame of a
+//! rate-controlled flow ([`QueueView::feedback_to_source`]) with [`AsmCp::on_arrival`], from the
+//! queue the frame finds (bytes, the arrival itself excluded), and keeps the resulting
+//! [`Feedback`] until the engine takes it ([`QueuePolicy::take_feedback`]) and sends it to the
+//! frame's source (its [`crate::rate::AsmRp`]) over the reverse path.
 //!
 //! Unlike QCN, *every* sample produces a feedback frame, for increase and decrease alike, and
 //! it carries the queue offset and the queue change separately (the RP forms Fb itself):
@@ -30,12 +32,12 @@
 //! most frames the CP cannot sample it twice in a row, so feedback becomes rare
 //! (docs/models/asm.md, "De-duplication"). Labelled variants, never the basis of a verdict:
 //! `dedup_expiry = "delivered"` also ends the memory when that feedback frame reaches its source
-//! (the simulation tells the CP, [`AsmCp::feedback_delivered`]): §4.5's stated purpose, only a
+//! (the engine tells the CP, [`QueuePolicy::on_feedback_delivered`]): §4.5's stated purpose, only a
 //! feedback generated before the former one arrives is redundant. `dedup_window_s` additionally
 //! ends the memory a fixed time after
 //! the feedback; `dedup = false` turns the rule off.
 
-use super::QueueView;
+use super::{Decision, QueuePolicy, QueueView, Verdict};
 use crate::error::ScenarioError;
 use crate::packet::Packet;
 use crate::rate::{check_pos, check_unit, Feedback, FeedbackKind, ASM_FEEDBACK_MAX_UNITS};
@@ -150,6 +152,8 @@ pub struct AsmCp {
     pub samples: u64,
     /// Frames not considered for sampling because of de-duplication.
     pub dedup_skips: u64,
+    /// The feedback of the last arrival, until the engine takes it.
+    pending: Option<Feedback>,
 }
 
 impl AsmCp {
@@ -168,6 +172,7 @@ impl AsmCp {
             last_dest: None,
             samples: 0,
             dedup_skips: 0,
+            pending: None,
         }
     }
 
@@ -228,6 +233,30 @@ impl AsmCp {
     }
 }
 
+impl QueuePolicy for AsmCp {
+    /// Samples the arrival when it is a data frame of a rate-controlled flow; the buffer is
+    /// drop-tail, so the verdict is always to enqueue.
+    #[inline]
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
+        self.pending = if q.feedback_to_source {
+            self.on_arrival(now, pkt, q, rng)
+        } else {
+            None
+        };
+        Verdict::Enqueue.into()
+    }
+
+    #[inline]
+    fn take_feedback(&mut self) -> Option<Feedback> {
+        self.pending.take()
+    }
+
+    #[inline]
+    fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
+        self.feedback_delivered(dest, sent_at);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,12 +265,14 @@ mod tests {
         Packet::data_probe(FlowId(flow), 0, 1500, 0)
     }
 
-    fn qv(bytes: u64) -> QueueView {
+    fn qv(bytes: u64) -> QueueView<'static> {
         QueueView {
             pkts: (bytes / 1500) as u32,
             bytes,
             empty_since: None,
             rate_bps: 1e9,
+            queued: crate::aqm::Queued::NONE,
+            feedback_to_source: false,
         }
     }
 

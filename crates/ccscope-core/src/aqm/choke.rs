@@ -8,15 +8,16 @@
 //!   non-dominating flow (E63);
 //! - otherwise the RED rule: mark with the RED probability when `avg <= max_th`, always above.
 //!
-//! The decision needs the queue's contents, which live in the port's pipe, so the simulation
-//! calls [`Choke::decide`] with a closure that returns the flow of the j-th waiting packet.
+//! The decision needs the queue's contents, which the engine holds: CHOKe declares
+//! [`super::Aqm::inspects_queue`] and [`super::Aqm::takes_back_queued`], its enqueue hook reads
+//! the flow of the j-th waiting packet from [`QueueView::queued`] and returns the matches as
+//! [`super::Victims`], which the engine marks or removes before it admits the arrival.
 
 use super::red::{Red, RedConfig};
-use super::{QueueView, Verdict};
+use super::{Decision, QueuePolicy, QueueView, Verdict, Victims, MAX_VICTIMS};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::SimTime;
-use crate::world::FlowId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -51,15 +52,6 @@ fn d_max_p() -> f64 {
 }
 fn d_w_q() -> f64 {
     0.002
-}
-
-/// The decision for one arrival.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChokeDecision {
-    pub verdict: Verdict,
-    /// Indices (among waiting packets, 0 = oldest) of the matched victims; `n_victims` valid.
-    pub victims: [u32; MAX_CHOKE_SAMPLES as usize],
-    pub n_victims: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -100,63 +92,51 @@ impl Choke {
             hits: 0,
         }
     }
+}
 
-    /// Decide for `pkt`; `flow_of(j)` gives the flow of the j-th waiting packet (j < q.pkts).
-    pub fn decide(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        q: &QueueView,
-        rng: &mut Rng,
-        flow_of: impl Fn(u32) -> FlowId,
-    ) -> ChokeDecision {
-        let mut d = ChokeDecision {
-            verdict: Verdict::Enqueue,
-            victims: [0; MAX_CHOKE_SAMPLES as usize],
-            n_victims: 0,
-        };
+impl QueuePolicy for Choke {
+    /// Decide for `pkt`; `q.queued` names the flow of the j-th waiting packet (j < q.pkts).
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         let avg = self.red.update_average(now, q);
         if avg < self.min_th {
             self.red.count = -1;
-            return d;
+            return Verdict::Enqueue.into();
         }
         if q.pkts > 0 {
+            let mut drawn = [0u32; MAX_VICTIMS];
             let mut all = true;
-            for k in 0..self.samples as usize {
+            for slot in drawn.iter_mut().take(self.samples as usize) {
                 let j = rng.below(q.pkts as u64) as u32;
-                d.victims[k] = j;
-                if flow_of(j) != pkt.flow {
+                *slot = j;
+                let flow = q.queued.flow_of(j);
+                debug_assert!(
+                    flow.is_some(),
+                    "CHOKe inspects the queue: the view names it"
+                );
+                if flow != Some(pkt.flow) {
                     all = false;
                     break;
                 }
             }
             if all {
                 self.hits += 1;
-                // the same packet may be drawn twice: keep distinct indices, newest first so
-                // removals do not shift the ones still to remove
-                let v = &mut d.victims[..self.samples as usize];
-                v.sort_unstable_by(|a, b| b.cmp(a));
-                let mut n = 0;
-                for i in 0..v.len() {
-                    if i == 0 || v[i] != v[i - 1] {
-                        v[n] = v[i];
-                        n += 1;
-                    }
-                }
-                d.n_victims = n;
-                d.verdict = Verdict::Mark;
-                return d;
+                // the same packet may be drawn twice: `Victims` keeps distinct indices, newest
+                // first so removals do not shift the ones still to remove
+                return Decision {
+                    verdict: Verdict::Mark,
+                    victims: Victims::from_drawn(&drawn[..self.samples as usize]),
+                };
             }
         }
         // RED rule (ALGORITHMS.md §7.2: above max_th every arrival is marked)
-        d.verdict = self.red.decide(avg, q.pkts, pkt, rng);
-        d
+        self.red.decide(avg, q.pkts, pkt, rng).into()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::FlowId;
 
     fn pkt(flow: u32) -> Packet {
         Packet::data_probe(FlowId(flow), 0, 1500, 1)
@@ -170,13 +150,29 @@ mod tests {
             samples,
         }
     }
-    fn view(n: u32) -> QueueView {
+    fn view(n: u32) -> QueueView<'static> {
         QueueView {
             pkts: n,
             bytes: n as u64 * 1500,
             empty_since: None,
             rate_bps: 1e9,
+            queued: crate::aqm::Queued::NONE,
+            feedback_to_source: false,
         }
+    }
+
+    fn decide(
+        c: &mut Choke,
+        p: &Packet,
+        n: u32,
+        r: &mut Rng,
+        flow_of: &dyn Fn(u32) -> FlowId,
+    ) -> Decision {
+        let q = QueueView {
+            queued: crate::aqm::Queued::of(flow_of),
+            ..view(n)
+        };
+        c.on_enqueue(SimTime(0), p, &q, r)
     }
 
     #[test]
@@ -184,8 +180,7 @@ mod tests {
         let mut c = Choke::new(&cfg(1), 1500);
         let mut r = Rng::stream(1, "c");
         assert_eq!(
-            c.decide(SimTime(0), &pkt(0), &view(3), &mut r, |_| FlowId(0))
-                .verdict,
+            decide(&mut c, &pkt(0), 3, &mut r, &|_| FlowId(0)).verdict,
             Verdict::Enqueue
         );
     }
@@ -194,9 +189,9 @@ mod tests {
     fn a_queue_of_the_same_flow_always_matches_and_names_distinct_victims() {
         let mut c = Choke::new(&cfg(7), 1500);
         let mut r = Rng::stream(1, "c");
-        let d = c.decide(SimTime(0), &pkt(3), &view(10), &mut r, |_| FlowId(3));
+        let d = decide(&mut c, &pkt(3), 10, &mut r, &|_| FlowId(3));
         assert_eq!(d.verdict, Verdict::Mark);
-        let v = &d.victims[..d.n_victims];
+        let v = d.victims.as_slice();
         assert!(v.windows(2).all(|w| w[0] > w[1]) && v.iter().all(|&j| j < 10));
     }
 
@@ -212,14 +207,14 @@ mod tests {
             let flow = if share == 0.3 { 1 } else { 2 };
             let mut hits = 0;
             for _ in 0..n {
-                let d = c.decide(SimTime(0), &pkt(flow), &view(10), &mut r, |j| {
+                let d = decide(&mut c, &pkt(flow), 10, &mut r, &|j| {
                     if j < 3 {
                         FlowId(1)
                     } else {
                         FlowId(2)
                     }
                 });
-                hits += (d.n_victims > 0) as u32;
+                hits += !d.victims.is_empty() as u32;
             }
             let f = hits as f64 / n as f64;
             assert!((f - want).abs() < 0.01, "m = {m}: {f} vs {want}");

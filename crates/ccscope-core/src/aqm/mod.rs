@@ -1,10 +1,27 @@
 //! Queue policies (AQM) at switch egress ports.
 //!
-//! The port owns the buffer limit and asks its AQM, for every arriving packet, what to do:
-//! [`Verdict::Enqueue`], [`Verdict::Mark`] (set CE if the packet is ECN-capable, otherwise drop
-//! it — RFC 3168 AQM semantics, ALGORITHMS.md §2.1 [CHOICE]) or [`Verdict::Drop`].
+//! The port owns the buffer limit and asks its AQM, for every arriving packet, what to do
+//! ([`QueuePolicy::on_enqueue`]): [`Verdict::Enqueue`], [`Verdict::Mark`] (set CE if the packet
+//! is ECN-capable, otherwise drop it — RFC 3168 AQM semantics, ALGORITHMS.md §2.1 [CHOICE]) or
+//! [`Verdict::Drop`], possibly with queued packets to take back as well ([`Victims`], CHOKe).
 //! Dispatch is a closed enum; sans-IO (`now` is passed in, randomness comes from the port's
 //! own stream).
+//!
+//! **The contract with the engine.** A policy declares what it needs through the methods of
+//! [`Aqm`] listed under "what each policy declares" (each match names every policy, so a new
+//! one must decide); the engine acts on those declarations and never on a policy's name:
+//! - [`Aqm::inspects_queue`]: the enqueue hook's [`QueueView::queued`] names the flow of every
+//!   waiting packet (otherwise it is [`Queued::NONE`]);
+//! - [`Aqm::takes_back_queued`]: the decision may carry [`Victims`]; the engine marks or drops
+//!   them (as the arrival's verdict says) before it admits the arrival;
+//! - [`Aqm::sends_feedback`]: [`QueueView::feedback_to_source`] says whether the arrival's
+//!   source takes feedback frames; after the hook the engine collects the feedback with
+//!   [`QueuePolicy::take_feedback`] and sends it to the source over the reverse route, and
+//!   reports its delivery with [`QueuePolicy::on_feedback_delivered`];
+//! - [`Aqm::may_be_fed_ahead`]: what the one-hop lookahead may do (`build::sole_feeders`).
+//!
+//! A port whose policy needs none of the first three takes the committed-FIFO fast path
+//! (`Port::offer`): no view of the queued packets, no victims, no feedback.
 
 pub mod asm_cp;
 pub mod choke;
@@ -13,17 +30,20 @@ pub mod red;
 pub mod threshold;
 
 use crate::packet::Packet;
+use crate::rate::Feedback;
 use crate::rng::Rng;
 use crate::tagged::{by_kind, no_fields, variant, Parse};
 use crate::units::SimTime;
+use crate::world::FlowId;
 pub use red::{Red, RedAction, RedConfig};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use threshold::{Threshold, ThresholdConfig};
 
-/// What the queue looks like to an arriving packet (the arrival itself excluded).
+/// What the queue looks like to an arriving packet (the arrival itself excluded), and what the
+/// engine knows of the arrival that a policy may need.
 #[derive(Clone, Copy, Debug)]
-pub struct QueueView {
+pub struct QueueView<'a> {
     /// Packets waiting (the packet on the wire is not counted, as in ns-2).
     pub pkts: u32,
     pub bytes: u64,
@@ -31,15 +51,124 @@ pub struct QueueView {
     pub empty_since: Option<SimTime>,
     /// Port line rate, bits/s.
     pub rate_bps: f64,
+    /// The waiting packets, oldest first, for a policy that [`Aqm::inspects_queue`];
+    /// [`Queued::NONE`] for the others.
+    pub queued: Queued<'a>,
+    /// The arrival is a data frame whose source reacts to feedback frames (a rate-controlled
+    /// flow): congestion points sample only such frames. Set for a policy that
+    /// [`Aqm::sends_feedback`], false for the others.
+    pub feedback_to_source: bool,
 }
 
-/// An AQM's decision for one arriving packet.
+/// The packets waiting in a port's queue, as the engine holds them: the flow of the j-th one,
+/// oldest first (`j < QueueView::pkts`). A borrowed lookup, so the view costs no allocation.
+#[derive(Clone, Copy)]
+pub struct Queued<'a>(Option<&'a dyn Fn(u32) -> FlowId>);
+
+impl<'a> Queued<'a> {
+    /// No view of the queued packets (a policy that does not inspect the queue).
+    pub const NONE: Queued<'static> = Queued(None);
+
+    /// The view `flow_of(j)` = flow of the j-th waiting packet, oldest first.
+    pub fn of(flow_of: &'a dyn Fn(u32) -> FlowId) -> Self {
+        Queued(Some(flow_of))
+    }
+
+    /// The flow of the j-th waiting packet (oldest first); None without a view.
+    #[inline]
+    pub fn flow_of(&self, j: u32) -> Option<FlowId> {
+        self.0.map(|f| f(j))
+    }
+}
+
+impl std::fmt::Debug for Queued<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Queued(..)"
+        } else {
+            "Queued::NONE"
+        })
+    }
+}
+
+/// An AQM's verdict on one arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Enqueue,
     /// Set CE if the packet is ECT; a non-ECT packet is dropped instead.
     Mark,
     Drop,
+}
+
+/// Most queued packets one decision can take back (CHOKe's most samples).
+pub const MAX_VICTIMS: usize = choke::MAX_CHOKE_SAMPLES as usize;
+
+/// Queued packets a decision takes back, as indices among the waiting packets (0 = oldest):
+/// distinct and newest first, so that removing one does not shift those still to remove. They
+/// share the arrival's verdict: with [`Verdict::Mark`] they are marked when the arrival is ECT
+/// (they are packets of its flow) and dropped otherwise; with [`Verdict::Drop`] they are
+/// dropped. Inline, so a decision costs no allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Victims {
+    idx: [u32; MAX_VICTIMS],
+    n: u8,
+}
+
+impl Victims {
+    /// No victim (every policy but CHOKe, and CHOKe without a match).
+    pub const NONE: Victims = Victims {
+        idx: [0; MAX_VICTIMS],
+        n: 0,
+    };
+
+    /// The victims among `drawn` (indices among the waiting packets, at most [`MAX_VICTIMS`],
+    /// possibly repeated): distinct, newest first.
+    pub fn from_drawn(drawn: &[u32]) -> Victims {
+        let mut v = Victims::NONE;
+        let n = drawn.len().min(MAX_VICTIMS);
+        v.idx[..n].copy_from_slice(&drawn[..n]);
+        let s = &mut v.idx[..n];
+        s.sort_unstable_by(|a, b| b.cmp(a));
+        let mut k = 0;
+        for i in 0..s.len() {
+            if i == 0 || s[i] != s[i - 1] {
+                s[k] = s[i];
+                k += 1;
+            }
+        }
+        v.n = k as u8;
+        v
+    }
+
+    /// The indices, newest first.
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.idx[..self.n as usize]
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// A queue policy's decision for one arriving packet: the verdict on the arrival and the queued
+/// packets taken back with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub victims: Victims,
+}
+
+impl From<Verdict> for Decision {
+    /// The verdict alone, no victim.
+    #[inline(always)]
+    fn from(verdict: Verdict) -> Decision {
+        Decision {
+            verdict,
+            victims: Victims::NONE,
+        }
+    }
 }
 
 /// Queue-policy configuration, chosen by `kind`.
@@ -102,7 +231,17 @@ impl AqmConfig {
 /// The hooks of a queue policy.
 pub trait QueuePolicy {
     /// Called for every packet arriving at the port, before the buffer-limit check.
-    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict;
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision;
+
+    /// The feedback frame decided by the last [`QueuePolicy::on_enqueue`], for the arrival's
+    /// source (congestion points); the engine takes it right after the hook. None by default.
+    fn take_feedback(&mut self) -> Option<Feedback> {
+        None
+    }
+
+    /// A feedback frame this port sent to `dest` at `sent_at` has reached its source. Ignored
+    /// by default.
+    fn on_feedback_delivered(&mut self, _dest: FlowId, _sent_at: SimTime) {}
 }
 
 /// Closed set of queue policies. The larger states are boxed so that a port stays compact
@@ -112,9 +251,9 @@ pub enum Aqm {
     DropTail,
     Threshold(Threshold),
     Red(Box<Red>),
-    /// Decided by the simulation (it needs the queue's contents): see `choke.rs`.
+    /// Inspects the queued packets and takes back matches: see `choke.rs`.
     Choke(Box<choke::Choke>),
-    /// Congestion points: the simulation sends their feedback; the buffer is drop-tail.
+    /// Congestion points: the engine sends their feedback; the buffer is drop-tail.
     QcnCp(Box<qcn_cp::QcnCp>),
     AsmCp(Box<asm_cp::AsmCp>),
 }
@@ -133,9 +272,27 @@ impl Aqm {
     }
 }
 
-/// What each policy declares to the engine's one-hop lookahead (`build::sole_feeders`). Every
-/// match lists every policy, so a new one must decide.
+/// What each policy declares to the engine: what its hooks need, and what the one-hop
+/// lookahead may do (`build::sole_feeders`). Every match lists every policy, so a new one must
+/// decide.
 impl Aqm {
+    /// Its enqueue hook reads the flows of the queued packets ([`QueueView::queued`]).
+    pub fn inspects_queue(&self) -> bool {
+        match self {
+            Aqm::Choke(_) => true,
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => {
+                false
+            }
+        }
+    }
+
+    /// Its arrivals take the engine's general path (a view of the queued packets, victims
+    /// or feedback) rather than the committed-FIFO fast path of `Port::offer`.
+    #[inline(always)]
+    pub fn needs_engine(&self) -> bool {
+        self.inspects_queue() || self.takes_back_queued() || self.sends_feedback()
+    }
+
     /// Decides from the port's own arrivals alone, so its arrivals may be offered ahead of time
     /// by a sole feeder.
     pub fn may_be_fed_ahead(&self) -> bool {
@@ -167,13 +324,37 @@ impl Aqm {
 
 impl QueuePolicy for Aqm {
     #[inline]
-    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail => Verdict::Enqueue,
+            Aqm::DropTail => Verdict::Enqueue.into(),
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
-            // CHOKe's decision is taken by the simulation before the port sees the packet
-            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => Verdict::Enqueue,
+            Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
+            Aqm::QcnCp(a) => a.on_enqueue(now, pkt, q, rng),
+            Aqm::AsmCp(a) => a.on_enqueue(now, pkt, q, rng),
+        }
+    }
+
+    #[inline]
+    fn take_feedback(&mut self) -> Option<Feedback> {
+        match self {
+            Aqm::DropTail => None,
+            Aqm::Threshold(a) => a.take_feedback(),
+            Aqm::Red(a) => a.take_feedback(),
+            Aqm::Choke(a) => a.take_feedback(),
+            Aqm::QcnCp(a) => a.take_feedback(),
+            Aqm::AsmCp(a) => a.take_feedback(),
+        }
+    }
+
+    fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
+        match self {
+            Aqm::DropTail => {}
+            Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::QcnCp(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::AsmCp(a) => a.on_feedback_delivered(dest, sent_at),
         }
     }
 }
@@ -181,6 +362,134 @@ impl QueuePolicy for Aqm {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn view(bytes: u64, feedback_to_source: bool) -> QueueView<'static> {
+        QueueView {
+            pkts: (bytes / 1500) as u32,
+            bytes,
+            empty_since: None,
+            rate_bps: 10e9,
+            queued: Queued::NONE,
+            feedback_to_source,
+        }
+    }
+
+    fn data(flow: u32) -> Packet {
+        Packet::data_probe(FlowId(flow), 0, 1500, 0)
+    }
+
+    #[test]
+    fn victims_are_distinct_and_newest_first() {
+        let v = Victims::from_drawn(&[3, 7, 3, 0, 7]);
+        assert_eq!(v.as_slice(), &[7, 3, 0]);
+        assert!(Victims::NONE.is_empty() && !v.is_empty());
+        let all: Vec<u32> = (0..MAX_VICTIMS as u32 + 5).collect();
+        assert_eq!(Victims::from_drawn(&all).as_slice().len(), MAX_VICTIMS);
+    }
+
+    /// A congestion point samples only frames whose source takes feedback (no random draw for
+    /// the others), keeps what it decided until the engine takes it once, and always enqueues.
+    #[test]
+    fn congestion_points_keep_their_feedback_for_the_engine_and_sample_only_rate_frames() {
+        let qcn = qcn_cp::QcnCpConfig {
+            sampling_p: 1.0,
+            ..Default::default()
+        };
+        let asm = asm_cp::AsmCpConfig {
+            sampling_p: 1.0,
+            ..Default::default()
+        };
+        for cfg in [AqmConfig::Qcn(qcn), AqmConfig::Asm(asm)] {
+            let mut a = Aqm::from_config(&cfg, 1500, 4);
+            assert!(a.sends_feedback() && a.needs_engine() && !a.inspects_queue());
+            let mut rng = Rng::stream(1, "cp");
+            let untouched = rng.clone().uniform();
+            // a frame of a window-based flow (or an ACK): nothing sampled, nothing drawn
+            let d = a.on_enqueue(SimTime(0), &data(1), &view(600_000, false), &mut rng);
+            assert_eq!(d, Verdict::Enqueue.into());
+            assert_eq!(a.take_feedback(), None);
+            assert_eq!(rng.clone().uniform(), untouched);
+            // a frame of a rate-controlled flow, queue far above the set point: feedback
+            let d = a.on_enqueue(SimTime(0), &data(1), &view(600_000, true), &mut rng);
+            assert_eq!(d, Verdict::Enqueue.into());
+            let fb = a
+                .take_feedback()
+                .expect("sampled with p = 1 above the set point");
+            assert_eq!(fb.cpid, 4);
+            assert_eq!(a.take_feedback(), None, "taken once");
+            // an arrival's feedback does not outlive the next arrival
+            a.on_enqueue(SimTime(1), &data(2), &view(600_000, true), &mut rng);
+            a.on_enqueue(SimTime(2), &data(3), &view(600_000, false), &mut rng);
+            assert_eq!(a.take_feedback(), None, "{}", cfg.kind_name());
+        }
+    }
+
+    /// The delivery hook reaches ASM's de-duplication through the generic dispatch; the other
+    /// policies ignore it and have no feedback.
+    #[test]
+    fn delivered_feedback_frees_the_asm_source_and_other_policies_ignore_the_hooks() {
+        let cfg = AqmConfig::Asm(asm_cp::AsmCpConfig {
+            sampling_p: 1.0,
+            dedup_expiry: asm_cp::DedupExpiry::Delivered,
+            ..Default::default()
+        });
+        let mut a = Aqm::from_config(&cfg, 1500, 0);
+        let mut rng = Rng::stream(2, "cp");
+        let q = view(30_000, true);
+        a.on_enqueue(SimTime(5), &data(1), &q, &mut rng);
+        assert!(a.take_feedback().is_some());
+        a.on_enqueue(SimTime(6), &data(1), &q, &mut rng);
+        assert_eq!(
+            a.take_feedback(),
+            None,
+            "the same source is not sampled again"
+        );
+        a.on_feedback_delivered(FlowId(1), SimTime(5));
+        a.on_enqueue(SimTime(7), &data(1), &q, &mut rng);
+        assert!(a.take_feedback().is_some(), "sampled again once delivered");
+
+        let red = "min_th_pkts = 5\nmax_th_pkts = 15";
+        for text in [
+            "kind = \"drop_tail\"".to_string(),
+            "kind = \"threshold\"\nk_pkts = 1".to_string(),
+            format!("kind = \"red\"\n{red}"),
+        ] {
+            let cfg: AqmConfig = toml::from_str(&text).expect("valid");
+            let mut a = Aqm::from_config(&cfg, 1500, 0);
+            assert!(!a.needs_engine(), "{text}");
+            a.on_feedback_delivered(FlowId(1), SimTime(5));
+            let d = a.on_enqueue(SimTime(0), &data(1), &view(30_000, false), &mut rng);
+            assert!(d.victims.is_empty());
+            assert_eq!(a.take_feedback(), None);
+        }
+    }
+
+    /// CHOKe reads the queued packets through the view and names its matches as victims.
+    #[test]
+    fn choke_reads_the_queue_through_the_view_and_returns_victims() {
+        let cfg: AqmConfig = toml::from_str(
+            "kind = \"choke\"\nmin_th_pkts = 1\nmax_th_pkts = 15\nw_q = 1\nsamples = 3",
+        )
+        .expect("valid");
+        let mut a = Aqm::from_config(&cfg, 1500, 0);
+        assert!(a.inspects_queue() && a.takes_back_queued() && a.needs_engine());
+        let mut rng = Rng::stream(3, "choke");
+        let same = |_j: u32| FlowId(9);
+        let q = QueueView {
+            queued: Queued::of(&same),
+            ..view(12 * 1500, false)
+        };
+        let d = a.on_enqueue(SimTime(0), &data(9), &q, &mut rng);
+        assert_eq!(d.verdict, Verdict::Mark);
+        assert!(!d.victims.is_empty() && d.victims.as_slice().iter().all(|&j| j < 12));
+        let other = |_j: u32| FlowId(8);
+        let q = QueueView {
+            queued: Queued::of(&other),
+            ..view(12 * 1500, false)
+        };
+        let d = a.on_enqueue(SimTime(0), &data(9), &q, &mut rng);
+        assert!(d.victims.is_empty(), "no match, no victim");
+    }
 
     /// Each kind in the table reads as its own variant (no kind falls through to another's
     /// parser), and an unknown kind names every allowed one.

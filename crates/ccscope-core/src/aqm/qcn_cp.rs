@@ -1,9 +1,11 @@
 //! QCN congestion point (IEEE 802.1Qau; P002 §2.1, §2.3.1 eqs 4-5, App. A; ALGORITHMS.md §4.1).
 //!
-//! Place in the pipeline: sits beside the AQM of a switch egress port. For every data frame of
-//! a rate-controlled flow arriving at the port, the engine calls [`QcnCp::on_arrival`] with the
-//! queue the frame finds (bytes, the arrival itself excluded); a returned [`Feedback`] is a CNM
-//! the engine sends to the frame's source (its [`crate::rate::QcnRp`]) over the reverse path.
+//! Place in the pipeline: the queue policy of a switch egress port (drop-tail buffer). It
+//! declares [`super::Aqm::sends_feedback`]; its enqueue hook samples every data frame of a
+//! rate-controlled flow ([`QueueView::feedback_to_source`]) with [`QcnCp::on_arrival`], from the
+//! queue the frame finds (bytes, the arrival itself excluded), and keeps the resulting CNM
+//! ([`Feedback`]) until the engine takes it ([`QueuePolicy::take_feedback`]) and sends it to the
+//! frame's source (its [`crate::rate::QcnRp`]) over the reverse path.
 //!
 //! Per sampled frame, with the instantaneous queue q in bytes:
 //! ```text
@@ -19,7 +21,7 @@
 //! table: a byte countdown that restarts at `SampleTable[qntzFb / 8]` times a jitter drawn
 //! uniformly from `[1 - j, 1 + j]` ([STD] QCN pseudocode; jitter [CHOICE]).
 
-use super::QueueView;
+use super::{Decision, QueuePolicy, QueueView, Verdict};
 use crate::error::ScenarioError;
 use crate::packet::Packet;
 use crate::rate::{check_nonneg, check_pos, check_unit, Feedback, FeedbackKind, QCN_FB_MAX};
@@ -145,6 +147,8 @@ pub struct QcnCp {
     pub samples: u64,
     /// CNMs generated so far.
     pub cnms: u64,
+    /// The CNM of the last arrival, until the engine takes it.
+    pending: Option<Feedback>,
 }
 
 impl QcnCp {
@@ -165,6 +169,7 @@ impl QcnCp {
             last_fb_q: 0,
             samples: 0,
             cnms: 0,
+            pending: None,
         }
     }
 
@@ -241,6 +246,25 @@ impl QcnCp {
     }
 }
 
+impl QueuePolicy for QcnCp {
+    /// Samples the arrival when it is a data frame of a rate-controlled flow; the buffer is
+    /// drop-tail, so the verdict is always to enqueue.
+    #[inline]
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
+        self.pending = if q.feedback_to_source {
+            self.on_arrival(now, pkt, q, rng)
+        } else {
+            None
+        };
+        Verdict::Enqueue.into()
+    }
+
+    #[inline]
+    fn take_feedback(&mut self) -> Option<Feedback> {
+        self.pending.take()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,12 +274,14 @@ mod tests {
         Packet::data_probe(FlowId(flow), 0, size, 0)
     }
 
-    fn qv(bytes: u64) -> QueueView {
+    fn qv(bytes: u64) -> QueueView<'static> {
         QueueView {
             pkts: (bytes / 1500) as u32,
             bytes,
             empty_since: None,
             rate_bps: 10e9,
+            queued: crate::aqm::Queued::NONE,
+            feedback_to_source: false,
         }
     }
 

@@ -20,7 +20,7 @@
 //!   queue/red.cc `enque`: `m = int(edp_.ptc * (now - idletime_))`, then `estimator(.., m + 1, ..)`
 //!   decays the average by `(1-w_q)^(m+1)` with the arrival; off, m is the real idle time × rate.
 
-use super::{QueuePolicy, QueueView, Verdict};
+use super::{Decision, QueuePolicy, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::SimTime;
@@ -171,7 +171,15 @@ impl Red {
 }
 
 impl QueuePolicy for Red {
-    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
+    #[inline]
+    fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
+        self.verdict(now, pkt, q, rng).into()
+    }
+}
+
+impl Red {
+    /// The verdict on an arrival: update the average, then decide.
+    pub fn verdict(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
         let avg = self.update_average(now, q);
         self.decide(avg, q.pkts, pkt, rng)
     }
@@ -290,10 +298,12 @@ pub fn replay(
                 bytes: a.q_bytes,
                 empty_since: a.empty_since,
                 rate_bps,
+                queued: crate::aqm::Queued::NONE,
+                feedback_to_source: false,
             };
             let ect = if a.ect { crate::packet::flags::ECT } else { 0 };
             let pkt = Packet::data_probe(crate::world::FlowId(0), 0, a.size_bytes, ect);
-            let v = red.on_enqueue(a.time, &pkt, &view, &mut rng);
+            let v = red.verdict(a.time, &pkt, &view, &mut rng);
             let verdict = match v {
                 Verdict::Mark if !a.ect => Verdict::Drop,
                 other => other,
@@ -317,12 +327,14 @@ mod tests {
     fn pkt() -> Packet {
         Packet::data_probe(FlowId(0), 0, 1500, 1)
     }
-    fn view(n: u32) -> QueueView {
+    fn view(n: u32) -> QueueView<'static> {
         QueueView {
             pkts: n,
             bytes: n as u64 * 1500,
             empty_since: None,
             rate_bps: 1e9,
+            queued: crate::aqm::Queued::NONE,
+            feedback_to_source: false,
         }
     }
     fn cfg() -> RedConfig {
@@ -350,7 +362,7 @@ mod tests {
         let mut count: i64 = -1;
         for &q in &seq {
             avg = (1.0 - 0.002) * avg + 0.002 * q as f64;
-            let v = red.on_enqueue(SimTime(0), &pkt(), &view(q), &mut rng);
+            let v = red.verdict(SimTime(0), &pkt(), &view(q), &mut rng);
             assert!((red.avg - avg).abs() < 1e-12);
             if avg < 5.0 {
                 count = -1;
@@ -387,6 +399,8 @@ mod tests {
             bytes: 0,
             empty_since: Some(SimTime(0)),
             rate_bps: 1e9,
+            queued: crate::aqm::Queued::NONE,
+            feedback_to_source: false,
         };
         let a = red.update_average(SimTime::from_secs_f64(1.2e-3), &q);
         let want = 10.0 * (0.998f64).powf(100.0) * 0.998;
@@ -409,6 +423,8 @@ mod tests {
                     bytes: 0,
                     empty_since: Some(SimTime(0)),
                     rate_bps: 1e9,
+                    queued: crate::aqm::Queued::NONE,
+                    feedback_to_source: false,
                 };
                 let a = red.update_average(SimTime::from_secs_f64(idle_s), &q);
                 let m: f64 = if ns2 { m_ns2 } else { m_real };
@@ -431,7 +447,7 @@ mod tests {
         red2.avg = 100.0;
         let mut rng = Rng::stream(1, "x");
         assert_eq!(
-            red2.on_enqueue(SimTime(0), &pkt(), &view(100), &mut rng),
+            red2.verdict(SimTime(0), &pkt(), &view(100), &mut rng),
             Verdict::Drop
         );
     }
@@ -463,7 +479,7 @@ mod tests {
             for &q in &seq {
                 avg = (1.0 - 0.02) * avg + 0.02 * q as f64;
                 count += 1;
-                let v = red.on_enqueue(SimTime(0), &pkt(), &view(q), &mut rng);
+                let v = red.verdict(SimTime(0), &pkt(), &view(q), &mut rng);
                 assert!((red.avg - avg).abs() < 1e-12);
                 if avg >= 5.0 && q > 1 {
                     if avg >= 15.0 {

@@ -3,7 +3,7 @@
 //! E1: the paper says both "at least K" and "larger than K"; eq 8 (`q > K`) is the default,
 //! `mark_at_or_above = true` gives `q >= K` (ns-2's RED-based DCTCP).
 
-use super::{QueuePolicy, QueueView, Verdict};
+use super::{Decision, QueuePolicy, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::units::SimTime;
@@ -51,7 +51,15 @@ impl QueuePolicy for Threshold {
         _pkt: &Packet,
         q: &QueueView,
         _rng: &mut Rng,
-    ) -> Verdict {
+    ) -> Decision {
+        self.verdict(q).into()
+    }
+}
+
+impl Threshold {
+    /// Mark above K (at or above, with `mark_at_or_above`).
+    #[inline]
+    pub fn verdict(&self, q: &QueueView) -> Verdict {
         let (level, k) = match (self.k_pkts, self.k_bytes) {
             (Some(k), _) => (q.pkts as f64, k),
             (None, Some(k)) => (q.bytes as f64, k),

@@ -9,10 +9,15 @@
 //! packet's arrival at the next node right away (one event per hop) and keeps only the start
 //! times of packets still waiting; the queue length at any time is the number of those with
 //! `start > now`, advanced lazily. Statistics (time-weighted queue, bytes sent) are exact
-//! because every start time is known. Policies that remove queued packets (CHOKe victims) need
-//! explicit dequeue events and are not served by this port kind.
+//! because every start time is known. A policy that takes back queued packets (CHOKe's victims)
+//! is served by [`Port::remove_waiting`], which moves the later start times earlier; the engine
+//! moves the packets already scheduled on the link with them.
+//!
+//! Arrivals at a port whose policy needs no engine help take [`Port::offer`]; the others
+//! ([`Aqm::needs_engine`]) take [`Port::judge`], then the engine applies the decision's
+//! victims and feedback, then [`Port::admit`].
 
-use crate::aqm::{Aqm, QueuePolicy, QueueView, Verdict};
+use crate::aqm::{Aqm, Decision, QueuePolicy, QueueView, Queued, Verdict};
 use crate::packet::{flags, Packet};
 use crate::rng::Rng;
 use crate::units::{BitsPerSec, Serializer, SimDuration, SimTime};
@@ -182,9 +187,10 @@ impl Port {
         (self.q_pkts, self.q_bytes)
     }
 
-    /// What an arriving packet sees (after [`Port::advance`]).
+    /// What an arriving packet sees (after [`Port::advance`]), without a view of the queued
+    /// packets and with no feedback to send (the fast path's view).
     #[inline]
-    pub fn view(&self) -> QueueView {
+    pub fn view(&self) -> QueueView<'static> {
         QueueView {
             pkts: self.q_pkts,
             bytes: self.q_bytes,
@@ -194,47 +200,47 @@ impl Port {
                 None
             },
             rate_bps: self.ser.rate().as_f64(),
+            queued: Queued::NONE,
+            feedback_to_source: false,
         }
     }
 
     /// Offer a packet arriving at `now`. The AQM decides first (it sees every arrival), then
-    /// the buffer limit; a mark on a non-ECT packet becomes an AQM drop.
+    /// the buffer limit; a mark on a non-ECT packet becomes an AQM drop. For policies that need
+    /// no engine help (not [`Aqm::needs_engine`]).
     #[inline(always)]
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
+        debug_assert!(!self.aqm.needs_engine(), "Port::judge serves this policy");
         self.advance(now);
         let verdict = if let Aqm::DropTail = self.aqm {
             // no policy to consult (most host and reverse-path ports)
             Verdict::Enqueue
         } else {
             let view = self.view();
-            self.aqm.on_enqueue(now, pkt, &view, &mut self.rng)
+            self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
         };
         self.admit(now, pkt, verdict)
     }
 
-    /// CHOKe's decision for an arrival (the port must be advanced to `now`); `flow_of(j)` is
-    /// the flow of the j-th waiting packet, oldest first. None if this port is not CHOKe.
-    pub fn choke_decide(
+    /// The policy's decision for a packet arriving at `now` (the port must be advanced to
+    /// `now`), on the engine's general path: `queued` names the flows of the waiting packets
+    /// (a policy that [`Aqm::inspects_queue`]), `feedback_to_source` says whether the arrival's
+    /// source takes feedback frames (a policy that [`Aqm::sends_feedback`]). The engine then
+    /// takes back the victims, collects the feedback and calls [`Port::admit`].
+    #[inline]
+    pub fn judge(
         &mut self,
         now: SimTime,
         pkt: &Packet,
-        flow_of: impl Fn(u32) -> crate::world::FlowId,
-    ) -> Option<crate::aqm::choke::ChokeDecision> {
-        let view = self.view();
-        match &mut self.aqm {
-            Aqm::Choke(c) => Some(c.decide(now, pkt, &view, &mut self.rng, flow_of)),
-            _ => None,
-        }
-    }
-
-    /// A congestion point's feedback for this arrival (the port must be advanced to `now`).
-    pub fn cp_feedback(&mut self, now: SimTime, pkt: &Packet) -> Option<crate::rate::Feedback> {
-        let view = self.view();
-        match &mut self.aqm {
-            Aqm::QcnCp(c) => c.on_arrival(now, pkt, &view, &mut self.rng),
-            Aqm::AsmCp(c) => c.on_arrival(now, pkt, &view, &mut self.rng),
-            _ => None,
-        }
+        queued: Queued<'_>,
+        feedback_to_source: bool,
+    ) -> Decision {
+        let view = QueueView {
+            queued,
+            feedback_to_source,
+            ..self.view()
+        };
+        self.aqm.on_enqueue(now, pkt, &view, &mut self.rng)
     }
 
     /// Remove the j-th waiting packet (oldest first) from the queue; later packets move up by

@@ -21,6 +21,8 @@ GOLDEN = ROOT / "tests" / "golden" / "engine_hashes.json"
 ALL_TRACES = ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate", "feedback"]
 NS2_NEWRENO = {"ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
                "ns2_halve_window": True, "ns2_recovery_maxburst": True}
+NS2_ALL = {**NS2_NEWRENO, "ns2_timeout_after_ecn": True, "ns2_dupack_action": True, "ns2_ecn_after_timeout": True,
+           "ns2_ecn_first": True}
 
 # (case name, scenario file, simulated seconds, edits applied to the scenario table)
 CASES = [(p.stem, p.name, None, {}) for p in sorted((ROOT / "scenarios").glob("*.toml"))] + [
@@ -28,11 +30,15 @@ CASES = [(p.stem, p.name, None, {}) for p in sorted((ROOT / "scenarios").glob("*
     ("newreno_droptail+ns2", "newreno_droptail.toml", None, {"tcp": NS2_NEWRENO}),
     ("incast_dctcp+ns2", "incast_dctcp.toml", None, {"tcp": NS2_NEWRENO}),
     ("coexistence_choke+ns2", "coexistence_choke.toml", None, {"tcp": NS2_NEWRENO}),
+    ("newreno_droptail+ns2all", "newreno_droptail.toml", None, {"tcp": NS2_ALL}),
+    ("incast_dctcp+ns2all", "incast_dctcp.toml", None, {"tcp": NS2_ALL}),
+    ("coexistence_choke+ns2all", "coexistence_choke.toml", None, {"tcp": NS2_ALL}),
 ]
 # long enough to pass slow start, losses and timeouts on every file; the 4200-s periodic runs
 # have 100-ms-scale round trips
 UNTIL_S = {"periodic_fixed_rtt": 400.0, "periodic_red_minfix": 400.0, "periodic_variable_rtt": 400.0,
-           "newreno_droptail": 1.0, "newreno_droptail+ns2": 1.0, "incast_dctcp": 0.3, "incast_dctcp+ns2": 0.3,
+           "newreno_droptail": 1.0, "newreno_droptail+ns2": 1.0, "newreno_droptail+ns2all": 1.0,
+           "incast_dctcp": 0.3, "incast_dctcp+ns2": 0.3, "incast_dctcp+ns2all": 0.3, "coexistence_choke+ns2all": 1.0,
            "coexistence_choke": 1.0, "coexistence_choke+ns2": 1.0, "parking_lot_asm": 0.5}
 DEFAULT_UNTIL_S = 0.1
 

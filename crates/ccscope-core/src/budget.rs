@@ -10,9 +10,11 @@
 //! the interpreter and libraries, which the budget does not count.
 //!
 //! Event-driven series (every drop and mark, every queue change, every feedback frame) have
-//! no size known in advance: each gets a row cap inside the budget. When a series reaches its
-//! cap, recording of that series stops, the run goes on, and the output carries a
-//! `truncated` table naming the series, the rows kept and the rows left out.
+//! no size known in advance: each gets a row cap inside the budget. Without a spill directory,
+//! a series that reaches its cap stops recording, the run goes on, and the output carries a
+//! `truncated` table naming the series, the rows kept and the rows left out. With one
+//! (`Simulation::set_spill`), a series writes its rows to disk in chunks of at most its cap
+//! (`record::SPILL_CHUNK_ROWS`), so the memory counted here bounds it either way.
 
 use crate::error::ScenarioError;
 use crate::scenario::{fmt_f, CcKind, NodeKind, Scenario, Topology, TraceKind};

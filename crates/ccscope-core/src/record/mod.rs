@@ -715,11 +715,27 @@ mod tests {
         assert_eq!((log.rows.len(), log.spill.left_out), (2, 3));
     }
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A path under the temporary directory, removed (file or tree) when dropped, a failed
+    /// assertion included.
+    struct Scratch(PathBuf);
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    impl std::ops::Deref for Scratch {
+        type Target = PathBuf;
+        fn deref(&self) -> &PathBuf {
+            &self.0
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
         let d =
             std::env::temp_dir().join(format!("ccscope-spill-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
-        d
+        Scratch(d)
     }
 
     /// The columns of a chunk file as u64 bit patterns (every test column is integer).
@@ -763,7 +779,7 @@ mod tests {
         let dir = scratch("rows");
         let mut r = Recorder::new(&[TraceKind::Drops], vec![], false);
         r.set_event_cap(1000);
-        let d = Arc::new(SpillDir::new(&dir, u64::MAX));
+        let d = Arc::new(SpillDir::new(dir.as_path(), u64::MAX));
         r.set_spill(&d, 4);
         assert!(!dir.exists(), "nothing is created before the first chunk");
         drops(&mut r, 10);
@@ -789,14 +805,13 @@ mod tests {
         assert_eq!(ack, (0..10).map(|i| i % 2).collect::<Vec<u64>>());
         assert_eq!(d.used_bytes(), 2 * (CHUNK_HEADER_BYTES + 4 * 26));
         assert!(r.events.spill.reason().is_none());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_series_that_fits_one_chunk_writes_nothing() {
         let dir = scratch("none");
         let mut r = Recorder::new(&[TraceKind::Drops], vec![], false);
-        let d = Arc::new(SpillDir::new(&dir, u64::MAX));
+        let d = Arc::new(SpillDir::new(dir.as_path(), u64::MAX));
         r.set_spill(&d, 16);
         drops(&mut r, 16);
         assert!(!dir.exists());
@@ -808,7 +823,7 @@ mod tests {
         let mut r = Recorder::new(&[TraceKind::Drops], vec![], false);
         r.set_event_cap(3);
         r.set_spill(
-            &Arc::new(SpillDir::new(scratch("cap"), 0)),
+            &Arc::new(SpillDir::new(scratch("limit").as_path(), 0)),
             SPILL_CHUNK_ROWS,
         );
         assert_eq!(r.events.spill.limit, 3);
@@ -818,7 +833,7 @@ mod tests {
     fn past_the_disk_cap_the_series_stops_and_says_disk() {
         let dir = scratch("cap");
         let chunk = CHUNK_HEADER_BYTES + 4 * 24;
-        let d = Arc::new(SpillDir::new(&dir, 2 * chunk + 10));
+        let d = Arc::new(SpillDir::new(dir.as_path(), 2 * chunk + 10));
         // two change logs share the directory's cap
         let mut a = ChangeLog::for_port(1, 1000);
         let mut b = ChangeLog::for_port(2, 1000);
@@ -844,14 +859,13 @@ mod tests {
         assert_eq!(c[1], vec![1, 1, 1, 1]);
         assert_eq!(c[3], vec![0, 2, 4, 6]);
         assert_eq!(d.used_bytes(), 2 * chunk);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn an_io_error_stops_the_series_with_the_error_never_a_panic() {
         // the spill directory cannot be created: its parent is a regular file
         let f = scratch("file");
-        std::fs::write(&f, b"x").unwrap();
+        std::fs::write(f.as_path(), b"x").unwrap();
         let mut r = Recorder::new(&[TraceKind::Drops], vec![], false);
         r.set_spill(&Arc::new(SpillDir::new(f.join("sub"), u64::MAX)), 2);
         drops(&mut r, 5);
@@ -859,6 +873,5 @@ mod tests {
         let (why, detail) = r.events.spill.reason().unwrap();
         assert_eq!(why, StopReason::Disk);
         assert!(detail.starts_with("cannot create"), "{detail}");
-        std::fs::remove_file(&f).unwrap();
     }
 }

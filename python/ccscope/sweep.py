@@ -623,7 +623,7 @@ def _run_dask(tasks: list[dict], client, on_row: Callable[[dict], None]) -> None
     futures = client.map(run_point, tasks, pure=False, key=[f"ccscope-point-{t['row']['key']}" for t in tasks])
     by_key = {f.key: t for f, t in zip(futures, tasks)}
     try:
-        for fut in as_completed(futures):
+        for fut in as_completed(futures, loop=client.loop):
             t = by_key[fut.key]
             try:
                 row = fut.result()

@@ -10,18 +10,50 @@ import signal
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+if TYPE_CHECKING:
+    from rich.table import Table
+
+# rich_markup_mode=None: help and usage errors in click's plain format; typer's rich help loads rich's
+# Markdown and syntax highlighting (0.2-0.3 s) on every --help
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="ccscope: a laboratory for datacenter congestion control")
 scenario_app = typer.Typer(no_args_is_help=True, help="Inspect scenario files: expand, validate, schema.")
 app.add_typer(scenario_app, name="scenario")
-out_console = Console()
-err_console = Console(stderr=True)
+_consoles: dict = {}
+
+
+def _console(stderr: bool = False):
+    """rich's Console for stdout or stderr, made on first use (rich.console costs ~0.1 s to load,
+    which `--help` and `--version` do not need)."""
+    c = _consoles.get(stderr)
+    if c is None:
+        from rich.console import Console
+        c = _consoles[stderr] = Console(stderr=stderr)
+    return c
+
+
+def __getattr__(name: str):
+    # `from ccscope.cli import err_console` in the command modules
+    if name in ("err_console", "out_console"):
+        return _console(name == "err_console")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ccscope import __version__
+        typer.echo(f"ccscope {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")) -> None:
+    """ccscope: a laboratory for datacenter congestion control"""
 
 #: The embedded default scenario of `ccscope demo` (FIGURES.md D0 / DCTCP-analysis Fig. 2, N = 2).
 DEMO_SCENARIO = {
@@ -40,7 +72,7 @@ def fail(msg: str, code: int = 2) -> None:
     from ccscope.errors import cut_message
     from rich.markup import escape
     # the message is shown as it is: no markup, no :emoji: codes (a value such as "root:x:0" stays itself)
-    err_console.print(f"[bold red]error:[/] {escape(cut_message(str(msg)))}", highlight=False, soft_wrap=True,
+    _console(True).print(f"[bold red]error:[/] {escape(cut_message(str(msg)))}", highlight=False, soft_wrap=True,
                       emoji=False)
     raise typer.Exit(code)
 
@@ -77,6 +109,8 @@ def _load(path: Path, sets: List[str], allow_paths: Optional[List[Path]] = None)
 
 def _summary_table(res) -> Table:
     s = res.summary
+    from rich.table import Table
+
     t = Table(title=res.scenario.get("name") or "ccscope run", show_header=True)
     t.add_column("metric")
     t.add_column("value", justify="right")
@@ -109,7 +143,7 @@ def _max_memory(text: Optional[str]) -> Optional[int]:
 
 
 def _note(msg: str) -> None:
-    err_console.print(msg, highlight=False, soft_wrap=True, markup=False)
+    _console(True).print(msg, highlight=False, soft_wrap=True, markup=False)
 
 
 @contextmanager
@@ -201,7 +235,7 @@ def _run_spilling(data, until_s, out, quiet, seed, record, force, protect, max_m
                 sim.run()
             else:
                 with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.fields[now]}"),
-                              TimeElapsedColumn(), console=err_console, transient=True) as prog:
+                              TimeElapsedColumn(), console=_console(True), transient=True) as prog:
                     task = prog.add_task("sim", total=sim.end_s, now="")
                     sim.run(progress=lambda now, end: prog.update(task, completed=now, now=f"{now:.4g} / {end:.4g} s"))
         except KeyboardInterrupt:
@@ -263,9 +297,9 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))
     elif not quiet:
-        out_console.print(_summary_table(res))
+        _console(False).print(_summary_table(res))
         if out is not None:
-            out_console.print(f"results written to {out}/")
+            _console(False).print(f"results written to {out}/")
 
 
 EXPAND_MAX_MEMORY_HELP = ("Memory budget, e.g. 4GiB, 512MiB (default: half the machine's memory). A scenario whose "
@@ -352,7 +386,7 @@ def plot(result_dir: Path = typer.Argument(..., help="A result directory written
         fail(e.cli("-o"))
     except (OSError, ValueError) as e:
         fail(f"-o {str(output)!r}: {e}")
-    out_console.print(f"wrote {output}")
+    _console(False).print(f"wrote {output}")
 
 
 @app.command()
@@ -370,8 +404,8 @@ def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where t
             plot_result(res, tmp, queue=True, cwnd=True, alpha=True, title=DEMO_SCENARIO["name"])
     except OSError as e:
         fail(f"--out {str(out)!r}: cannot write the figure ({e.strerror or e})")
-    out_console.print(_summary_table(res))
-    out_console.print(f"traces (Parquet) and queue_cwnd.png written to {out}/")
+    _console(False).print(_summary_table(res))
+    _console(False).print(f"traces (Parquet) and queue_cwnd.png written to {out}/")
 
 
 def _register_optional_commands() -> None:
@@ -395,7 +429,7 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:  # pragma: no cover
-        err_console.print("interrupted")
+        _console(True).print("interrupted")
         sys.exit(130)
 
 

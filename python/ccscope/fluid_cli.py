@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable
 from typing import TypeVar
 
-import numpy as np
 import typer
 
 from ccscope.units import parse_fraction, parse_rate, parse_time
@@ -253,6 +252,8 @@ def _stability_qcn(rate: str, flows: str, out: str | None = None) -> None:
         _agg()
         from ccscope.plot.fluid import qcn_delay_margin
 
+        import numpy as np
+
         rates = np.geomspace(min(1e9, rate_bps / 3), max(400e9, 3 * rate_bps), 16)   # ~1/C: 16 points suffice
         _save(qcn_delay_margin(n, rates_bps=rates, mark_rate_bps=rate_bps).figure, out)
 
@@ -384,6 +385,8 @@ def _fluid_asm(rate: str, delay: str, q0: str, gains: str, until: str, backend: 
     until_s = 8 * tau if until is None else _positive("--until", until, parse_time, TIME)
     if delay_s > 0 and tau / 2000 > delay_s:
         raise _BadInput(f"--delay {delay!r}: must be 0 or >= {tau / 2000 * 1e9:.3g} ns (one integration step)")
+    import numpy as np
+
     th = 2 * np.pi * np.arange(4) / 4 + np.pi / 4
     res = m.solve(q0_pkts * np.cos(th), 0.5 * m.c_pps * np.sin(th), until_s=until_s, backend=backend)
     state = "satisfied" if m.condition.satisfied else ("marginal" if m.condition.marginal else "not satisfied")

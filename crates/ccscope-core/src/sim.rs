@@ -620,33 +620,49 @@ impl Simulation {
     /// packets (which sit in the port's pipe) if it inspects them; the queued packets it takes
     /// back are marked or removed; the feedback it has for the arrival's source is sent; only
     /// then is the arrival admitted.
-    fn forward_judged(&mut self, port: PortId, mut pkt: Packet) {
-        use crate::aqm::{QueuePolicy, Queued};
+    fn forward_judged(&mut self, port: PortId, pkt: Packet) {
+        use crate::aqm::Queued;
         let now = self.now;
         let p = &mut self.ports[port.idx()];
         p.advance(now);
         let feedback_to_source = p.aqm.sends_feedback()
             && pkt.kind == PacketKind::Data
             && self.flows[pkt.flow.idx()].rate.is_some();
-        let pipe = self.events.pipe(port);
-        let base = pipe.len() - p.queue().0 as usize;
-        let flow_of = |j: u32| pipe[base + j as usize].2.flow;
-        let queued = if p.aqm.inspects_queue() {
-            Queued::of(&flow_of)
+        if p.aqm.inspects_queue() {
+            let pipe = self.events.pipe(port);
+            let base = pipe.len() - p.queue().0 as usize;
+            let flow_of = |j: u32| pipe[base + j as usize].2.flow;
+            let d = p.judge(now, &pkt, Queued::of(&flow_of), feedback_to_source);
+            if !d.victims.is_empty() {
+                self.take_back(port, base, &pkt, &d);
+            }
+            self.admit_judged(port, pkt, d.verdict, feedback_to_source);
         } else {
-            Queued::NONE
-        };
-        let d = p.judge(now, &pkt, queued, feedback_to_source);
-        if !d.victims.is_empty() {
-            self.take_back(port, base, &pkt, &d);
+            let d = p.judge(now, &pkt, Queued::NONE, feedback_to_source);
+            debug_assert!(d.victims.is_empty(), "victims without a view of the queue");
+            self.admit_judged(port, pkt, d.verdict, feedback_to_source);
         }
+    }
+
+    /// The end of the general path: the policy's feedback for the arrival's source goes out
+    /// first (its events are inserted before the arrival's, as ever), then the arrival is
+    /// admitted and settled.
+    #[inline(always)]
+    fn admit_judged(
+        &mut self,
+        port: PortId,
+        mut pkt: Packet,
+        verdict: crate::aqm::Verdict,
+        feedback_to_source: bool,
+    ) {
+        use crate::aqm::QueuePolicy;
+        let now = self.now;
         if feedback_to_source {
-            // before the arrival is settled: the frame's events are inserted first, as ever
             if let Some(fb) = self.ports[port.idx()].aqm.take_feedback() {
                 self.send_feedback(port, &pkt, fb);
             }
         }
-        let admit = self.ports[port.idx()].admit(now, &mut pkt, d.verdict);
+        let admit = self.ports[port.idx()].admit(now, &mut pkt, verdict);
         self.settle(port, pkt, admit);
     }
 

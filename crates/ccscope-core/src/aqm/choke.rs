@@ -96,6 +96,10 @@ impl Choke {
 
 impl QueuePolicy for Choke {
     /// Decide for `pkt`; `q.queued` names the flow of the j-th waiting packet (j < q.pkts).
+    ///
+    /// Out of line (general path only), so that the dispatch of `Aqm::on_enqueue` stays small
+    /// enough to be inlined into the committed-FIFO fast path (`Port::offer`).
+    #[inline(never)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         let avg = self.red.update_average(now, q);
         if avg < self.min_th {

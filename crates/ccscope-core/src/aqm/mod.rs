@@ -323,7 +323,9 @@ impl Aqm {
 }
 
 impl QueuePolicy for Aqm {
-    #[inline]
+    /// Inlined into `Port::offer`, the committed-FIFO fast path (where the threshold hook is
+    /// inlined in turn); the hooks of the general-path policies stay out of line.
+    #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
             Aqm::DropTail => Verdict::Enqueue.into(),

@@ -9,9 +9,9 @@
 //! Schema types live here; the engine side (arrival events, flow spawning, round tracking)
 //! is in `sim.rs`. Each workload draws from its own random stream.
 
+use crate::cc::CcKind;
 use crate::error::ScenarioError;
 use crate::rng::Rng;
-use crate::scenario::CcKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -38,7 +38,7 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
                                         size_bytes=size_bytes))
 
 
-#: The engine's maxima (crates/ccscope-core/src/scenario.rs): the most flows or hosts a scenario
+#: The engine's maxima (crates/ccscope-core/src/scenario/mod.rs): the most flows or hosts a scenario
 #: may create (MAX_TEMPLATE_COUNT), and the range of its u32 / u64 fields. A builder refuses
 #: arguments beyond them before it allocates anything (a count of 2**31 used to build lists until
 #: memory ran out).

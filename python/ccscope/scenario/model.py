@@ -1,4 +1,4 @@
-"""Dataclasses mirroring the Rust scenario schema (crates/ccscope-core/src/scenario.rs).
+"""Dataclasses mirroring the Rust scenario schema (crates/ccscope-core/src/scenario/).
 
 They are plain data: validation happens once, in Rust, when a scenario is run, expanded or
 validated. A test checks that every dataclass has exactly the fields of the Rust schema.

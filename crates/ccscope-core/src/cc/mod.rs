@@ -6,12 +6,14 @@
 
 pub mod dctcp;
 pub mod dx;
+pub mod kind;
 pub mod new_reno;
 pub mod reno;
 
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use dx::{Dx, DxConfig};
+pub use kind::CcKind;
 pub use new_reno::NewReno;
 pub use reno::CaIncrease;
 

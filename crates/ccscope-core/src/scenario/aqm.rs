@@ -1,0 +1,123 @@
+//! The queue-policy tables (`aqm`, `topology.links[i].aqm`): ranges of every policy's
+//! parameters and their relation to the port's buffer.
+
+use super::check::{nonneg, unit_interval};
+use super::fmt_f;
+use crate::aqm::{AqmConfig, RedConfig, ThresholdConfig};
+use crate::error::ScenarioError;
+
+/// Check the policy `a` at `path` against its port's buffer (`buf_pkts`/`buf_bytes`, named
+/// `buf_path` in errors).
+pub(super) fn validate_aqm(
+    path: &str,
+    a: &AqmConfig,
+    buf_pkts: Option<u32>,
+    buf_bytes: Option<u64>,
+    packet_bytes: u32,
+    buf_path: &str,
+) -> Result<(), ScenarioError> {
+    match a {
+        AqmConfig::DropTail => Ok(()),
+        AqmConfig::Threshold(ThresholdConfig {
+            k_pkts, k_bytes, ..
+        }) => match (k_pkts, k_bytes) {
+            (Some(_), Some(_)) => Err(ScenarioError::new(
+                format!("{path}.k_bytes"),
+                "",
+                "give either k_pkts or k_bytes, not both",
+            )),
+            (None, None) => Err(ScenarioError::new(
+                format!("{path}.k_pkts"),
+                "",
+                "missing: the threshold AQM needs k_pkts (packets) or k_bytes",
+            )),
+            (Some(k), None) => {
+                nonneg(&format!("{path}.k_pkts"), *k)?;
+                if let Some(b) = buf_pkts {
+                    if *k >= b as f64 {
+                        return Err(ScenarioError::new(format!("{path}.k_pkts"), fmt_f(*k), format!("must be < {buf_path} ({b}): a threshold at or above the buffer never marks")));
+                    }
+                }
+                if let Some(b) = buf_bytes {
+                    if *k * packet_bytes as f64 >= b as f64 {
+                        return Err(ScenarioError::new(
+                            format!("{path}.k_pkts"),
+                            fmt_f(*k),
+                            format!(
+                                "must be below the byte buffer ({b} B = {:.1} packets)",
+                                b as f64 / packet_bytes as f64
+                            ),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            (None, Some(k)) => {
+                nonneg(&format!("{path}.k_bytes"), *k)?;
+                let cap = buf_bytes
+                    .map(|b| b as f64)
+                    .into_iter()
+                    .chain(buf_pkts.map(|b| b as f64 * packet_bytes as f64))
+                    .fold(f64::INFINITY, f64::min);
+                if *k >= cap {
+                    return Err(ScenarioError::new(
+                        format!("{path}.k_bytes"),
+                        fmt_f(*k),
+                        format!("must be < the buffer ({cap} bytes)"),
+                    ));
+                }
+                Ok(())
+            }
+        },
+        AqmConfig::Qcn(c) => c.validate(path),
+        AqmConfig::Asm(c) => c.validate(path),
+        AqmConfig::Choke(c) => {
+            let red = AqmConfig::Red(c.red_config());
+            validate_aqm(path, &red, buf_pkts, buf_bytes, packet_bytes, buf_path)?;
+            if !(1..=crate::aqm::choke::MAX_CHOKE_SAMPLES).contains(&c.samples) {
+                return Err(ScenarioError::new(
+                    format!("{path}.samples"),
+                    c.samples,
+                    format!(
+                        "must be between 1 and {}",
+                        crate::aqm::choke::MAX_CHOKE_SAMPLES
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        AqmConfig::Red(RedConfig {
+            min_th_pkts,
+            max_th_pkts,
+            max_p,
+            w_q,
+            ns2_drop_ecn_above_p,
+            ..
+        }) => {
+            nonneg(&format!("{path}.min_th_pkts"), *min_th_pkts)?;
+            nonneg(&format!("{path}.max_th_pkts"), *max_th_pkts)?;
+            if max_th_pkts <= min_th_pkts {
+                return Err(ScenarioError::new(
+                    format!("{path}.max_th_pkts"),
+                    fmt_f(*max_th_pkts),
+                    format!("must be > {path}.min_th_pkts ({})", fmt_f(*min_th_pkts)),
+                ));
+            }
+            unit_interval(&format!("{path}.max_p"), *max_p, true)?;
+            unit_interval(&format!("{path}.w_q"), *w_q, true)?;
+            if let Some(p) = ns2_drop_ecn_above_p {
+                unit_interval(&format!("{path}.ns2_drop_ecn_above_p"), *p, true)?;
+            }
+            if let Some(b) = buf_pkts {
+                if *min_th_pkts >= b as f64 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.min_th_pkts"),
+                        fmt_f(*min_th_pkts),
+                        format!("must be < {buf_path} ({b})"),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1212,7 +1212,7 @@ mod tests {
     ///   24 (13 in flight). Off: a second cut, 10.025 / 2: ssthresh 5, cwnd 5.0125 + 3 = 8.0125,
     ///   recover 21; retransmit 12 only.
     /// - ACK 20: on: 20 > recover 19, full ACK: dupwnd_ 0, cwnd_ 10.025 >= ssthresh 10, opencwnd
-    ///   + 1/10.025 -> 10.12475..; 5 in flight (20..24): sends 25..=29. Off: 20 <= 21, partial ACK
+    ///   adds 1/10.025 -> 10.12475..; 5 in flight (20..24): sends 25..=29. Off: 20 <= 21, partial ACK
     ///   of 8: dupwnd_ 3 <= 8: cwnd_ 5.0125 - 5 -> 1 (floor), dupwnd_ 1, window 2; retransmit 20.
     #[test]
     fn ns2_dupack_action_after_an_ecn_cut_retransmits_without_a_second_cut() {

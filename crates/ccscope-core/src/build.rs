@@ -159,6 +159,7 @@ impl FlowFactory {
             ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
             ns2_ecn_after_timeout: ns2_newreno && t.ns2_ecn_after_timeout,
             ns2_ecn_first: ns2_newreno && t.ns2_ecn_first,
+            ns2_old_ecn: ns2_newreno && t.ns2_old_ecn,
         };
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,

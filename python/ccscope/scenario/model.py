@@ -252,6 +252,7 @@ class TcpConfig:
     ns2_dupack_action: bool = False
     ns2_ecn_after_timeout: bool = False
     ns2_ecn_first: bool = False
+    ns2_old_ecn: bool = False
 
 
 @dataclass

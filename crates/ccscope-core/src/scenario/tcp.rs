@@ -174,6 +174,15 @@ pub struct TcpConfig {
     /// ACKs too, then the cut; at the end of recovery the deflated window is cut).
     #[serde(default)]
     pub ns2_ecn_first: bool,
+    /// With `ns2_ecn_first` (required): the window grows as ns-2's `recv_newack_helper` with
+    /// `old_ecn_ 1` (tcp/tcp.cc, ns-2.35 lines 1478-1497: `if (!ect_ || !ecnecho || (old_ecn_ &&
+    /// ecn_burst_)) opencwnd();`, then `ecn_burst_` follows the ACK's ECN-Echo once `ect_` is
+    /// set), the setting of the ns-2 DCTCP scripts: an ECN-Echo ACK opens the window unless the
+    /// new ACK before it carried none (the first of a burst; in the flow's first burst, whose
+    /// first ACK opens as `ect_` is still 0, the second). NewReno and DCTCP flows. Default false
+    /// (ns-2's default `old_ecn_ 0`: no ECN-Echo ACK but the flow's first opens the window).
+    #[serde(default)]
+    pub ns2_old_ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -205,6 +214,7 @@ impl Default for TcpConfig {
             ns2_dupack_action: false,
             ns2_ecn_after_timeout: false,
             ns2_ecn_first: false,
+            ns2_old_ecn: false,
         }
     }
 }
@@ -251,6 +261,42 @@ impl TcpConfig {
         if let Some(r) = self.rwnd_pkts {
             at_least(&format!("{path}.rwnd_pkts"), r as u64, 1)?;
         }
+        if self.ns2_old_ecn && !self.ns2_ecn_first {
+            // old_ecn_ changes the growth rule of recv_newack_helper, which the engine models
+            // only under ns2_ecn_first; alone it would do nothing
+            return Err(ScenarioError::new(
+                format!("{path}.ns2_old_ecn"),
+                "true".to_string(),
+                format!("requires {path}.ns2_ecn_first = true (the ns-2 growth rule it changes)"),
+            ));
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TcpConfig;
+
+    /// `ns2_old_ecn` changes a growth rule the engine models only under `ns2_ecn_first`: alone
+    /// it is refused with the field named, together it validates.
+    #[test]
+    fn ns2_old_ecn_requires_ns2_ecn_first() {
+        let t = TcpConfig {
+            ns2_old_ecn: true,
+            ..TcpConfig::default()
+        };
+        let e = t.validate("tcp").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tcp.ns2_old_ecn = true: requires tcp.ns2_ecn_first = true (the ns-2 growth rule it changes)"
+        );
+        let t = TcpConfig {
+            ns2_old_ecn: true,
+            ns2_ecn_first: true,
+            ..TcpConfig::default()
+        };
+        assert!(t.validate("tcp").is_ok());
+        assert!(TcpConfig::default().validate("tcp").is_ok());
     }
 }

@@ -125,6 +125,11 @@ pub struct TcpSenderConfig {
     /// `ect_` is set, `old_ecn_ 0`): DCTCP's alpha count, the ECN cut (on the full ACK, of the
     /// inflated window, which leaving recovery keeps), then the growth.
     pub ns2_ecn_first: bool,
+    /// With `ns2_ecn_first`: ns-2's `old_ecn_ 1` in recv_newack_helper (`if (!ect_ || !ecnecho
+    /// || (old_ecn_ && ecn_burst_)) opencwnd();`, then `ecn_burst_` follows the ACK's ECN-Echo
+    /// while `ect_` is set): an ECN-Echo ACK opens the window unless it is the first of a burst
+    /// after ACKs without ECN-Echo. Read only under `ns2_ecn_first`.
+    pub ns2_old_ecn: bool,
 }
 
 /// One segment to put on the wire.
@@ -179,6 +184,9 @@ pub struct TcpSender {
     /// A new ACK with ECN-Echo has been taken (ns-2's `ect_`, set at the end of
     /// `recv_newack_helper`). Read only under `ns2_ecn_first`.
     ece_seen: bool,
+    /// The last new ACK taken while `ece_seen` was set carried ECN-Echo (ns-2's `ecn_burst_`).
+    /// Read only under `ns2_ecn_first` with `ns2_old_ecn`.
+    ecn_burst: bool,
     cwr_pending: bool,
     ect: bool,
     srtt_ps: f64,
@@ -227,6 +235,7 @@ impl TcpSender {
             after_ecn_cut: false,
             after_timeout: false,
             ece_seen: false,
+            ecn_burst: false,
             cwr_pending: false,
             ect,
             srtt_ps: 0.0,
@@ -701,15 +710,25 @@ impl TcpSender {
         }
     }
 
-    /// `ns2_ecn_first`: ns-2's recv_newack_helper with `old_ecn_ 0`: `if (!ect_ ||
-    /// !ecnecho) opencwnd();` then `ect_ = 1` on an ECN-Echo ACK. The window grows by the ACK
-    /// unless it carries ECN-Echo and an earlier new ACK did; the cut was already taken, so the
-    /// controller sees the ACK without ECN-Echo (DCTCP's alpha counted it before).
+    /// `ns2_ecn_first`: ns-2's recv_newack_helper: `if (!ect_ || !ecnecho || (old_ecn_ &&
+    /// ecn_burst_)) opencwnd();`, then, while `ect_` is set, `ecn_burst_` follows the ACK's
+    /// ECN-Echo, then `ect_ = 1` on an ECN-Echo ACK. With `old_ecn_ 0` the window grows by the
+    /// ACK unless it carries ECN-Echo and an earlier new ACK did; with `old_ecn_ 1`
+    /// (`ns2_old_ecn`) also when the ACK before it carried ECN-Echo too (`ecn_burst_`). The cut
+    /// was already taken, so the controller sees the ACK without ECN-Echo (DCTCP's alpha counted
+    /// it before).
     fn ns2_open_rule(&mut self, sample: &mut AckSample) {
-        if !sample.ece || !self.cc.reacts_to_ecn_once_per_window() || matches!(self.cc, Cc::Dx(_)) {
+        if !self.cc.reacts_to_ecn_once_per_window() || matches!(self.cc, Cc::Dx(_)) {
             return;
         }
+        let was_burst = self.ecn_burst;
         if self.ece_seen {
+            self.ecn_burst = sample.ece;
+        }
+        if !sample.ece {
+            return;
+        }
+        if self.ece_seen && !(self.cfg.ns2_old_ecn && was_burst) {
             sample.newly_acked_bytes = 0;
         }
         sample.ece = false;
@@ -780,6 +799,7 @@ mod tests {
             ns2_dupack_action: false,
             ns2_ecn_after_timeout: false,
             ns2_ecn_first: false,
+            ns2_old_ecn: false,
         };
         let mut s = TcpSender::new(cfg, Cc::NewReno(NewReno::new(1000, 20, false, 3)));
         s.start();
@@ -1408,6 +1428,98 @@ mod tests {
             }
             assert_window(&s, 10.0, w, &what);
             assert_eq!(s.stats.ecn_reductions, 1);
+        }
+    }
+
+    /// ns-2 recv_newack_helper with `old_ecn_` 0 and 1 (`ns2_old_ecn`), on top of
+    /// `ns2_ecn_first`: `if (!ect_ || !ecnecho || (old_ecn_ && ecn_burst_)) opencwnd();` then
+    /// `if (ect_) { ecn_burst_ = ecnecho }` then `if (!ect_ && ecnecho) ect_ = 1`. Worked from
+    /// the code before running, NewReno, ns2_halve, cwnd 20, ssthresh 10 (congestion
+    /// avoidance, + 1/cwnd per opening ACK), one cut (every ACK stays below its recover, 20):
+    /// - ACK 1, no ECN-Echo: both open: 20.05. ACK 2, no ECN-Echo: both open: 20.05 + 1/20.05.
+    /// - ACK 3, ECN-Echo: ecn() halves first: halfwin w2/2 = 10.0499..: ssthresh 10, cwnd
+    ///   w2/2; `ect_` 0: both open (+ 1/cwnd); `ecn_burst_` not touched (ect_ was 0); ect_ = 1.
+    /// - ACK 4, ECN-Echo: ect_ 1, ecn_burst_ 0: neither opens (the flow's first burst is
+    ///   recorded only from here); ecn_burst_ = 1.
+    /// - ACK 5, ECN-Echo: old_ecn_ 0: no; old_ecn_ 1: ecn_burst_ 1: opens.
+    /// - ACK 6, no ECN-Echo: both open; ecn_burst_ = 0.
+    /// - ACK 7, ECN-Echo: first of a burst: neither opens; ecn_burst_ = 1.
+    /// - ACKs 8 and 9, ECN-Echo: old_ecn_ 0: no; old_ecn_ 1: both open.
+    ///
+    /// So old_ecn_ 0 opens on ACKs 1, 2, 3, 6; old_ecn_ 1 on 1, 2, 3, 5, 6, 8, 9.
+    #[test]
+    fn ns2_old_ecn_blocks_only_the_first_ecn_echo_ack_of_a_burst() {
+        // (ECN-Echo, opens with old_ecn_ 0, opens with old_ecn_ 1)
+        let acks = [
+            (false, true, true),
+            (false, true, true),
+            (true, true, true),
+            (true, false, false),
+            (true, false, true),
+            (false, true, true),
+            (true, false, false),
+            (true, false, true),
+            (true, false, true),
+        ];
+        for old in [false, true] {
+            let mut s = ns2_ecn_newreno(false, false);
+            s.cfg.ns2_ecn_first = true;
+            s.cfg.ns2_old_ecn = old;
+            let mut w: f64 = 20.0;
+            for (i, &(ece, open0, open1)) in acks.iter().enumerate() {
+                let ackno = i as u64 + 1;
+                let what = format!("old_ecn = {old}, ACK {ackno}");
+                s.on_ack(SimTime(10 + ackno), ackno, ece, SimTime(0), false);
+                if ackno == 3 {
+                    w /= 2.0;
+                }
+                if (old && open1) || (!old && open0) {
+                    w += 1.0 / w;
+                }
+                // ssthresh: 10 before the cut, int(10.0499..) = 10 after it
+                assert_window(&s, 10.0, w, &what);
+            }
+            assert_eq!(s.stats.ecn_reductions, 1, "old_ecn = {old}");
+        }
+    }
+
+    /// DCTCP goes through the same recv_newack_helper in ns-2, and `ns2_old_ecn` overrides
+    /// DCTCP's own `ecn_echo_blocks_growth` (on here) as `ns2_ecn_first` does. Worked before
+    /// running (alpha 0.5, g 1/16, cwnd 20, slow start): ACK 1 with ECN-Echo: alpha 0.53125,
+    /// cut to 14.6875 = ssthresh, opens (`ect_` 0): + 1/14.6875. ACK 2 with ECN-Echo: first
+    /// recorded ACK of the burst: no growth in both. ACK 3 with ECN-Echo: old_ecn_ 0: none;
+    /// old_ecn_ 1: + 1/cwnd. No second cut (below recover).
+    #[test]
+    fn ns2_old_ecn_applies_to_dctcp() {
+        use crate::cc::{Dctcp, DctcpConfig};
+        for old in [false, true] {
+            let what = format!("old_ecn = {old}");
+            let mut cfg = sender(false).cfg;
+            cfg.rwnd_segments = 100;
+            cfg.ns2_ecn_first = true;
+            cfg.ns2_old_ecn = old;
+            let mut d = Dctcp::new(
+                &DctcpConfig::default(),
+                crate::cc::dctcp::DctcpRule::WindowCut,
+                1000,
+                20,
+                3,
+            );
+            d.alpha = 0.5;
+            let mut s = TcpSender::new(cfg, Cc::Dctcp(d));
+            s.start();
+            assert_eq!(drain(&mut s, 0).len(), 20);
+            let mut w = 14.6875 + 1.0 / 14.6875;
+            s.on_ack(SimTime(10), 1, true, SimTime(0), false);
+            assert_window(&s, 14.6875, w, &what);
+            s.on_ack(SimTime(11), 2, true, SimTime(0), false);
+            assert_window(&s, 14.6875, w, &what);
+            s.on_ack(SimTime(12), 3, true, SimTime(0), false);
+            if old {
+                w += 1.0 / w;
+            }
+            assert_window(&s, 14.6875, w, &what);
+            assert_eq!(s.stats.ecn_reductions, 1, "{what}");
         }
     }
 

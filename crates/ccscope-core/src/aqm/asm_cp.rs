@@ -266,14 +266,7 @@ mod tests {
     }
 
     fn qv(bytes: u64) -> QueueView<'static> {
-        QueueView {
-            pkts: (bytes / 1500) as u32,
-            bytes,
-            empty_since: None,
-            rate_bps: 1e9,
-            queued: crate::aqm::Queued::NONE,
-            feedback_to_source: false,
-        }
+        QueueView::of_size((bytes / 1500) as u32, bytes, None, 1e9)
     }
 
     fn asm(fb: Option<Feedback>) -> Option<(i8, i8)> {

@@ -155,14 +155,7 @@ mod tests {
         }
     }
     fn view(n: u32) -> QueueView<'static> {
-        QueueView {
-            pkts: n,
-            bytes: n as u64 * 1500,
-            empty_since: None,
-            rate_bps: 1e9,
-            queued: crate::aqm::Queued::NONE,
-            feedback_to_source: false,
-        }
+        QueueView::of_size(n, n as u64 * 1500, None, 1e9)
     }
 
     fn decide(

@@ -60,6 +60,21 @@ pub struct QueueView<'a> {
     pub feedback_to_source: bool,
 }
 
+impl QueueView<'static> {
+    /// A view of the queue's size alone: no queued packets to name and no feedback to send
+    /// (what a policy that needs no engine help sees).
+    pub fn of_size(pkts: u32, bytes: u64, empty_since: Option<SimTime>, rate_bps: f64) -> Self {
+        QueueView {
+            pkts,
+            bytes,
+            empty_since,
+            rate_bps,
+            queued: Queued::NONE,
+            feedback_to_source: false,
+        }
+    }
+}
+
 /// The packets waiting in a port's queue, as the engine holds them: the flow of the j-th one,
 /// oldest first (`j < QueueView::pkts`). A borrowed lookup, so the view costs no allocation.
 #[derive(Clone, Copy)]
@@ -367,12 +382,8 @@ mod tests {
 
     fn view(bytes: u64, feedback_to_source: bool) -> QueueView<'static> {
         QueueView {
-            pkts: (bytes / 1500) as u32,
-            bytes,
-            empty_since: None,
-            rate_bps: 10e9,
-            queued: Queued::NONE,
             feedback_to_source,
+            ..QueueView::of_size((bytes / 1500) as u32, bytes, None, 10e9)
         }
     }
 

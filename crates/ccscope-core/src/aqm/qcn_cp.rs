@@ -275,14 +275,7 @@ mod tests {
     }
 
     fn qv(bytes: u64) -> QueueView<'static> {
-        QueueView {
-            pkts: (bytes / 1500) as u32,
-            bytes,
-            empty_since: None,
-            rate_bps: 10e9,
-            queued: crate::aqm::Queued::NONE,
-            feedback_to_source: false,
-        }
+        QueueView::of_size((bytes / 1500) as u32, bytes, None, 10e9)
     }
 
     /// A CP that samples every frame.

@@ -293,14 +293,7 @@ pub fn replay(
     arrivals
         .iter()
         .map(|a| {
-            let view = QueueView {
-                pkts: a.q_pkts,
-                bytes: a.q_bytes,
-                empty_since: a.empty_since,
-                rate_bps,
-                queued: crate::aqm::Queued::NONE,
-                feedback_to_source: false,
-            };
+            let view = QueueView::of_size(a.q_pkts, a.q_bytes, a.empty_since, rate_bps);
             let ect = if a.ect { crate::packet::flags::ECT } else { 0 };
             let pkt = Packet::data_probe(crate::world::FlowId(0), 0, a.size_bytes, ect);
             let v = red.verdict(a.time, &pkt, &view, &mut rng);
@@ -328,14 +321,7 @@ mod tests {
         Packet::data_probe(FlowId(0), 0, 1500, 1)
     }
     fn view(n: u32) -> QueueView<'static> {
-        QueueView {
-            pkts: n,
-            bytes: n as u64 * 1500,
-            empty_since: None,
-            rate_bps: 1e9,
-            queued: crate::aqm::Queued::NONE,
-            feedback_to_source: false,
-        }
+        QueueView::of_size(n, n as u64 * 1500, None, 1e9)
     }
     fn cfg() -> RedConfig {
         RedConfig {
@@ -394,14 +380,7 @@ mod tests {
         let mut red = Red::new(&cfg(), 1500);
         red.avg = 10.0;
         // idle 1.2 ms at 1 Gb/s with 1500-B packets = 100 packet times
-        let q = QueueView {
-            pkts: 0,
-            bytes: 0,
-            empty_since: Some(SimTime(0)),
-            rate_bps: 1e9,
-            queued: crate::aqm::Queued::NONE,
-            feedback_to_source: false,
-        };
+        let q = QueueView::of_size(0, 0, Some(SimTime(0)), 1e9);
         let a = red.update_average(SimTime::from_secs_f64(1.2e-3), &q);
         let want = 10.0 * (0.998f64).powf(100.0) * 0.998;
         assert!((a - want).abs() < 1e-9, "{a} vs {want}");
@@ -418,14 +397,7 @@ mod tests {
                 c.ns2_idle_truncate = ns2;
                 let mut red = Red::new(&c, 1500);
                 red.avg = 10.0;
-                let q = QueueView {
-                    pkts: 0,
-                    bytes: 0,
-                    empty_since: Some(SimTime(0)),
-                    rate_bps: 1e9,
-                    queued: crate::aqm::Queued::NONE,
-                    feedback_to_source: false,
-                };
+                let q = QueueView::of_size(0, 0, Some(SimTime(0)), 1e9);
                 let a = red.update_average(SimTime::from_secs_f64(idle_s), &q);
                 let m: f64 = if ns2 { m_ns2 } else { m_real };
                 let want = 10.0 * 0.998f64.powf(m + 1.0);

@@ -191,18 +191,16 @@ impl Port {
     /// packets and with no feedback to send (the fast path's view).
     #[inline]
     pub fn view(&self) -> QueueView<'static> {
-        QueueView {
-            pkts: self.q_pkts,
-            bytes: self.q_bytes,
-            empty_since: if self.q_pkts == 0 {
+        QueueView::of_size(
+            self.q_pkts,
+            self.q_bytes,
+            if self.q_pkts == 0 {
                 Some(self.last_start)
             } else {
                 None
             },
-            rate_bps: self.ser.rate().as_f64(),
-            queued: Queued::NONE,
-            feedback_to_source: false,
-        }
+            self.ser.rate().as_f64(),
+        )
     }
 
     /// Offer a packet arriving at `now`. The AQM decides first (it sees every arrival), then

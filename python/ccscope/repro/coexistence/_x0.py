@@ -74,6 +74,10 @@ runs under this policy, and kept whatever the verdicts:
     ends recovery the cut acts on the inflated window (`windowd()` = min(cwnd_ + dupwnd_, wnd_)), which leaving
     recovery keeps. ccscope grew first (NewReno on ECN-Echo ACKs too) and cut the deflated window. DCTCP's alpha
     is counted first in both. Engine: `ns2_ecn_first = True`.
+  * `old_ecn_ 1`: the ns-2 DCTCP scripts set `Agent/TCP set old_ecn_ 1` for every TCP agent (decision written
+    before the run that uses it: docs/models/dctcp_ns2.md, "Open: `old_ecn_`"), so recv_newack_helper opens the
+    window on every new ACK except the first ECN-Echo ACK after ACKs without one (`ecn_burst_`). Engine:
+    `ns2_old_ecn = True` (on top of `ns2_ecn_first`).
   * burst cap: tcp-newreno.cc recv ends with `if (dupacks_ == 0) send_much(0, 0, maxburst_); else if (dupacks_ >
     numdupacks_ - 1 && newreno_changes_ == 0) send_much(0, 0, 2);` (`Agent/TCP/Newreno set newreno_changes_ 0`,
     `Agent/TCP set maxburst_ 0` = no cap; partialnewack does not reset dupacks_). Engine: `ns2_recovery_maxburst =
@@ -115,9 +119,10 @@ TCP = {"ecn": True, "ect_on_retransmissions": True, "rto_estimator": "ns2_ticks"
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
        "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
-       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True}
+       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True,
+       "ns2_old_ecn": True}
 PARAMS = {"bottleneck_bps": BOTTLENECK_BPS, "access_bps": ACCESS_BPS, "rtt_s": RTT_S, "buffer_pkts": BUFFER_PKTS,
-          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2, timeout after an ECN cut, fast-retransmit decision, ECN cut after a timeout, ECN-Echo before the window update) [ns-2]", "warmup": "20% [NG]"}
+          "start": "U(0, 50 ms) [NG]", "dctcp_g": 1 / 16, "tcp": "NewReno + ECN, ECT on retransmissions, ns-2 RTO (10-ms ticks, one sample per RTT), ns-2 NewReno recovery (partial deflation, exit, limited transmit, window halving, burst cap 2, timeout after an ECN cut, fast-retransmit decision, ECN cut after a timeout, ECN-Echo before the window update, old_ecn_ 1) [ns-2]", "warmup": "20% [NG]"}
 
 
 def run_x0(aqm: dict, *, seeds: list[int], until_s: float, series: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -8,8 +8,11 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
   `rto_estimator = "ns2_ticks"`, `clock_granularity_s = 0.01`, `rtt_sampling = "once_per_rtt"`.
 - ECT on retransmissions: TcpAgent::output sets `hf->ect() = 1` whenever `ecn_` is on, retransmissions included
   (`ect_on_retransmissions = True`; ccscope's DCTCP does so by default).
-- DCTCP's ECN-Echo rule: an ACK with ECN-Echo does not open cwnd (`old_ecn_ 0`, the engine's
-  `ecn_echo_blocks_growth`, already the default).
+- DCTCP's ECN-Echo rule: the ns-2 DCTCP scripts set `Agent/TCP set old_ecn_ 1` for every TCP agent (decision
+  written before the run that uses it: docs/models/dctcp_ns2.md, "Open: `old_ecn_`"): recv_newack_helper's
+  `if (!ect_ || !ecnecho || (old_ecn_ && ecn_burst_)) opencwnd();` opens the window on every new ACK except the
+  first ECN-Echo ACK after ACKs without one -> `ns2_old_ecn` (on top of `ns2_ecn_first`; it takes the place of
+  the engine's `ecn_echo_blocks_growth` for these flows).
 - Marking: P000's switch is ns-2's RED used as a step marker (`thresh_ = maxthresh_ = K`, `q_weight_ 1`); its
   `qlen > 1` guard in REDQueue::enque never acts at these K (>= 4 packets), so the engine's threshold marker is it.
   TCP-RED of Fig 13 is ns-2's RED with the rules of `coexistence._red` (small-queue guard, `wait_`, marking above
@@ -44,7 +47,7 @@ Decided from ns-2.35's source before the runs under the verdict policy, and kept
     CWND_ACTION_TIMEOUT` (lines 1438-1443), so the first ECN-Echo after a timeout cuts at once ->
     `ns2_ecn_after_timeout`.
   * order on a new ACK: tcp-newreno.cc recv calls ecn() (line 222) before the exit from recovery and
-    recv_newack_helper (opencwnd unless the ACK carries ECN-Echo and `ect_` is set, `old_ecn_ 0`): the cut before
+    recv_newack_helper (opencwnd by the `old_ecn_` rule above): the cut before
     the growth, on the full ACK ending recovery a cut of the inflated window (`windowd()` = cwnd_ + dupwnd_), and
     the flow's first ECN-Echo ACK grows after its cut -> `ns2_ecn_first` (one option: two facets of one order).
   * burst cap: tcp-newreno.cc recv `else if (dupacks_ > numdupacks_ - 1 && newreno_changes_ == 0)
@@ -62,4 +65,5 @@ TCP = {"ect_on_retransmissions": True, "rto_estimator": "ns2_ticks", "clock_gran
        "rtt_sampling": "once_per_rtt", "min_rto_s": 0.2, "max_rto_s": 60.0,
        "ns2_partial_window_deflation": True, "ns2_exit_recovery": True, "ns2_limited_transmit": True,
        "ns2_halve_window": True, "ns2_recovery_maxburst": True, "ns2_timeout_after_ecn": True,
-       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True}
+       "ns2_dupack_action": True, "ns2_ecn_after_timeout": True, "ns2_ecn_first": True,
+       "ns2_old_ecn": True}

@@ -357,35 +357,87 @@ def scenario_schema():
     print(_native.schema())
 
 
+def _plot_time(option: str, text: Optional[str]) -> Optional[float]:
+    """--from / --to: a time >= 0 with a unit (0.1s, 100ms, 250us; a bare number is seconds)."""
+    if text is None:
+        return None
+    from ccscope.units import parse_time
+    try:
+        t = parse_time(text)
+    except ValueError as e:
+        fail(f"{option} {text[:80]!r}: {e}; e.g. {option} 0.1s or {option} 100ms")
+    if not (t >= 0 and t != float("inf")):
+        fail(f"{option} {text[:80]!r}: must be a time >= 0 such as 0.1s, 100ms or 250us")
+    return t
+
+
 @app.command()
-def plot(result_dir: Path = typer.Argument(..., help="A result directory written by `ccscope run --out`."),
-         queue: bool = typer.Option(False, "--queue", help="Queue length panel."),
-         cwnd: bool = typer.Option(False, "--cwnd", help="cwnd panel."),
-         alpha: bool = typer.Option(False, "--alpha", help="DCTCP alpha panel."),
-         output: Path = typer.Option(Path("fig.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg); an "
-                                     "existing figure is replaced, any other existing file only with --force."),
+def plot(runs: List[Path] = typer.Argument(..., help="Result directories written by `ccscope run --out` "
+                                           "(one or more: each run gets its own colour).", metavar="RUN..."),
+         kind: List[str] = typer.Option([], "--kind", "-k", help="Panel to draw: queue, cwnd, alpha, rate, "
+                                        "throughput or fct-cdf (repeatable or comma-separated; one panel each). "
+                                        "Default: queue and cwnd."),
+         label: List[str] = typer.Option([], "--label", "-l", help="Legend label of each run, in order (one per "
+                                         "run; default: the scenario fields that differ between the runs)."),
+         t_from: Optional[str] = typer.Option(None, "--from", help="Start of the time window, e.g. 0.1s, 100ms."),
+         t_to: Optional[str] = typer.Option(None, "--to", help="End of the time window, e.g. 0.2s (default: the "
+                                            "end of the longest run)."),
+         port: Optional[str] = typer.Option(None, "--port", help="Queue panel: the port drawn, e.g. 'sw->r0' "
+                                            "(default: each run's bottleneck; all recorded ports of a single run)."),
+         flow: List[int] = typer.Option([], "--flow", help="Per-flow panels: the flow ids drawn (repeatable; "
+                                        "default: the first 10)."),
+         title: Optional[str] = typer.Option(None, "--title", help="Figure title (default: from the resolved "
+                                             "scenarios: what the runs share)."),
+         queue: bool = typer.Option(False, "--queue", help="Queue length panel (same as --kind queue)."),
+         cwnd: bool = typer.Option(False, "--cwnd", help="cwnd panel (same as --kind cwnd)."),
+         alpha: bool = typer.Option(False, "--alpha", help="DCTCP alpha panel (same as --kind alpha)."),
+         output: Path = typer.Option(Path("fig.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg); missing "
+                                     "folders are created; an existing figure is replaced, any other existing file "
+                                     "only with --force."),
          force: bool = typer.Option(False, "--force", help="Replace an existing -o file that is not a figure.")):
-    """Plot traces of a saved run."""
+    """Plot traces of one or more saved runs in one figure (one colour per run).
+
+    ccscope plot k20/ k65/ --kind queue --from 0.1s --to 0.2s -o queue.png"""
     import ccscope as cc
     from ccscope import _outdir
-    from ccscope.plot import plot_result
+    from ccscope.plot.runs import KINDS, PlotInputError, check_kinds, load_runs, plot_runs
+    kinds = [k.strip() for text in kind for k in text.split(",") if k.strip()]
+    kinds += [name for name, on in (("queue", queue), ("cwnd", cwnd), ("alpha", alpha)) if on]
+    lo, hi = _plot_time("--from", t_from), _plot_time("--to", t_to)
+    if lo is not None and hi is not None and lo >= hi:
+        fail(f"--from {t_from!r} must be before --to {t_to!r}")
     try:
+        kinds = check_kinds(kinds)
         _outdir.check_figure(output, force=force)
+    except PlotInputError as e:
+        fail(str(e))
     except _outdir.OutputRefused as e:
         fail(e.cli("-o"))
     try:
-        res = cc.load(result_dir)
+        loaded = load_runs(runs, label)
+    except PlotInputError as e:
+        fail(str(e))
     except (cc.ResultError, OSError) as e:
         fail(str(e))
-    if not (queue or cwnd or alpha):
-        queue = cwnd = True
+    if not kinds:  # today's default: queue and cwnd, each where every run recorded it
+        def has(res, trace):
+            rec = (res.scenario or {}).get("record", {}).get("traces")
+            return trace in res.traces and (not isinstance(rec, list) or trace in rec)
+        kinds = [k for k in ("queue", "cwnd") if all(has(r.result, KINDS[k]) for r in loaded)] or ["queue"]
+    try:
+        fig = plot_runs(loaded, kinds, t_from=lo, t_to=hi, port=port, flows=flow or None, title=title)
+    except PlotInputError as e:
+        fail(str(e))
     try:
         with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
-            plot_result(res, tmp, queue=queue, cwnd=cwnd, alpha=alpha)
+            fig.savefig(tmp, dpi=120)
     except _outdir.OutputRefused as e:
         fail(e.cli("-o"))
     except (OSError, ValueError) as e:
         fail(f"-o {str(output)!r}: {e}")
+    finally:
+        import matplotlib.pyplot as plt
+        plt.close(fig)
     _console(False).print(f"wrote {output}")
 
 

@@ -67,10 +67,13 @@ __all__ = [
     "SweepInterrupted",
     "DaskClusterError",
     "SweepSpec",
+    "SweepTable",
     "check_point",
     "derive_seed",
     "expand_grid",
+    "fluid_grid",
     "fluid_sweep",
+    "load",
     "load_sweep_file",
     "make_points",
     "parse_grid_option",
@@ -1218,3 +1221,193 @@ def _write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+# --------------------------------------------------------------------------- fluid sweeps: defaults and --set
+
+#: Values a fluid sweep uses for the model's parameters that neither --grid nor --set gives, as the
+#: packet sweep takes them from its base scenario: the defaults of `ccscope fluid ...` / `ccscope stability
+#: ...` (DCTCP: N = 10, 10 Gb/s, 100 us, K = 65, g = 1/16; the normalized models at that setting's
+#: wbar = (C d + K) / N with 1500-byte packets; DX: `stability dx`'s 50 flows, 80 us; TCP/RED: Misra et
+#: al.'s 50 flows on 1.5 Mb/s, Tp = 1.34 s, RED 5/15; ASM and QCN: `fluid asm` / `fluid qcn`).
+_DCTCP_WBAR = (10e9 / (8 * 1500) * 100e-6 + 65) / 10
+FLUID_DEFAULTS: dict[str, dict[str, float]] = {
+    "dctcp": {"n": 10, "rate_bps": 10e9, "rtt_s": 100e-6, "k_pkts": 65, "g": 1 / 16},
+    "dctcp_normalized": {"wbar": _DCTCP_WBAR, "g": 1 / 16},
+    "dctcp_poincare": {"wbar": _DCTCP_WBAR, "g": 1 / 16},
+    "dx": {"n_flows": 50, "rate_bps": 10e9, "r0_s": 80e-6},
+    "qcn": {"rate_bps": 10e9, "n_flows": 10},
+    "qcn_fluid": {"rate_bps": 10e9, "n_flows": 10, "delay_s": 0.0},
+    "tcp_red": {"n_flows": 50, "rate_bps": 1.5e6, "tp_s": 1.34, "min_th_pkts": 5, "max_th_pkts": 15},
+    "asm": {"rate_bps": 100e9},
+    "asm_fluid": {"rate_bps": 100e9, "delay_s": 0.0},
+}
+_ASM_GAINS = ("w", "p", "a_plus", "a_minus", "b_plus", "b_minus")
+#: Parameters of each model that have no default here (the model's own default applies unless given).
+FLUID_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "dctcp_normalized": ("psi",), "dx": ("p",), "qcn_fluid": ("qeq_pkts",), "tcp_red": ("max_p", "w_q"),
+    "asm": _ASM_GAINS, "asm_fluid": ("q0_pkts", *_ASM_GAINS),
+}
+
+
+def fluid_parameters(model: str) -> list[str]:
+    """The grid parameters of a fluid model (those with a default first)."""
+    if model not in FLUID_DEFAULTS:
+        raise ScenarioError(f"--fluid {shown(model)}: unknown model; allowed: {', '.join(FLUID_DEFAULTS)}")
+    return [*FLUID_DEFAULTS[model], *FLUID_OPTIONAL.get(model, ())]
+
+
+def fluid_grid(model: str, grid: Mapping[str, Sequence[Any]], sets: Sequence[str] = ()) -> tuple[dict, dict]:
+    """The full grid and the options of a fluid sweep: `grid` (--grid), each `NAME=VALUE` of `sets`
+    (--set: one value of a parameter, or a model option such as until_s), and FLUID_DEFAULTS for the
+    parameters left. Raises ScenarioError naming the option for an unknown parameter, a --set that a
+    --grid also gives, or a value that is not a number."""
+    params = fluid_parameters(model)
+    full: dict[str, list] = {}
+    for k, v in grid.items():
+        if k not in params:
+            raise ScenarioError(f"--grid {shown(k)}: not a parameter of the fluid model {model!r}; allowed: "
+                                f"{', '.join(params)} (model options such as until_s go in --set)")
+        full[k] = list(v)
+    options: dict[str, Any] = {}
+    for s in sets:
+        name, sep, text = s.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ScenarioError(f"--set {shown(s)}: expected NAME=VALUE, e.g. --set g=0.0625")
+        value = apply_set({}, f"v={text.strip()}")["v"] if text.strip() else text
+        if name in params:
+            if name in full:
+                raise ScenarioError(f"--set {shown(s)}: {name} is also given by --grid; give it once")
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ScenarioError(f"--set {shown(s)}: {name} must be a number")
+            full[name] = [value]
+        else:
+            options[name] = value
+    for k, v in FLUID_DEFAULTS[model].items():
+        full.setdefault(k, [v])
+    # the grid's order: the parameters in the model's order, so the table reads the same whatever was given
+    return {k: full[k] for k in params if k in full}, options
+
+
+# --------------------------------------------------------------------------- sweep results: load and aggregate
+
+#: Short names `SweepTable.column` accepts for the summary's metric columns.
+METRIC_ALIASES = {"q_mean": "queue_mean_pkts", "q_p99": "queue_p99_pkts", "utilization": "bottleneck_utilization",
+                  "throughput": "throughput_mean_bps", "fct_mean": "fct_mean_s", "fairness": "jain_fairness"}
+#: Columns of a packet sweep's table that are neither parameters nor results.
+_BOOKKEEPING = frozenset({"point", "replicate", "seed", "key", "status", "error", "cached", "result_dir", "wall_s",
+                          "events_per_s"})
+#: Confidence level of the interval `SweepTable.agg` reports.
+CI_LEVEL = 0.95
+
+
+class SweepTable:
+    """A sweep's summary table (`load(out)`): one row per run, with the swept parameters known.
+
+    table:   the rows that ran (failed points left out; `failed` counts them)
+    params:  the swept parameters (grid paths, e.g. "aqm.k_pkts"; a fluid model's parameters)
+    metrics: the numeric result columns `agg` and `ccscope sweep plot` accept
+    """
+
+    def __init__(self, table: pd.DataFrame, params: list[str], *, out_dir: Path | None = None, failed: int = 0,
+                 fluid: str | None = None):
+        self.table = table.reset_index(drop=True)
+        self.params = list(params)
+        self.out_dir = out_dir
+        self.failed = failed
+        self.fluid = fluid
+        skip = set(self.params) | _BOOKKEEPING
+        self.metrics = [c for c in self.table.columns if c not in skip and _numeric(self.table[c])]
+
+    def __repr__(self) -> str:
+        kind = f"fluid {self.fluid}" if self.fluid else "packet"
+        seeds = ""
+        if "seed" in self.table and "seed" not in self.params:
+            seeds = f", {self.table['seed'].nunique()} seed(s)"
+        return (f"<SweepTable ({kind}) {len(self.table)} rows, {len(self.points())} points over "
+                f"{', '.join(self.params) or 'no parameter'}{seeds}; {len(self.metrics)} metrics>")
+
+    def points(self) -> pd.DataFrame:
+        """The distinct swept points (one row per parameter combination)."""
+        return self.table[self.params].drop_duplicates().reset_index(drop=True)
+
+    def column(self, name: str, option: str = "column") -> str:
+        """The table column `name` stands for (a column, or an alias of METRIC_ALIASES); ValueError listing
+        the parameters and metrics there are otherwise."""
+        if name in self.table.columns and (name in self.params or name in self.metrics):
+            return name
+        alias = METRIC_ALIASES.get(name)
+        if alias is not None and alias in self.metrics:
+            return alias
+        aliases = [f"{a} ({c})" for a, c in METRIC_ALIASES.items() if c in self.metrics]
+        raise ValueError(f"{option} {shown(name)}: not a column of this sweep; parameters: "
+                         f"{', '.join(self.params) or '(none)'}; metrics: {', '.join(self.metrics)}"
+                         + (f"; short names: {', '.join(aliases)}" if aliases else ""))
+
+    def agg(self, *metrics: str, by: str | Sequence[str] | None = None, level: float = CI_LEVEL) -> pd.DataFrame:
+        """Mean and confidence interval over the runs (seeds) of each swept point.
+
+        metrics: columns or short names (default: every metric); by: the parameters to group by (default:
+        all swept parameters). Returns one row per group: the parameters, then per metric `<m>_mean`,
+        `<m>_ci95` (half-width of the Student-t interval at `level`: t_{(1+level)/2, n-1} s / sqrt(n);
+        NaN when n < 2) and `<m>_n` (runs with a value)."""
+        from scipy import stats
+        if not 0 < level < 1:
+            raise ValueError(f"level = {level!r}: must be in (0, 1), e.g. 0.95")
+        cols = [self.column(m, "metric") for m in metrics] if metrics else list(self.metrics)
+        keys = self.params if by is None else ([by] if isinstance(by, str) else list(by))
+        keys = [k if k in self.table.columns else self.column(k, "by") for k in keys]
+        suffix = f"ci{round(level * 100):d}"
+        data = self.table[keys + cols].copy()
+        for c in cols:
+            data[c] = pd.to_numeric(data[c], errors="coerce").astype(float)
+        groups = data.groupby(keys, sort=True, dropna=False) if keys else [((), data)]
+        rows = []
+        for key, g in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            row = dict(zip(keys, key))
+            for c in cols:
+                v = g[c].to_numpy(dtype=float)
+                v = v[np.isfinite(v)]
+                n = len(v)
+                mean = float(v.mean()) if n else float("nan")
+                half = float(stats.t.ppf((1 + level) / 2, n - 1) * v.std(ddof=1) / math.sqrt(n)) if n >= 2 \
+                    else float("nan")
+                row.update({f"{c}_mean": mean, f"{c}_{suffix}": half, f"{c}_n": n})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def _numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+
+def load(out: str | Path) -> SweepTable:
+    """The results of `ccscope sweep --out OUT` (or `sweep(..., out=OUT)`, `fluid_sweep`) as a SweepTable.
+    Raises FileNotFoundError when OUT holds no sweep summary."""
+    out_dir = Path(out)
+    summary = out_dir / "summary.parquet"
+    if not summary.is_file():
+        raise FileNotFoundError(f"{shown(str(out_dir))}: not a sweep output directory (no summary.parquet; "
+                                "write one with ccscope sweep ... --out DIR)")
+    table = pd.read_parquet(summary)
+    try:
+        doc = json.loads((out_dir / "sweep.json").read_text())
+    except (OSError, ValueError):
+        doc = {}
+    grid = doc.get("grid") if isinstance(doc, dict) else None
+    model = doc.get("model") if isinstance(doc, dict) else None
+    if isinstance(grid, dict):
+        params = [k for k in grid if k in table.columns]
+    elif "replicate" in table.columns:  # a packet sweep's parameters sit between point and replicate
+        cols = list(table.columns)
+        params = cols[cols.index("point") + 1:cols.index("replicate")] if "point" in cols else []
+    else:
+        params = []
+    failed = 0
+    if "status" in table.columns:
+        ok = table["status"] == "ok"
+        failed = int((~ok).sum())
+        table = table[ok]
+    return SweepTable(table, params, out_dir=out_dir, failed=failed, fluid=model if isinstance(model, str) else None)

@@ -4,6 +4,7 @@
         --until 100ms --out sweep-out/ [--jobs N | --dask-local N | --scheduler tcp://host:8786] [--seeds 3]
     ccscope sweep --fluid dctcp_normalized --grid wbar=10,20,40 --grid g=0.0625 --out fluid-out/
     ccscope sweep --verify sweep-out/
+    ccscope sweep plot sweep-out/ --x aqm.k_pkts --y bottleneck_utilization --y q_mean -o sweep.png
 
 Writes OUT/summary.parquet (one row per point) and OUT/points/<address>/ (one result directory per
 point); Ctrl-C or SIGTERM stops a sweep within a fraction of a second, keeps the finished points
@@ -22,13 +23,90 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from typer.core import TyperCommand
+
+#: Key of `ctx.meta` holding the context of `ccscope sweep plot` while the sweep command dispatches it.
+_PLOT_CONTEXT = "ccscope.sweep.plot"
+
+
+class _SweepCommand(TyperCommand):
+    """`ccscope sweep FILE ...` as before, and `ccscope sweep plot OUT ...`: a first argument `plot` runs
+    the plot command (a scenario file named plot is given as ./plot)."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] == "plot":
+            sub = typer.main.get_command(_plot_app())
+            # under the root context, so usage and errors read "ccscope sweep plot ..."
+            ctx.meta[_PLOT_CONTEXT] = sub.make_context("sweep plot", list(args[1:]), parent=ctx.parent or ctx)
+            return []
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx):
+        sub_ctx = ctx.meta.pop(_PLOT_CONTEXT, None)
+        if sub_ctx is not None:
+            with sub_ctx:
+                return sub_ctx.command.invoke(sub_ctx)
+        return super().invoke(ctx)
+
+
+def _plot_app() -> typer.Typer:
+    plot_app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
+
+    @plot_app.command()
+    def sweep_plot(
+        out: Path = typer.Argument(..., help="A sweep output directory (ccscope sweep ... --out OUT).", metavar="OUT"),
+        x: str = typer.Option(..., "--x", help="The swept parameter on the x axis, e.g. aqm.k_pkts."),
+        y: list[str] = typer.Option(..., "--y", help="A metric to plot (repeatable: one panel each), e.g. "
+                                    "bottleneck_utilization, queue_mean_pkts (short: q_mean, q_p99, utilization, "
+                                    "throughput, fct_mean, fairness)."),
+        output: Path = typer.Option(Path("sweep.png"), "-o", "--output", help="Figure file (.png, .pdf, .svg); "
+                                    "missing folders are created; an existing figure is replaced, any other "
+                                    "existing file only with --force."),
+        force: bool = typer.Option(False, "--force", help="Replace an existing -o file that is not a figure."),
+        title: str | None = typer.Option(None, "--title", help="Figure title."),
+    ) -> None:
+        """Plot sweep results: the mean over seeds of each point with its 95 % Student-t interval, against one
+        swept parameter; one panel per --y, one line per value of the other swept parameters."""
+        from ccscope import _outdir
+        from ccscope import sweep as sw
+        from ccscope.cli import _console, fail
+        from ccscope.plot.sweep import plot_sweep
+        try:
+            _outdir.check_figure(output, force=force)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("-o"))
+        try:
+            table = sw.load(out)
+        except FileNotFoundError as e:
+            fail(str(e))
+        except (OSError, ValueError) as e:
+            fail(f"{str(out)!r}: cannot read the sweep summary ({e})")
+        try:
+            fig = plot_sweep(table, x, y, title=title)
+        except ValueError as e:
+            fail(str(e))
+        try:
+            with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
+                fig.savefig(tmp, dpi=120)
+        except _outdir.OutputRefused as e:
+            fail(e.cli("-o"))
+        except (OSError, ValueError) as e:
+            fail(f"-o {str(output)!r}: {e}")
+        finally:
+            import matplotlib.pyplot as plt
+            plt.close(fig)
+        note = f" ({table.failed} failed runs left out)" if table.failed else ""
+        _console(False).print(f"wrote {output}{note}")
+
+    return plot_app
 
 
 def register(app: typer.Typer) -> None:
-    """Add the `sweep` command to the main app."""
+    """Add the `sweep` command (and `sweep plot`) to the main app."""
     from ccscope.cli import ALLOW_PATH_HELP
 
-    @app.command("sweep")
+    @app.command("sweep", cls=_SweepCommand, epilog="Plot the results: ccscope sweep plot OUT --x PARAM --y METRIC "
+                 "[--y METRIC ...] -o FILE (ccscope sweep plot --help).")
     def sweep_cmd(
         scenario: Path | None = typer.Argument(None, help="Base scenario file (.toml/.json), optionally with a "
                                                              "\\[sweep] table (grid, seeds, until_s, record, fluid)."),
@@ -45,7 +123,9 @@ def register(app: typer.Typer) -> None:
                                    "or random (--samples points drawn from the grid)."),
         samples: int | None = typer.Option(None, "--samples", help="Points of a random design."),
         seeds: int | None = typer.Option(None, "--seeds", help="Replicates per grid point (derived seeds; default 1)."),
-        set_: list[str] = typer.Option([], "--set", help="Override a base field: PATH=VALUE (repeatable)."),
+        set_: list[str] = typer.Option([], "--set", help="Override a base field: PATH=VALUE (repeatable); with "
+                                       "--fluid, one value of a model parameter (g=0.0625) or a model option "
+                                       "(until_s=0.05)."),
         record: str | None = typer.Option(None, "--record", help="Traces to keep per point, comma-separated "
                                                                     "(e.g. queue,link); default: the scenario's."),
         fluid: str | None = typer.Option(None, "--fluid", help="Sweep a fluid model instead (dctcp_normalized, "
@@ -82,10 +162,11 @@ def register(app: typer.Typer) -> None:
             spec = (sw.load_sweep_file(scenario, allow_paths=allow_path) if scenario is not None
                     else sw.SweepSpec(base={}, grid={}))
             from ccscope.scenario.io import _resolve_cdf_files, apply_set
-            for s in set_:
-                apply_set(spec.base, s)
-            if set_ and scenario is not None:  # a data file a --set names: relative to the file, sandboxed
-                _resolve_cdf_files(spec.base, scenario.resolve().parent, allow_path)
+            if not (fluid or spec.fluid):
+                for s in set_:
+                    apply_set(spec.base, s)
+                if set_ and scenario is not None:  # a data file a --set names: relative to the file, sandboxed
+                    _resolve_cdf_files(spec.base, scenario.resolve().parent, allow_path)
             for g in grid:
                 path, values = sw.parse_grid_option(g)
                 spec.grid[path] = values
@@ -93,6 +174,12 @@ def register(app: typer.Typer) -> None:
             fail(str(e))
         model = fluid or spec.fluid
         until_s = _until(until) if until is not None else spec.until_s
+        fluid_opts: dict = {}
+        if model is not None:  # parameters not in --grid: --set, else the model's defaults (as a base scenario)
+            try:
+                spec.grid, fluid_opts = sw.fluid_grid(model, spec.grid, set_)
+            except ScenarioError as e:
+                fail(str(e))
         if not spec.grid:
             fail("no grid: give --grid PATH=V1,V2,... (or a [sweep.grid] table in the file)")
 
@@ -101,6 +188,7 @@ def register(app: typer.Typer) -> None:
                 err_console.print("note: a fluid sweep runs as one vectorized batch here; --jobs/--dask-local/"
                                   "--scheduler are not used")
             opts = dict(spec.options)
+            opts.update(fluid_opts)
             if until_s is not None and model == "dctcp":
                 opts["until_s"] = until_s
             try:

@@ -159,3 +159,16 @@ def test_cli_fluid_sweep_needs_only_the_swept_parameter(tmp_path):
     assert t.fluid == "dctcp_normalized" and "q_max" in t.metrics
     r = run_cli("sweep", "plot", out, "--x", "wbar", "--y", "q_max", "-o", tmp_path / "f.png")
     assert r.exit_code == 0, r.stderr
+
+
+def test_cc_sweep_load_works_after_a_plain_import_ccscope(tmp_path):
+    import subprocess
+    import sys
+    out = tmp_path / "s"
+    out.mkdir()
+    hand_table().table.to_parquet(out / "summary.parquet")
+    code = (f"import ccscope as cc; t = cc.sweep.load({str(out)!r}); "
+            "print(t.agg('utilization')['bottleneck_utilization_n'].tolist())")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[3, 3]"

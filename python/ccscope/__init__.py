@@ -21,7 +21,7 @@ _NAMES = {
     "simulate": "ccscope.sim",
 }
 #: subpackages reachable as attributes (`ccscope.fluid` pulls in scipy, and JAX when installed)
-_SUBMODULES = ("aqm", "scenario", "units", "fluid")
+_SUBMODULES = ("aqm", "scenario", "units", "fluid", "sweep")
 
 
 def __getattr__(name: str):

@@ -75,7 +75,10 @@ def plot_result(res: SimResult, path, *, queue: bool = True, cwnd: bool = True, 
             fn(res, ax, k_pkts=k)
         else:
             fn(res, ax)
-    fig.suptitle(title or res.scenario.get("name") or "ccscope run")
+    if title is None:  # from the resolved scenario (after any --set), not the template's name
+        from ccscope.plot.runs import describe
+        title = describe(res) or res.scenario.get("name") or "ccscope run"
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

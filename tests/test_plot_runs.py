@@ -198,3 +198,18 @@ def test_library_errors_are_plot_input_errors(runs):
         plot_runs([], ["queue"])
     r = load_runs([runs["k20"]])[0]
     assert isinstance(r, Run) and r.label == ""
+
+
+def test_runs_of_the_same_scenario_are_labelled_by_directory(runs, tmp_path):
+    import shutil
+    copy = tmp_path / "again"
+    shutil.copytree(runs["k20"], copy)
+    fig = plot_runs(load_runs([runs["k20"], copy]), ["queue"])
+    assert _labels(fig.axes[0])[:2] == [str(runs["k20"]), str(copy)]
+
+
+def test_cli_the_issue_reproduction_two_runs_without_options(runs, tmp_path):
+    # before: "Got unexpected extra argument(s)"
+    r = run_cli("plot", runs["k20"], runs["k65"], "-o", tmp_path / "fig.png")
+    assert r.exit_code == 0, r.stderr
+    assert _outdir.is_our_figure(tmp_path / "fig.png")

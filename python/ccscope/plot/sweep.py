@@ -75,6 +75,8 @@ def plot_sweep(table, x: str, ys: Sequence[str], *, title: str | None = None):
         ax.grid(True, lw=0.3, alpha=0.5)
         if n_max >= 2:
             note = f"mean ± 95 % t-interval over {n_min}" + (f"-{n_max}" if n_max != n_min else "") + " seeds"
+        elif table.fluid:
+            note = "fluid model: one value per point"
         else:
             note = "one run per point: no interval"
         ax.set_title(note, loc="left", fontsize="x-small", color="0.3")
@@ -92,6 +94,8 @@ def plot_sweep(table, x: str, ys: Sequence[str], *, title: str | None = None):
         for p in fixed[:4]:
             v = table.table[p].iloc[0]
             shown.append(f"{p}={v:g}" if isinstance(v, (int, float, np.number)) else f"{p}={v}")
+        if "sim_time_s" in table.table and table.table["sim_time_s"].nunique() == 1:
+            shown.append(f"{table.table['sim_time_s'].iloc[0] * 1e3:g} ms simulated per run")
         if shown:
             title += "\n(" + ", ".join(shown) + ")"
     fig.suptitle(title, fontsize="medium")

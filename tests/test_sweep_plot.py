@@ -172,3 +172,15 @@ def test_cc_sweep_load_works_after_a_plain_import_ccscope(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[3, 3]"
+
+
+def test_plot_a_categorical_parameter_has_one_tick_per_value_and_no_connecting_line():
+    rows = [{"flows.cc": cc_name, "seed": s, "bottleneck_utilization": u + 0.01 * s}
+            for cc_name, u in (("dctcp", 0.9), ("new_reno", 0.8)) for s in range(3)]
+    t = sw.SweepTable(pd.DataFrame(rows), ["flows.cc"])
+    fig = plot_sweep(t, "flows.cc", ["utilization"])
+    ax = fig.axes[0]
+    assert [lab.get_text() for lab in ax.get_xticklabels()] == ["dctcp", "new_reno"]
+    line = ax.get_lines()[0]
+    assert line.get_linestyle() == "None"
+    assert np.allclose(line.get_ydata(), [0.91, 0.81])

@@ -428,6 +428,8 @@ def plot(runs: List[Path] = typer.Argument(..., help="Result directories written
         fig = plot_runs(loaded, kinds, t_from=lo, t_to=hi, port=port, flows=flow or None, title=title)
     except PlotInputError as e:
         fail(str(e))
+    except (KeyError, TypeError, ValueError) as e:  # a result whose tables lack what the panel reads
+        fail(f"cannot plot {', '.join(str(r) for r in runs)}: {type(e).__name__}: {e}")
     try:
         with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
             fig.savefig(tmp, dpi=120)

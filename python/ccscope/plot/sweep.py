@@ -13,6 +13,8 @@ import pandas as pd
 
 #: Horizontal offset between the lines of one panel, as a fraction of the x range.
 DODGE = 0.008
+#: The same offset between lines on a categorical x axis (categories one unit apart).
+CATEGORY_DODGE = 0.06
 #: Metric columns whose values are drawn in other units (column suffix -> (scale, unit shown)).
 _UNITS = {"_bps": (1e-9, "Gb/s"), "_s": (1e3, "ms")}
 
@@ -56,8 +58,8 @@ def plot_sweep(table, x: str, ys: Sequence[str], *, title: str | None = None):
     if numeric:
         xs = agg[xcol].to_numpy(dtype=float)
         span = float(xs.max() - xs.min()) or 1.0
-    else:
-        span = float(max(len(cats) - 1, 1))
+    else:  # categories sit at 0, 1, ...: the lines side by side within a category, unconnected
+        span = float(max(len(cats) - 1, 1)) * CATEGORY_DODGE / DODGE
     for ax, col in zip(axes[:, 0], ycols):
         label, scale = _ylabel(col)
         for gi, (key, g) in enumerate(groups):
@@ -70,7 +72,7 @@ def plot_sweep(table, x: str, ys: Sequence[str], *, title: str | None = None):
             name = ", ".join(f"{p}={v:g}" if isinstance(v, (int, float, np.number)) else f"{p}={v}"
                              for p, v in zip(others, key)) or "mean"
             ax.errorbar(xv, mean, yerr=np.where(np.isfinite(half), half, 0.0), marker="o", ms=4, lw=1.2,
-                        capsize=3, label=name)
+                        capsize=3, label=name, ls="-" if numeric else "none")
         ax.set_ylabel(label)
         ax.grid(True, lw=0.3, alpha=0.5)
         if n_max >= 2:

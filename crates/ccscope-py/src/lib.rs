@@ -267,9 +267,21 @@ impl Simulation {
     }
 
     /// Process one event; returns its time in seconds, or None when no event is left.
+    ///
+    /// A bounded run of one event up to the next event's time, which is exactly what the
+    /// engine's `step` does (the same event, clock and look-ahead horizon). Not `sim.step()`:
+    /// that would be a second caller of the engine's event handler, and with two callers LLVM
+    /// keeps the handler out of line, so the run loop of `run_until` pays a call and loses
+    /// the optimizations across it: the extension ran 1.5x slower than the bench binary
+    /// (BENCHMARKS.md). tests/test_run_speed_path.py checks the handler stays inlined.
     fn step(&mut self) -> PyResult<Option<f64>> {
         let sim = self.sim()?;
-        guarded("step", || Ok(sim.step().map(|t| t.as_secs_f64())))
+        guarded("step", || {
+            Ok(sim.peek().map(|t| {
+                sim.run_until_bounded(t, 1);
+                t.as_secs_f64()
+            }))
+        })
     }
 
     /// Time of the next event in seconds, or None.

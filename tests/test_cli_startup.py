@@ -1,6 +1,9 @@
 """The command line starts without the heavy libraries: `--help` and `--version` load neither
 numpy, pandas, matplotlib, JAX nor rich's console (their cost is the start-up a user waits for on
-every command; BENCHMARKS.md has the timings)."""
+every command; BENCHMARKS.md has the timings). `import ccscope` and the API that runs the engine
+load no pandas, matplotlib or JAX, and `ccscope run` (with --out) none of them either: its result
+is summarised and written from the engine's columns (tests/test_result_io_direct.py checks the
+files against pandas' own)."""
 from __future__ import annotations
 
 import json
@@ -44,3 +47,36 @@ def test_help_lists_every_command():
     assert p.returncode == 0, p.stderr
     for cmd in ("run", "plot", "demo", "sweep", "scenario", "fluid", "guide", "stability", "repro"):
         assert f"\n  {cmd} " in p.stdout, cmd
+
+
+RUN_HEAVY = ("pandas", "matplotlib", "jax", "scipy", "dask")
+
+
+def test_import_ccscope_and_its_run_api_load_no_pandas_matplotlib_or_jax():
+    assert not [m for m in ("numpy", *RUN_HEAVY) if m in _modules_after("import ccscope")]
+    mods = _modules_after("import ccscope\nccscope.simulate, ccscope.Simulation, ccscope.SimResult, ccscope.load")
+    assert not [m for m in RUN_HEAVY if m in mods]
+
+
+def test_a_run_through_the_api_loads_pandas_only_when_a_table_is_asked_for():
+    code = ("import sys, ccscope as cc\n"
+            "res = cc.simulate({'until_s': 0.002, 'topology': {'kind': 'dumbbell', 'bottleneck_bps': 1e9, "
+            "'rtt_s': 1e-4}, 'flows': {'count': 2, 'cc': 'dctcp'}})\n"
+            "assert res.summary['events'] > 0 and 'pandas' not in sys.modules\n"
+            "res.flows")
+    assert "pandas" in _modules_after(code)
+    assert "pandas" not in _modules_after(code.rsplit("\n", 1)[0])
+
+
+def test_ccscope_run_with_out_loads_no_pandas_matplotlib_or_jax(tmp_path):
+    sc = tmp_path / "s.json"
+    sc.write_text(json.dumps({"until_s": 0.002, "topology": {"kind": "dumbbell", "bottleneck_bps": 1e9, "rtt_s": 1e-4},
+                              "flows": {"count": 2, "cc": "dctcp"}, "record": {"traces": ["queue", "link", "drops"]}}))
+    for quiet in (["--quiet"], []):
+        out = tmp_path / f"out{len(quiet)}"
+        argv = ["run", str(sc), "--out", str(out), *quiet]
+        code = ("import sys\nsys.argv = ['ccscope', *%r]\nfrom ccscope._entry import main\n"
+                "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code" % (argv,))
+        mods = _modules_after(code)
+        assert not [m for m in RUN_HEAVY if m in mods], quiet
+        assert (out / "traces" / "queue.parquet").is_file() and (out / "summary.json").is_file()

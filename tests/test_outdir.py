@@ -232,15 +232,15 @@ def test_an_exception_while_writing_leaves_the_previous_result_and_no_copies(tmp
     v = tmp_path / "v"
     small_result.save(v)
     before = listing(v)
-    import pandas as pd
-    real = pd.DataFrame.to_parquet
+    import pyarrow.parquet as pq
+    real = pq.write_table  # every Parquet file of a result goes through it (from columns or DataFrames)
 
-    def interrupted(self, path, *a, **k):
+    def interrupted(table, path, *a, **k):
         if str(path).endswith("ports.parquet"):
             raise KeyboardInterrupt
-        return real(self, path, *a, **k)
+        return real(table, path, *a, **k)
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", interrupted)
+    monkeypatch.setattr(pq, "write_table", interrupted)
     with pytest.raises(KeyboardInterrupt):
         small_result.save(v)
     assert listing(v) == before and leftovers(tmp_path, v) == []
@@ -258,13 +258,13 @@ from ccscope import _outdir
 res = cc.simulate(cc.scenario.io.load_file(sys.argv[1]), until_s=1e-3)
 where = sys.argv[3]
 if where == "fill":
-    import pandas as pd
-    real = pd.DataFrame.to_parquet
-    def die(self, path, *a, **k):
-        real(self, path, *a, **k)
+    import pyarrow.parquet as pq
+    real = pq.write_table
+    def die(table, path, *a, **k):
+        real(table, path, *a, **k)
         if str(path).endswith("flows.parquet"):
             os.kill(os.getpid(), signal.SIGKILL)
-    pd.DataFrame.to_parquet = die
+    pq.write_table = die
 elif where == "swap":  # between moving the previous result aside and renaming the new one in
     real_rename = os.rename
     def rename(a, b):
@@ -338,13 +338,13 @@ def test_copies_of_a_live_process_are_left_alone(tmp_path, small_result):
 def test_sigterm_while_writing_in_the_cli_removes_the_staging_copy(tmp_path):
     script = (
         "import os, signal, sys\n"
-        "import pandas as pd\n"
-        "real = pd.DataFrame.to_parquet\n"
-        "def term(self, path, *a, **k):\n"
-        "    real(self, path, *a, **k)\n"
+        "import pyarrow.parquet as pq\n"
+        "real = pq.write_table\n"
+        "def term(table, path, *a, **k):\n"
+        "    real(table, path, *a, **k)\n"
         "    if str(path).endswith('flows.parquet'):\n"
         "        os.kill(os.getpid(), signal.SIGTERM)\n"
-        "pd.DataFrame.to_parquet = term\n"
+        "pq.write_table = term\n"
         f"sys.argv = ['ccscope', 'run', {str(SCEN)!r}, '--until', '3ms', '--quiet', '--out', {str(tmp_path / 'v')!r}]\n"
         "from ccscope.cli import main\n"
         "main()\n")

@@ -119,8 +119,9 @@ def _summary_table(res) -> Table:
     t.add_row("bottleneck utilization", f"{100 * s['bottleneck_utilization']:.3f} %")
     t.add_row("queue mean / p99", f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.1f} pkts")
     t.add_row("marks / drops", f"{s['marks']} / {s['drops']}")
+    cc_names = res._column("flows", "cc")  # not res.flows: the table stays columns (no pandas)
     for i, bps in enumerate(s["flow_throughput_bps"][:20]):
-        cc_name = res.flows["cc"].iloc[i]
+        cc_name = cc_names[i]
         t.add_row(f"flow {i} ({cc_name}) throughput", f"{bps / 1e9:.4f} Gb/s")
     if len(s["flow_throughput_bps"]) > 20:
         t.add_row("...", f"{len(s['flow_throughput_bps']) - 20} more flows (flows.parquet)")
@@ -284,15 +285,14 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
     with _sigterm_as_interrupt():
         res = _run(data, _until(until), out, quiet, seed, record, force=force, protect=[scenario],
                    max_memory_bytes=budget)
-    trunc = res.traces.get("truncated")
-    if trunc is not None:
-        for row in trunc.itertuples(index=False):
-            if getattr(row, "reason", "memory") == "disk":
-                _note(f"warning: trace {row.series!r} stopped after {row.rows_kept:,} rows ({row.detail}): "
-                      f"{row.rows_left_out:,} rows were not recorded")
-            else:
-                _note(f"warning: trace {row.series!r} reached its cap of {row.cap_rows:,} rows: "
-                      f"{row.rows_left_out:,} rows were not recorded (raise --max-memory to keep more)")
+    # from the engine's columns: res.traces would make every trace a DataFrame (pandas' import)
+    for row in res.truncated_rows():
+        if row.get("reason", "memory") == "disk":
+            _note(f"warning: trace {row['series']!r} stopped after {row['rows_kept']:,} rows ({row['detail']}): "
+                  f"{row['rows_left_out']:,} rows were not recorded")
+        else:
+            _note(f"warning: trace {row['series']!r} reached its cap of {row['cap_rows']:,} rows: "
+                  f"{row['rows_left_out']:,} rows were not recorded (raise --max-memory to keep more)")
     if json_summary:
         from ccscope.result import _jsonable
         print(json.dumps(_jsonable(res.summary), indent=2))

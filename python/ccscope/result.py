@@ -11,22 +11,28 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import sys
 import weakref
 from collections.abc import Iterator, MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EVENT_NAMES = {0: "drop_overflow", 1: "drop_aqm", 2: "mark"}
+#: Categories of the feedback trace's event column.
+FEEDBACK_EVENTS = ["sent", "applied"]
 #: Fraction of the run treated as warm-up by the summary (FIGURES.md measurement conventions).
 WARMUP_FRACTION = 0.2
+#: The tables of a result besides its traces, in the order `save` writes them.
+_TABLES = ("flows", "ports", "rounds")
 
 
-@dataclass
 class SimResult:
     """What `ccscope.simulate` returns.
 
@@ -35,21 +41,105 @@ class SimResult:
     ports:   one row per port (rate, bytes sent, drops, marks, mean/max queue, utilization)
     summary: headline metrics (bottleneck_utilization, queue_mean_pkts, queue_p99_pkts, ...)
     scenario: the expanded scenario (plain data);  meta: version, seed, wall time, events/s
+    rounds:  completed incast rounds: workload, round, start_s, end_s, completion_s
+
+    A result of a run holds the engine's columns and makes each DataFrame on first access
+    (pandas is imported then, not before): the summary is computed from the columns, and
+    `save()` writes the tables not yet accessed straight from them with pyarrow, into the same
+    files as the DataFrames give (tests/test_result_io_direct.py compares them byte for byte).
     """
-    traces: dict[str, pd.DataFrame]
-    flows: pd.DataFrame
-    ports: pd.DataFrame
-    summary: dict[str, Any]
-    scenario: dict
-    meta: dict[str, Any] = field(default_factory=dict)
-    #: completed incast rounds: workload, round, start_s, end_s, completion_s
-    rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __init__(self, traces: "dict[str, pd.DataFrame]", flows: "pd.DataFrame", ports: "pd.DataFrame",
+                 summary: dict[str, Any], scenario: dict, meta: Optional[dict[str, Any]] = None,
+                 rounds: "Optional[pd.DataFrame]" = None):
+        self._traces = traces
+        self._flows = flows
+        self._ports = ports
+        self._rounds = rounds
+        self.summary = summary
+        self.scenario = scenario
+        self.meta = {} if meta is None else meta
+        #: the engine's columns of the tables not made into DataFrames yet ("traces": {name: columns},
+        #: "flows", "ports", "rounds", "port_names"), filled by `build_result`
+        self._cols: dict[str, Any] = {}
+
+    @classmethod
+    def _from_columns(cls, traces: Optional["Traces"], cols: dict, summary: dict, scenario: dict,
+                      meta: dict) -> "SimResult":
+        res = cls(traces, None, None, summary, scenario, meta, None)  # type: ignore[arg-type]
+        res._cols = cols
+        return res
+
+    @property
+    def traces(self) -> "dict[str, pd.DataFrame]":
+        if self._traces is None:
+            names = self._cols["port_names"]
+            self._traces = {n: _trace_frame(n, c, names) for n, c in self._cols.pop("traces").items()}
+        return self._traces
+
+    @traces.setter
+    def traces(self, value) -> None:
+        self._cols.pop("traces", None)
+        self._traces = value
+
+    def _table(self, key: str) -> "pd.DataFrame":
+        df = getattr(self, "_" + key)
+        if df is None:
+            import pandas as pd
+            cols = self._cols.pop(key, None)
+            df = pd.DataFrame(cols if cols is not None else {})
+            setattr(self, "_" + key, df)
+        return df
+
+    def _set_table(self, key: str, df) -> None:
+        self._cols.pop(key, None)
+        setattr(self, "_" + key, df)
+
+    flows = property(lambda self: self._table("flows"), lambda self, v: self._set_table("flows", v))
+    ports = property(lambda self: self._table("ports"), lambda self, v: self._set_table("ports", v))
+    rounds = property(lambda self: self._table("rounds"), lambda self, v: self._set_table("rounds", v))
+
+    def _column(self, table: str, name: str) -> list:
+        """Column `name` of table `table` ("flows", "ports" or a trace) as a list, without making
+        the DataFrame when it has not been made yet."""
+        lazy = self._cols.get(table) if table in _TABLES else (self._cols.get("traces") or {}).get(table)
+        if lazy is not None:
+            return list(lazy[name])
+        if isinstance(self._traces, Traces) and table in self._traces._lazy:
+            return list(self._traces._lazy[table][name])
+        df = getattr(self, table) if table in _TABLES else self.traces[table]
+        return df[name].tolist()
+
+    def _has_trace(self, name: str) -> bool:
+        return name in (self._cols["traces"] if self._traces is None else self._traces)
+
+    def truncated_rows(self) -> list[dict]:
+        """The rows of `traces["truncated"]` (which event traces stopped early) as dicts; [] when
+        none did. Reads the engine's columns when the traces were not made into DataFrames."""
+        if not self._has_trace("truncated"):
+            return []
+        lazy = (self._cols.get("traces") or {}).get("truncated")
+        if lazy is None and isinstance(self._traces, Traces):
+            lazy = self._traces._lazy.get("truncated")
+        if lazy is None:
+            return self.traces["truncated"].to_dict("records")
+        n = _rows(lazy)
+        return [{k: (v[i].item() if isinstance(v, np.ndarray) else v[i]) for k, v in lazy.items()} for i in range(n)]
+
+    def __reduce__(self):  # pickled with every table made (Traces pickles as a plain dict)
+        return (SimResult, (self.traces, self.flows, self.ports, self.summary, self.scenario, self.meta,
+                            self.rounds))
+
+    def __repr__(self) -> str:
+        traces = self._cols["traces"] if self._traces is None else self._traces
+        return (f"SimResult(scenario={self.scenario.get('name')!r}, traces={sorted(traces)}, "
+                f"summary={self.summary!r})")
 
     @property
     def success(self) -> bool:
         return True
 
-    def trace_chunks(self, name: str) -> Iterator[pd.DataFrame]:
+    def trace_chunks(self, name: str) -> "Iterator[pd.DataFrame]":
         """The trace `name` as DataFrames of at most one chunk each (a spilled trace: its chunks
         read one at a time from disk, then the rows kept in memory; any other trace: the whole
         DataFrame once). Concatenated in order, they are `traces[name]`; use this for a spilled
@@ -75,26 +165,159 @@ class SimResult:
         - an existing file at `out_dir` is always refused;
         - `protect`: paths that must survive (e.g. the scenario file): refused if one of them is
           one of the result's own entries.
+
+        Tables not yet made into DataFrames are written from the engine's columns with pyarrow
+        (no pandas); the files are the same bytes as the DataFrames' `to_parquet` gives.
         Returns the directory written."""
         from ccscope import _outdir
 
         def fill(tmp: Path) -> None:
             (tmp / "traces").mkdir()
-            for name in self.traces:
-                sp = self.traces.spilled(name) if isinstance(self.traces, Traces) else None
-                if sp is None:
-                    self.traces[name].to_parquet(tmp / "traces" / f"{name}.parquet", index=False)
-                else:  # chunk by chunk, one row group each: never the whole series in memory
-                    sp.write_parquet(tmp / "traces" / f"{name}.parquet")
-            self.flows.to_parquet(tmp / "flows.parquet", index=False)
-            self.ports.to_parquet(tmp / "ports.parquet", index=False)
-            self.rounds.to_parquet(tmp / "rounds.parquet", index=False)
+            names = self._cols.get("port_names")
+            if self._traces is None:  # not made into DataFrames: straight from the columns
+                for name, cols in self._cols["traces"].items():
+                    _write_trace(tmp / "traces" / f"{name}.parquet", name, cols, names)
+            else:
+                tr = self._traces
+                for name in tr:
+                    sp = tr.spilled(name) if isinstance(tr, Traces) else None
+                    lazy = tr._lazy.get(name) if isinstance(tr, Traces) else None
+                    path = tmp / "traces" / f"{name}.parquet"
+                    if sp is not None:  # chunk by chunk, one row group each: never the whole series in memory
+                        sp.write_parquet(path)
+                    elif lazy is not None:
+                        _write_trace(path, name, lazy, tr._port_names)
+                    else:
+                        tr[name].to_parquet(path, index=False)
+            for key in _TABLES:
+                path = tmp / f"{key}.parquet"
+                if getattr(self, "_" + key) is None:
+                    _write_columns(path, self._cols.get(key), {}, lambda key=key: self._table(key))
+                else:
+                    getattr(self, key).to_parquet(path, index=False)
             (tmp / "summary.json").write_text(json.dumps(_jsonable(self.summary), indent=2, sort_keys=True) + "\n")
             (tmp / "scenario.json").write_text(dumps_readable(self.scenario) + "\n")
             (tmp / "meta.json").write_text(json.dumps(_jsonable(self.meta), indent=2, sort_keys=True) + "\n")
 
         _outdir.write_dir(out_dir, _outdir.RUN, fill, force=force, protect=protect)
         return Path(out_dir)
+
+
+def _rows(cols: dict) -> int:
+    """Rows of a table given as columns (0 without columns)."""
+    return len(next(iter(cols.values()))) if cols else 0
+
+
+# ------------------------------------------------------------------ Parquet without pandas
+#: pandas' codes dtype of a categorical with n categories (`coerce_indexer_dtype`): the first
+#: whose maximum exceeds n
+_CODE_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _codes_dtype(n: int) -> np.dtype:
+    for dt in _CODE_DTYPES:
+        if n < np.iinfo(dt).max:
+            return dt
+    return _CODE_DTYPES[-1]
+
+
+def _pandas_version() -> Optional[str]:
+    """pandas' version as `pandas.__version__` says it, without importing pandas (its version
+    file); None when it cannot be read that way."""
+    pd = sys.modules.get("pandas")
+    if pd is not None:
+        return pd.__version__
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec("pandas")
+        text = (Path(spec.origin).parent / "_version_meson.py").read_text()
+    except (ImportError, AttributeError, TypeError, OSError, ValueError):
+        return None
+    m = re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.M)
+    return m.group(1) if m else None
+
+
+def _bits(mask: np.ndarray):
+    """An Arrow bitmap of a boolean array."""
+    import pyarrow as pa
+    return pa.py_buffer(np.packbits(mask, bitorder="little"))
+
+
+def _arrow_array(v):
+    """A numpy column or a list of str as a pyarrow array, built from buffers: `pa.array` of a
+    numpy array or a list imports pandas (0.5-1 s) to check whether it is a pandas object. A
+    float NaN is null, as pandas' conversion has it; None for anything else."""
+    import pyarrow as pa
+    if isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind in "biuf":
+        n = len(v)
+        if v.dtype.kind == "b":
+            return pa.Array.from_buffers(pa.bool_(), n, [None, _bits(v)])
+        v = np.ascontiguousarray(v, dtype=v.dtype.newbyteorder("="))
+        valid = None
+        if v.dtype.kind == "f":
+            nan = np.isnan(v)
+            if nan.any():
+                valid = _bits(~nan)
+        return pa.Array.from_buffers(pa.from_numpy_dtype(v.dtype), n, [valid, pa.py_buffer(v)])
+    if isinstance(v, list) and v and all(type(x) is str for x in v):
+        data = [x.encode("utf-8") for x in v]
+        offsets = np.zeros(len(data) + 1, dtype=np.int64)
+        np.cumsum([len(x) for x in data], out=offsets[1:])
+        return pa.Array.from_buffers(pa.large_string(), len(data), [None, pa.py_buffer(offsets),
+                                                                    pa.py_buffer(b"".join(data))])
+    return None
+
+
+def _arrow_table(cols: dict, cats: dict):
+    """A pyarrow Table of `cols` (numpy arrays, lists of str) equal to what
+    `pa.Table.from_pandas(pd.DataFrame(cols) with cats as categoricals, preserve_index=False)`
+    gives, pandas metadata included, or None for anything outside what the engine's columns
+    hold (the caller then goes through pandas): `cats` maps a column of codes to its categories."""
+    import pyarrow as pa
+    version = _pandas_version()
+    if version is None or not cols:
+        return None
+    n = _rows(cols)
+    arrays, meta = [], []
+    for name, v in cols.items():
+        if not isinstance(name, str) or len(v) != n:
+            return None
+        if name in cats:
+            categories = [str(c) for c in cats[name]]
+            codes = np.asarray(v)
+            if codes.dtype.kind not in "ui" or not categories or \
+                    (len(codes) and (codes.min() < 0 or codes.max() >= len(categories))):
+                return None  # pandas refuses such codes: let it say so
+            dt = _codes_dtype(len(categories))
+            arr = pa.DictionaryArray.from_arrays(_arrow_array(codes.astype(dt)), _arrow_array(categories))
+            info = ("categorical", dt.name, {"num_categories": len(categories), "ordered": False})
+        else:
+            arr = _arrow_array(v)
+            if arr is None:
+                return None
+            info = ("object", "str", None) if isinstance(v, list) else (v.dtype.name, v.dtype.name, None)
+        arrays.append(arr)
+        meta.append({"name": name, "field_name": name, "pandas_type": info[0], "numpy_type": info[1],
+                     "metadata": info[2]})
+    pandas_meta = {"index_columns": [], "column_indexes": [], "columns": meta, "attributes": {},
+                   "creator": {"library": "pyarrow", "version": pa.__version__}, "pandas_version": version}
+    return pa.Table.from_arrays(arrays, names=list(cols), metadata={b"pandas": json.dumps(pandas_meta).encode("utf8")})
+
+
+def _write_columns(path: Path, cols: Optional[dict], cats: dict, frame) -> None:
+    """Write a table given as columns to Parquet with pyarrow; `frame()` makes its DataFrame for
+    what `_arrow_table` leaves to pandas (no columns, an empty text column)."""
+    t = _arrow_table(cols, cats) if cols is not None else None
+    if t is None:
+        frame().to_parquet(path, index=False)
+        return
+    import pyarrow.parquet as pq
+    pq.write_table(t, str(path), compression="snappy")
+
+
+def _write_trace(path: Path, name: str, cols: dict, port_names: list) -> None:
+    cols2, cats = _trace_columns(name, cols, port_names)
+    _write_columns(path, cols2, cats, lambda: _trace_frame(name, cols, port_names))
 
 
 #: numpy dtypes of the chunk storage codes (`Dtype::code` in the engine); "ps" is u64
@@ -108,16 +331,28 @@ _PS_PER_S = np.float64(1e12)
 _LOAD_COPIES = 3
 
 
-def _trace_frame(name: str, cols: dict, port_cat: pd.CategoricalDtype) -> pd.DataFrame:
-    """A trace table from the engine's columns: ports and events as categoricals."""
-    df = pd.DataFrame(cols)
-    if "port" in df:
-        df["port"] = pd.Categorical.from_codes(df["port"].astype(np.int64), dtype=port_cat)
+def _trace_columns(name: str, cols: dict, port_names: list) -> tuple[dict, dict]:
+    """A trace's columns as its table holds them, and its categoricals ({column: categories}):
+    the port (codes into the result's ports) and the event of drops and feedback; the drops'
+    is_ack as booleans."""
+    cats = {}
+    if "port" in cols:
+        cats["port"] = port_names
     if name == "drops":
-        df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=[EVENT_NAMES[i] for i in range(3)])
-        df["is_ack"] = df["is_ack"].astype(bool)
+        cats["event"] = [EVENT_NAMES[i] for i in range(3)]
+        cols = {**cols, "is_ack": np.asarray(cols["is_ack"]).astype(bool)}
     if name == "feedback":
-        df["event"] = pd.Categorical.from_codes(df["event"].astype(np.int64), categories=["sent", "applied"])
+        cats["event"] = FEEDBACK_EVENTS
+    return cols, cats
+
+
+def _trace_frame(name: str, cols: dict, port_names: list) -> "pd.DataFrame":
+    """A trace table from the engine's columns: ports and events as categoricals."""
+    import pandas as pd
+    cols, cats = _trace_columns(name, cols, port_names)
+    df = pd.DataFrame(cols)
+    for col, categories in cats.items():
+        df[col] = pd.Categorical.from_codes(df[col].astype(np.int64), dtype=pd.CategoricalDtype(categories))
     return df
 
 
@@ -148,13 +383,13 @@ class SpilledTrace:
     """A trace whose rows are partly in chunk files: its segments in order (files, and slices of
     the rows the engine kept in memory)."""
 
-    def __init__(self, name: str, manifest: dict, tail: dict, port_cat: pd.CategoricalDtype, budget_bytes: int):
+    def __init__(self, name: str, manifest: dict, tail: dict, port_names: list, budget_bytes: int):
         self.name = name
         self.columns = [tuple(c) for c in manifest["columns"]]
         self.segments = [tuple(s) for s in manifest["segments"]]
         self.rows = int(manifest["rows"])
         self._tail = tail
-        self._port_cat = port_cat
+        self.port_names = list(port_names)
         self.budget_bytes = int(budget_bytes)
 
     @property
@@ -172,12 +407,17 @@ class SpilledTrace:
             else:
                 yield {c: v[int(where):int(where) + int(rows)] for c, v in self._tail.items()}
 
-    def chunks(self) -> Iterator[pd.DataFrame]:
+    def chunks(self) -> "Iterator[pd.DataFrame]":
         for cols in self.raw_chunks():
-            yield _trace_frame(self.name, cols, self._port_cat)
+            yield _trace_frame(self.name, cols, self.port_names)
 
-    def load(self) -> pd.DataFrame:
+    def load(self) -> "pd.DataFrame":
         """The whole trace, when it fits the memory budget; else a ResultError naming it."""
+        return _trace_frame(self.name, self.load_columns(), self.port_names)
+
+    def load_columns(self) -> dict:
+        """The whole trace as the engine's columns, when it fits the memory budget; else a
+        ResultError naming it."""
         from ccscope.errors import ResultError
         need = self.rows * self.row_bytes * _LOAD_COPIES
         if need > self.budget_bytes:
@@ -186,18 +426,20 @@ class SpilledTrace:
                 f"beyond the memory budget {_fmt_bytes(self.budget_bytes)}; read it chunk by chunk with "
                 f"result.trace_chunks({self.name!r}), or save() it (streamed to Parquet)")
         parts = list(self.raw_chunks())
-        cols = {c: np.concatenate([p[c] for p in parts]) if parts else self._tail[c][:0] for c in self._tail}
-        return _trace_frame(self.name, cols, self._port_cat)
+        return {c: np.concatenate([p[c] for p in parts]) if parts else self._tail[c][:0] for c in self._tail}
 
     def write_parquet(self, path: Path) -> None:
         """Stream the trace into one Parquet file, a row group per chunk; the same table as
-        `load().to_parquet(path, index=False)` gives."""
+        `load().to_parquet(path, index=False)` gives. Each chunk goes from its columns to pyarrow
+        directly (as `pa.Table.from_pandas` of its DataFrame would give it)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
         writer = None
         try:
-            for df in self.chunks():
-                t = pa.Table.from_pandas(df, preserve_index=False)
+            for raw in self.raw_chunks():
+                t = _arrow_table(*_trace_columns(self.name, raw, self.port_names))
+                if t is None:
+                    t = pa.Table.from_pandas(_trace_frame(self.name, raw, self.port_names), preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(str(path), t.schema)
                 writer.write_table(t.cast(writer.schema) if t.schema != writer.schema else t)
@@ -224,9 +466,14 @@ class Traces(MutableMapping):
     `SimResult.trace_chunks`). Owns the spill directory: removed when this mapping is garbage
     collected or at interpreter exit. Pickled (or deep-copied) as a plain dict, every trace loaded."""
 
-    def __init__(self, frames: dict, spilled: Optional[dict] = None, spill_dir: Optional[str] = None):
+    def __init__(self, frames: dict, spilled: Optional[dict] = None, spill_dir: Optional[str] = None,
+                 lazy: Optional[dict] = None, port_names: Optional[list] = None):
+        # frames[name] is None for a trace not made yet: spilled (read from its chunks) or in
+        # `lazy`, the engine's columns (made into a DataFrame with `port_names`)
         self._frames: dict[str, Optional[pd.DataFrame]] = dict(frames)
         self._spilled: dict[str, SpilledTrace] = dict(spilled or {})
+        self._lazy: dict[str, dict] = dict(lazy or {})
+        self._port_names = list(port_names or [])
         self.spill_dir = spill_dir
         self._cleanup = weakref.finalize(self, _remove_tree, spill_dir) if spill_dir else None
 
@@ -234,19 +481,25 @@ class Traces(MutableMapping):
         """The spill record of trace `name` (None: it is held in memory)."""
         return self._spilled.get(name)
 
-    def __getitem__(self, name: str) -> pd.DataFrame:
+    def __getitem__(self, name: str) -> "pd.DataFrame":
         df = self._frames[name]
         if df is None:
-            df = self._frames[name] = self._spilled[name].load()
+            if name in self._spilled:
+                df = self._spilled[name].load()
+            else:
+                df = _trace_frame(name, self._lazy.pop(name), self._port_names)
+            self._frames[name] = df
         return df
 
-    def __setitem__(self, name: str, df: pd.DataFrame) -> None:
+    def __setitem__(self, name: str, df: "pd.DataFrame") -> None:
         self._spilled.pop(name, None)
+        self._lazy.pop(name, None)
         self._frames[name] = df
 
     def __delitem__(self, name: str) -> None:
         del self._frames[name]
         self._spilled.pop(name, None)
+        self._lazy.pop(name, None)
 
     def __iter__(self):
         return iter(self._frames)
@@ -259,7 +512,8 @@ class Traces(MutableMapping):
 
     def __repr__(self) -> str:
         parts = [f"{n!r}: <{self._spilled[n].rows} rows, spilled>" if self._frames[n] is None and n in self._spilled
-                 else f"{n!r}: <{len(self._frames[n])} rows>" for n in self._frames]
+                 else f"{n!r}: <{_rows(self._lazy[n]) if n in self._lazy else len(self._frames[n])} rows>"
+                 for n in self._frames]
         return "Traces({" + ", ".join(parts) + "})"
 
     def __reduce__(self):
@@ -401,8 +655,10 @@ def _read_json_object(d: Path, rel: str) -> dict:
     return obj
 
 
-def _read_table(d: Path, rel: str, *, required: bool = True) -> Optional[pd.DataFrame]:
+def _read_table(d: Path, rel: str, *, required: bool = True) -> "Optional[pd.DataFrame]":
     """A Parquet table of a result, with its required columns (REQUIRED_COLUMNS) checked."""
+    import pandas as pd
+
     from ccscope.errors import ResultError, cut_message
     p = _regular_file(d, rel, required=required)
     if p is None:
@@ -431,6 +687,8 @@ def load(out_dir: Union[str, Path]) -> SimResult:
     file and what is wrong: a missing or empty file, bytes that are not JSON/Parquet, a JSON
     value that is not an object, a table without its columns (REQUIRED_COLUMNS), a trace naming
     a port or event the result does not have."""
+    import pandas as pd
+
     from ccscope.errors import ResultError, shown
     d = Path(out_dir)
     if not d.is_dir():
@@ -481,7 +739,8 @@ def load(out_dir: Union[str, Path]) -> SimResult:
 
 def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = False,
                  end_s: Optional[float] = None, spill_dir: Optional[str] = None) -> SimResult:
-    """Turn the engine's column dicts into DataFrames and compute the summary.
+    """Turn the engine's column dicts into a result and compute the summary (numpy only: the
+    DataFrames are made on first access).
 
     partial: the run was interrupted before its end (`end_s`, the scheduled end): the summary
     covers [warm-up, the simulated time reached] like a run asked to stop there, and `meta`
@@ -490,28 +749,30 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     own it from here on.
     """
     tables = raw["tables"]
-    ports = pd.DataFrame(tables.pop("ports"))
-    ports["recorded"] = ports["recorded"].astype(bool)
-    flows = pd.DataFrame(tables.pop("flows"))
-    rounds = pd.DataFrame(tables.pop("rounds", {}))
+    ports = dict(tables.pop("ports"))
+    ports["recorded"] = np.asarray(ports["recorded"]).astype(bool)
+    flows = dict(tables.pop("flows"))
+    rounds = tables.pop("rounds", None)
     port_names = list(ports["name"])
-    cat = pd.CategoricalDtype(port_names)
     manifests = raw.get("spilled") or {}
     budget = int(raw.get("max_memory_bytes") or 0)
-    frames: dict[str, Optional[pd.DataFrame]] = {}
-    spilled: dict[str, SpilledTrace] = {}
-    for name, cols in tables.items():
-        if name in manifests:
-            spilled[name] = SpilledTrace(name, manifests[name], cols, cat, budget)
-            frames[name] = None
-        else:
-            frames[name] = _trace_frame(name, cols, cat)
-    traces = Traces(frames, spilled, spill_dir) if spilled else frames
+    spilled = {name: SpilledTrace(name, manifests[name], cols, port_names, budget)
+               for name, cols in tables.items() if name in manifests}
+    memory = {name: cols for name, cols in tables.items() if name not in manifests}
+    traces = None
+    if spilled:
+        traces = Traces(dict.fromkeys(tables), spilled, spill_dir, lazy=memory, port_names=port_names)
+
+    def trace(name: str) -> Optional[dict]:  # a trace's columns, a spilled one loaded (within the budget)
+        return spilled[name].load_columns() if name in spilled else memory.get(name)
+
     scenario = json.loads(raw["scenario_json"])
     sim_time = float(raw["sim_time_s"])
     warm = WARMUP_FRACTION * sim_time
-    flows["throughput_bps"] = _flow_throughput(traces.get("delivered"), flows, warm, sim_time)
-    summary = _summary(traces, flows, ports, warm, sim_time, (scenario.get("record") or {}).get("ports") or [])
+    flows["throughput_bps"] = _throughput(trace("delivered"), flows["start_s"], flows["delivered_bytes"], warm, sim_time)
+    queue = spilled.get("queue") or memory.get("queue")
+    summary = _summary(trace("link") if "link" in tables else None, queue, flows, ports, port_names, warm, sim_time,
+                       (scenario.get("record") or {}).get("ports") or [])
     summary["events"] = int(raw["events"])
     summary["wall_s"] = wall_s
     summary["events_per_s"] = raw["events"] / wall_s if wall_s > 0 else float("nan")
@@ -521,26 +782,41 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     if partial:
         meta["interrupted_at_s"] = sim_time
         meta["scheduled_end_s"] = end_s
-    return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta, rounds=rounds)
+    cols = {"flows": flows, "ports": ports, "rounds": rounds, "port_names": port_names}
+    if traces is None:
+        cols["traces"] = memory
+    return SimResult._from_columns(traces, cols, summary, scenario, meta)
 
 
-def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, warm: float, end: float) -> np.ndarray:
+def _flow_throughput(delivered: "Optional[pd.DataFrame]", flows: "pd.DataFrame", warm: float, end: float) -> np.ndarray:
+    """`_throughput` of DataFrames (the delivered trace, the flows table)."""
+    d = None
+    if delivered is not None and not delivered.empty:
+        d = {c: delivered[c].to_numpy() for c in delivered.columns}
+    return _throughput(d, flows["start_s"].to_numpy(), flows["delivered_bytes"].to_numpy(), warm, end)
+
+
+def _throughput(delivered: Optional[dict], start_s, delivered_bytes, warm: float, end: float) -> np.ndarray:
     """Throughput per flow over [warm-up, end]: distinct bytes that reached the receiver (in
     any order) per second, from the delivered trace's received_bytes (whole run if absent).
     In-order goodput (delivered_bytes) can lag by a whole loss recovery and, over a window,
-    exceed the link rate when a hole is filled; arrival-based throughput cannot."""
-    out = np.full(len(flows), np.nan)
-    if delivered is None or delivered.empty:
-        span = end - flows["start_s"].to_numpy()
+    exceed the link rate when a hole is filled; arrival-based throughput cannot.
+
+    `delivered`: the trace's columns (None: not recorded); `start_s`, `delivered_bytes`: the
+    flows table's columns."""
+    start_s, delivered_bytes = np.asarray(start_s), np.asarray(delivered_bytes)
+    out = np.full(len(start_s), np.nan)
+    if delivered is None or not len(delivered.get("time_s", ())):
+        span = end - start_s
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(span > 0, flows["delivered_bytes"].to_numpy() * 8.0 / span, np.nan)
+            return np.where(span > 0, delivered_bytes * 8.0 / span, np.nan)
     # one pass over the trace, no per-flow Python loop: the rows at or after the warm-up,
     # stably sorted by flow (each flow's rows keep their order), then each flow's first and
     # last such row
-    t = delivered["time_s"].to_numpy()
+    t = np.asarray(delivered["time_s"])
     col = "received_bytes" if "received_bytes" in delivered else "delivered_bytes"
     sel = np.flatnonzero(t >= warm)
-    fl = delivered["flow"].to_numpy()[sel]
+    fl = np.asarray(delivered["flow"])[sel]
     order = np.argsort(fl, kind="stable")
     rows = sel[order]
     fl = fl[order]
@@ -552,48 +828,53 @@ def _flow_throughput(delivered: Optional[pd.DataFrame], flows: pd.DataFrame, war
     first, last = rows[starts[keep]], rows[ends[keep]]
     t0, t1 = t[first], t[last]
     span = t1 > t0
-    b = delivered[col].to_numpy()
+    b = np.asarray(delivered[col])
     ids = fl[starts[keep]][span].astype(np.int64)
     out[ids] = (b[last[span]] - b[first[span]]) * 8.0 / (t1[span] - t0[span])
     return out
 
 
-def _summary(traces: dict, flows: pd.DataFrame, ports: pd.DataFrame, warm: float, end: float,
+def _summary(link: Optional[dict], queue, flows: dict, ports: dict, port_names: list, warm: float, end: float,
              recorded: list) -> dict:
-    s: dict[str, Any] = {"sim_time_s": end, "warmup_s": warm, "flows": int(len(flows))}
+    """The headline metrics from the engine's columns: `link` the link trace's (None: not
+    recorded), `queue` the queue trace's (None: not recorded; or a SpilledTrace, read chunk by
+    chunk), `flows` and `ports` the tables' (flows with throughput_bps)."""
+    s: dict[str, Any] = {"sim_time_s": end, "warmup_s": warm, "flows": _rows(flows)}
     # the bottleneck is the first recorded port, in the scenario's order
-    rec = ports[ports["name"] == recorded[0]] if recorded else ports[ports["recorded"]]
-    bott = rec.iloc[0] if len(rec) else None
-    s["bottleneck_port"] = None if bott is None else str(bott["name"])
-    link = traces.get("link")
+    names = port_names
+    if recorded:
+        rec = [i for i, n in enumerate(names) if n == recorded[0]]
+    else:
+        rec = np.flatnonzero(ports["recorded"]).tolist()
+    b = rec[0] if rec else None
+    s["bottleneck_port"] = None if b is None else str(names[b])
     util = float("nan")
-    if bott is not None and link is not None and not link.empty:
-        g = link[link["port"] == bott["name"]]
-        g = g[g["time_s"] >= warm]
-        if len(g) >= 2:
-            t0, t1 = g["time_s"].iloc[0], g["time_s"].iloc[-1]
-            util = float((g["tx_bytes"].iloc[-1] - g["tx_bytes"].iloc[0]) * 8.0 / (bott["rate_bps"] * (t1 - t0)))
-    elif bott is not None:
-        util = float(bott["utilization"])
+    if b is not None and link is not None and len(link["time_s"]):
+        t = np.asarray(link["time_s"])
+        sel = np.flatnonzero((np.asarray(link["port"]) == b) & (t >= warm))
+        if len(sel) >= 2:
+            tx = np.asarray(link["tx_bytes"])
+            t0, t1 = t[sel[0]], t[sel[-1]]
+            util = float((tx[sel[-1]] - tx[sel[0]]) * 8.0 / (ports["rate_bps"][b] * (t1 - t0)))
+    elif b is not None:
+        util = float(ports["utilization"][b])
     s["bottleneck_utilization"] = util
-    sp = traces.spilled("queue") if isinstance(traces, Traces) else None
-    q = None if sp is not None else traces.get("queue")
-    if bott is not None and sp is not None:  # the every-change queue, on disk: chunk by chunk
-        code = list(sp._port_cat.categories).index(bott["name"])
+    if b is not None and isinstance(queue, SpilledTrace):  # the every-change queue, on disk: chunk by chunk
         n, total, hist = _queue_moments(
-            c["queue_pkts"][(c["port"] == code) & (c["time_s"] >= warm)] for c in sp.raw_chunks())
+            c["queue_pkts"][(c["port"] == b) & (c["time_s"] >= warm)] for c in queue.raw_chunks())
         s["queue_mean_pkts"] = float(np.float64(total) / n) if n else float("nan")
         s["queue_p99_pkts"] = _percentile_from_counts(hist, n, 99) if n else float("nan")
-    elif bott is not None and q is not None and not q.empty:
-        g = q[(q["port"] == bott["name"]) & (q["time_s"] >= warm)]["queue_pkts"].to_numpy()
+    elif b is not None and queue is not None and len(queue["time_s"]):
+        q = np.asarray(queue["queue_pkts"])
+        g = q[(np.asarray(queue["port"]) == b) & (np.asarray(queue["time_s"]) >= warm)]
         s["queue_mean_pkts"] = float(g.mean()) if len(g) else float("nan")
         s["queue_p99_pkts"] = float(np.percentile(g, 99)) if len(g) else float("nan")
     else:
-        s["queue_mean_pkts"] = float(bott["mean_queue_pkts"]) if bott is not None else float("nan")
+        s["queue_mean_pkts"] = float(ports["mean_queue_pkts"][b]) if b is not None else float("nan")
         s["queue_p99_pkts"] = float("nan")
-    s["queue_time_avg_pkts_whole_run"] = float(bott["mean_queue_pkts"]) if bott is not None else float("nan")
-    s["drops"] = int(ports["drops_overflow"].sum() + ports["drops_aqm"].sum())
-    s["marks"] = int(ports["marks"].sum())
+    s["queue_time_avg_pkts_whole_run"] = float(ports["mean_queue_pkts"][b]) if b is not None else float("nan")
+    s["drops"] = int(np.asarray(ports["drops_overflow"]).sum() + np.asarray(ports["drops_aqm"]).sum())
+    s["marks"] = int(np.asarray(ports["marks"]).sum())
     s["flow_throughput_bps"] = [float(x) for x in flows["throughput_bps"]]
     return s
 

@@ -1,5 +1,9 @@
 """`make bench`: time the release engine on the reference runs and write BENCHMARKS.md.
 
+`python -m ccscope.bench --python-path` prints only the table binary vs `cc.simulate` vs
+`ccscope run` (the Python side from this interpreter's sys.path: PYTHONPATH=<tree>/python
+compares another checkout).
+
 Each run uses the `ccscope-bench` binary (pure Rust, no Python in the loop), light recording
 (link counters every 1 ms), 1.1 s of simulated time, best of 7 wall times (the default `--reps`). The reference
 numbers of htsim and ns-3 were measured on these same runs on a 2-core machine (issue
@@ -142,6 +146,75 @@ def bench_many(reps: int) -> str:
             f"{seq:.3f} s; Rust threads {thr:.3f} s (**{seq / thr:.2f}×**); processes {prc:.3f} s ({seq / prc:.2f}×).")
 
 
+#: The child that times the Python API on one scenario file: `cc.simulate` whole calls (file in,
+#: SimResult out) and the engine's part alone (build, run, finish of `_native.Simulation`: what
+#: the binary's wall_s covers), after one warm-up call; prints {"simulate": [...], "engine": [...]}.
+_API_CHILD = r"""
+import json, sys, time
+import ccscope as cc
+from ccscope import _native
+from ccscope.sim import _prepare
+path, until, reps = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+cc.simulate(path, until_s=until)
+text = _prepare(path, None, None)
+sim, eng = [], []
+for _ in range(reps):
+    t0 = time.perf_counter()
+    cc.simulate(path, until_s=until)
+    t1 = time.perf_counter()
+    s = _native.Simulation(text, until, None, None, None, None)
+    s.run_until(s.end_s)
+    s.finish()
+    t2 = time.perf_counter()
+    sim.append(t1 - t0)
+    eng.append(t2 - t1)
+print(json.dumps({"simulate": sim, "engine": eng}))
+"""
+
+
+def bench_python_path(reps: int) -> list[str]:
+    """Binary vs `cc.simulate` vs `ccscope run` on the same scenario files (DCTCP N = 2 and
+    NewReno, 1.1 s simulated, link counters only), medians of `reps`: the binary's own wall_s
+    (build, run, finish) and its whole process; `cc.simulate` in-process (whole call) and the
+    engine's part of it; `ccscope run FILE --quiet --out DIR` whole-process. The Python side runs
+    with this interpreter and its sys.path (PYTHONPATH selects another tree to compare)."""
+    import shutil
+    import statistics
+    import sys
+    import time
+    med = statistics.median
+    rows = ["| run | binary wall_s | binary process | `cc.simulate` | ratio | engine in-process | ratio | "
+            "`ccscope run -q -o` process | run − binary wall_s | events |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, text in (("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2)), ("NewReno 1G 250us DropTail 250", NEWRENO)):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "scenario.toml"
+            path.write_text(text)
+            out = subprocess.run([sys.executable, "-c", _API_CHILD, str(path), str(UNTIL_S), str(reps)],
+                                 capture_output=True, text=True, check=True, cwd=tmp)
+            api = json.loads(out.stdout.strip().splitlines()[-1])
+            bins, procs, clis, events = [], [], [], 0
+            for k in range(reps):
+                t0 = time.perf_counter()
+                r = subprocess.run([str(BIN), str(path), "--until", str(UNTIL_S)], capture_output=True, text=True,
+                                   check=True)
+                procs.append(time.perf_counter() - t0)
+                b = json.loads(r.stdout)
+                bins.append(b["wall_s"])
+                events = b["events"]
+                dest = Path(tmp) / f"out{k}"
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "ccscope", "run", str(path), "--until", f"{UNTIL_S}s", "--quiet",
+                                "--out", str(dest)], capture_output=True, text=True, check=True, cwd=tmp)
+                clis.append(time.perf_counter() - t0)
+                shutil.rmtree(dest, ignore_errors=True)
+        b, sim, eng, cli = med(bins), med(api["simulate"]), med(api["engine"]), med(clis)
+        rows.append(f"| {name} | {b:.4f} | {med(procs):.4f} | {sim:.4f} | {sim / b:.2f} | {eng:.4f} | {eng / b:.2f} | "
+                    f"{cli:.3f} | +{cli - b:.3f} | {events / 1e6:.2f} M |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def bench_fluid() -> str:
     """The 100 x 100 fluid stability map (issue "Fluid models") with numpy and with JAX on the CPU."""
     from ccscope.fluid.bench import stability_map
@@ -162,9 +235,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--python-path", action="store_true",
+                    help="only the table binary vs cc.simulate vs ccscope run (printed, BENCHMARKS.md untouched)")
     a = ap.parse_args()
     if not BIN.exists():
         raise SystemExit(f"{BIN} not found: run `cargo build --release -p ccscope-core --bin ccscope-bench`")
+    if a.python_path:
+        bench_python_path(a.reps)
+        return
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
     rows = []
     for name, text, target, htsim, ns3 in RUNS:
@@ -195,6 +273,7 @@ def main() -> None:
     notes = [bench_many(a.reps), bench_fluid()]
     for line in notes:
         print(line, flush=True)
+    python_path = bench_python_path(a.reps)
     section = "\n".join([
         f"## Run of {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC — commit {commit}",
         "",
@@ -205,6 +284,11 @@ def main() -> None:
         *rows,
         "",
         *notes,
+        "",
+        f"Binary vs `cc.simulate` vs `ccscope run` on the same scenario file (median of {a.reps}; ratios to the "
+        "binary's wall_s, which covers build, run and finish as 'engine in-process' does):",
+        "",
+        *python_path,
         "",
     ])
     out = Path(a.out)

@@ -151,9 +151,14 @@ def _nonneg(option: str, value: str, parser: Callable[[str], float], allowed: st
     return out
 
 
+#: `--backend` values: the compiled solver (default), the numpy reference, JAX (optional).
+BACKENDS = ("native", "numpy", "jax")
+BACKEND_HELP = "native (compiled, default), numpy (the reference) or jax"
+
+
 def _backend(backend: str) -> str:
-    if backend not in ("numpy", "jax"):
-        raise _BadInput(f"--backend {backend!r}: allowed: numpy, jax")
+    if backend not in BACKENDS:
+        raise _BadInput(f"--backend {backend!r}: allowed: {', '.join(BACKENDS)}")
     return backend
 
 
@@ -472,7 +477,7 @@ def register(app: typer.Typer) -> None:
         normalized: bool = typer.Option(False, "--normalized", help="use the normalized model (eqs 11-14)"),
         wbar: str | None = typer.Option(None, "--wbar", help="normalized model: mean window (Cd+K)/N, pkts"),
         poincare: bool = typer.Option(False, "--poincare", help="normalized model: fixed point and Floquet multipliers"),
-        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
         force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
@@ -505,7 +510,7 @@ def register(app: typer.Typer) -> None:
         qeq: str | None = typer.Option(None, "--qeq", help="queue set point Qeq in frames (default 26 KB)"),
         feedback: str = typer.Option("linear", "--feedback", help="linear (App. A) or negative (802.1Qau CNMs)"),
         until: str = typer.Option("100ms", "--until", help="simulated time"),
-        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
         force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
@@ -519,7 +524,7 @@ def register(app: typer.Typer) -> None:
         q0: str = typer.Option("64", "--q0", help="target queue q0 (pkts); floors q >= 0, A >= 0"),
         gains: str = typer.Option("compliant", "--gains", help="A, S (P002 §5.1) or compliant (S with b- = 2 w a-)"),
         until: str | None = typer.Option(None, "--until", help="simulated time (default 8 w/(pC))"),
-        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
         force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:
@@ -547,7 +552,7 @@ def register(app: typer.Typer) -> None:
         max_p: str = RED_OPT["max_p"],
         wq: str = RED_OPT["wq"],
         until: str = typer.Option("400s", "--until", help="simulated time"),
-        backend: str = typer.Option("numpy", "--backend", help="numpy or jax"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
         force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:

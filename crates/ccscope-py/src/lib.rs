@@ -2,6 +2,8 @@
 //! columns out, Rust errors mapped to typed Python exceptions, panics caught at the boundary,
 //! and the GIL released while the engine runs.
 
+mod fluid;
+
 use ccscope_core::output::{Column, RunOutput, Segment};
 use ccscope_core::scenario::{self, Format, Scenario};
 use ccscope_core::units::SimTime;
@@ -725,6 +727,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(red_replay, m)?)?;
+    fluid::register(m)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -98,6 +98,8 @@ class _AsmFluid(DelayModel):
     """Eq 26 with the region switch of eq 12 (E34). State (x1 pkts, x2 pkts/s). No delay (lag unused)."""
 
     state_names = ("queue_offset_pkts", "rate_excess_pps")
+    native = "asm"
+    native_params = ("w", "pc", "a_plus", "a_minus", "b_plus", "b_minus")
 
     def rhs(self, xp, x, lag_lo, lag_hi, p):
         x1, x2 = x[..., 0], x[..., 1]
@@ -120,6 +122,8 @@ class _AsmFluidDelayed(DelayModel):
 
     state_names = ("queue_offset_pkts", "rate_excess_pps")
     n_observables = 2
+    native = "asm_delayed"
+    native_params = ("w", "pc", "c", "a_plus", "a_minus", "b_plus", "b_minus", "x1_floor", "instant")
 
     @staticmethod
     def _dq(xp, x, p):
@@ -195,7 +199,7 @@ class AsmFluid:
                     x1_floor=-np.inf if self.q0_pkts is None else -self.q0_pkts)
 
     def solve(self, x1_pkts, x2_pps, *, until_s: float | None = None, dt_s: float | None = None,
-              record_every: int = 10, backend: str = "numpy") -> FluidResult:
+              record_every: int = 10, backend: str = "auto") -> FluidResult:
         """Integrate a batch of starts (x1 = q - q0, x2 = A - C). Columns: time_s, queue_offset_pkts,
         rate_excess_pps, fb_pkts (one trajectory) or `traj` index for several."""
         x0 = np.stack(np.broadcast_arrays(np.atleast_1d(np.asarray(x1_pkts, float)),
@@ -228,7 +232,7 @@ class AsmFluid:
 
 def solve_batch(models: list[AsmFluid], *, x1_pkts: float = 0.0, x2_pps: float | None = None,
                 until_tau: float = 10.0, dt_s: float | None = None, settle_fraction: float = 0.5,
-                backend: str = "numpy", dtype: str = "float64") -> pd.DataFrame:
+                backend: str = "auto", dtype: str = "float64") -> pd.DataFrame:
     """Integrate several ASM fluid models (eq 26, App. D delay, floors when `q0_pkts` is set) as ONE batch.
 
     Every point starts at (x1, x2) = (x1_pkts, x2_pps) (default x2: -C/2, the rate half the line rate

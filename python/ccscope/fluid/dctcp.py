@@ -90,6 +90,8 @@ class _NormalizedDde(DelayModel):
     """Eqs 11-14 (+ the §3.3.2 floor) for the batched solver. Params: wbar, g, q_floor."""
 
     state_names = ("window_pkts", "alpha", "queue_norm")
+    native = "dctcp_normalized"
+    native_params = ("wbar", "g", "q_floor")
 
     def rhs(self, xp, x, lag_lo, lag_hi, p):
         u = fraction_above(xp, lag_lo[..., 0], lag_hi[..., 0], 0.0)
@@ -112,6 +114,10 @@ class _PhysicalDde(DelayModel):
 
     Params: n_flows (.., m), rtt_s (.., m), c_pps, k_pkts, g. Queue floored at 0.
     """
+
+    native = "dctcp_physical"
+    native_params = ("n_flows", "rtt_s", "c_pps", "k_pkts", "g")
+    native_grouped = True
 
     def rhs(self, xp, x, lag_lo, lag_hi, p):
         m = p["n_flows"].shape[-1]
@@ -159,7 +165,7 @@ def q_floor_of_psi(psi: float | None) -> float:
 
 def normalized_limit_cycles(wbar: Any, g: Any, *, psi: Any = None, dt: float = DT_NORMALIZED,
                             settle: float | None = None, measure: float | None = None,
-                            backend: str = "numpy", dtype: str = "float64") -> dict[str, np.ndarray]:
+                            backend: str = "auto", dtype: str = "float64") -> dict[str, np.ndarray]:
     """Limit-cycle statistics of eqs 11-14 for a batch of (wbar, g[, psi]) in one integration.
 
     Returns (B,) arrays q_min, q_max (normalized), period (R*), throughput (cycle average of
@@ -252,7 +258,7 @@ class DctcpNormalized:
 
     def solve(self, until: float = 200.0, *, dt: float = DT_NORMALIZED, w0: float | None = None,
               alpha0: float = 0.5, q0: float = 0.0, history_q: float | None = None, record_every: int = 10,
-              settle: float | None = None, backend: str = "numpy") -> FluidResult:
+              settle: float | None = None, backend: str = "auto") -> FluidResult:
         """Integrate from (w0, alpha0, q0) with constant history q~ = history_q (default q0) for t < 0.
 
         Time unit R*. Returns traces with columns time_rtt, window_pkts, alpha, queue_norm and
@@ -273,7 +279,7 @@ class DctcpNormalized:
                            limit_cycle=cycle, params={"wbar": self.wbar, "g": self.g, "psi": self.psi, "dt": dt})
 
     def limit_cycle(self, *, dt: float = DT_NORMALIZED, settle: float | None = None, measure: float | None = None,
-                    backend: str = "numpy") -> LimitCycle:
+                    backend: str = "auto") -> LimitCycle:
         """Qmin, Qmax (normalized), period (R*), throughput of the settled orbit (DDE solver)."""
         out = normalized_limit_cycles(self.wbar, self.g, psi=self.psi, dt=dt, settle=settle, measure=measure,
                                       backend=backend)
@@ -458,7 +464,7 @@ class DctcpFluid:
 
     def solve(self, until_s: float, *, dt_s: float | None = None, w0_pkts: float | Sequence[float] | None = None,
               alpha0: float = 0.5, q0_pkts: float | None = None, record_every: int = 10, settle_s: float | None = None,
-              backend: str = "numpy") -> FluidResult:
+              backend: str = "auto") -> FluidResult:
         """Integrate eqs 5-8 from W = wbar (per group: (Cd_i + K)/N_total), alpha = alpha0, q = K.
 
         History: q = q0 for t < 0. Limit cycle (q in pkts, period in s, throughput = fraction of C)

@@ -126,6 +126,8 @@ class _DxDde(DelayModel):
     """Eqs 3-4. State (W bytes, Q s). Params: n, c_bytes, r0_s, p, seg. Lag observable Q."""
 
     state_names = ("window_bytes", "queue_delay_s")
+    native = "dx"
+    native_params = ("n", "c_bytes", "r0_s", "p", "seg")
 
     def rhs(self, xp, x, lag_lo, lag_hi, p):
         w, q = x[..., 0], x[..., 1]
@@ -162,7 +164,7 @@ class DxFluid:
 
     def solve(self, until_s: float, *, dt_s: float | None = None, w0_bytes: float | None = None,
               q0_s: float = 0.0, record_every: int = 10, settle_s: float | None = None,
-              backend: str = "numpy") -> FluidResult:
+              backend: str = "auto") -> FluidResult:
         """Integrate from (w0, q0) (default: 1.2 W0, empty queue). Columns time_s, window_bytes, queue_delay_s."""
         e = self.eq
         check_positive("until_s", until_s)

@@ -151,6 +151,9 @@ class _QcnDde(DelayModel):
 
     state_names = ("queue_pkts", "rate_pps", "target_rate_pps")
     n_observables = 2
+    native = "qcn"
+    native_params = ("n", "c", "qeq", "buffer", "w", "p", "gd", "r_ai", "f_max", "min_rate", "line_rate", "eta_p",
+                     "zeta_p", "eta_0", "zeta_0", "instant", "negative")
 
     @staticmethod
     def _dq(xp, x, p):
@@ -244,7 +247,7 @@ class QcnFluid:
                 "negative": float(self.feedback == "negative")}
 
     def solve(self, until_s: float, *, dt_s: float | None = None, q0_pkts: float = 0.0, r0_bps: float | None = None,
-              record_every: int = 10, settle_s: float | None = None, backend: str = "numpy") -> FluidResult:
+              record_every: int = 10, settle_s: float | None = None, backend: str = "auto") -> FluidResult:
         """Integrate from queue `q0_pkts` with every flow at R_C = R_T = `r0_bps` (default: line rate, as a
         802.1Qau reaction point starts). History for t < 0: the start state. Columns: time_s, queue_pkts,
         rate_pps, target_rate_pps (per flow), aggregate_rate_bps, fb_pkts (eq 4's sign: < 0 = congested),
@@ -287,7 +290,7 @@ def qcn_fluid(rate_bps: float, n_flows: float, *, delay_s: float = 0.0, **option
 
 
 def solve_batch(models: list[QcnFluid], until_s: float, *, dt_s: float | None = None, q0_pkts: float = 0.0,
-                r0_bps: float | None = None, settle_s: float | None = None, backend: str = "numpy",
+                r0_bps: float | None = None, settle_s: float | None = None, backend: str = "auto",
                 dtype: str = "float64") -> pd.DataFrame:
     """Integrate several QCN fluid models as ONE batch (common step: the smallest default step) and
     summarize each after `settle_s` (default half the run): q_min_pkts, q_max_pkts (extremes after

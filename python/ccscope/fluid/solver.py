@@ -4,7 +4,14 @@ Place in the pipeline: every DDE model in `ccscope.fluid` (DCTCP eqs 5-8 and 11-
 ASM eq 26 with delay) describes itself as a `DelayModel` and calls `integrate`; the limit-cycle
 statistics it accumulates on the fly feed `ccscope.analysis.limit_cycle` and the sweeps.
 
-Method (one interface, two backends: numpy, always available, and JAX, optional):
+Backends (one interface): `native` (the default through `backend="auto"`): the same method
+compiled, in `ccscope_core::fluid` (Rust), one trajectory per task on all cores; `numpy`: the
+reference, always available, that the native backend is tested against (tests/fluid/test_native.py:
+1e-9 relative, in practice bit-identical); `jax` (optional): jit + vmap + lax.scan, for GPUs.
+`auto` picks `native` for every model that names a native implementation (`DelayModel.native`)
+and `numpy` for the others (a user-defined model).
+
+Method:
 - The state is `x` with shape (B, n): B independent parameter sets integrated in lock-step.
 - The delayed input of every model is a function of ONE scalar observable y(x) (the queue), read
   at m delays per trajectory (one per RTT group). y is stored every step in a ring buffer of
@@ -35,6 +42,10 @@ import numpy as np
 
 #: Largest ring buffer (entries per trajectory x batch) the numpy backend will allocate.
 MAX_RING_ENTRIES = 2_000_000_000
+#: Values of `integrate(..., backend=)`.
+BACKENDS = ("auto", "native", "numpy", "jax")
+#: Order of the monitor fields returned by the native solver (`ccscope_core::fluid::MONITOR_KEYS`).
+NATIVE_MONITOR_KEYS = ("min", "max", "t_first", "t_last", "n_cross", "int_first", "int_last")
 
 
 def fraction_above(xp: Any, y_lo: Any, y_hi: Any, threshold: Any) -> Any:
@@ -67,6 +78,12 @@ class DelayModel:
     """
 
     state_names: tuple[str, ...] = ()
+    #: Name of the compiled implementation of this model in `ccscope_core::fluid::models` (None:
+    #: numpy/JAX only) and its parameter names in the order the native solver reads them.
+    native: str | None = None
+    native_params: tuple[str, ...] = ()
+    #: Whether the native model reads one lag per group (physical DCTCP); the others read group 0.
+    native_grouped: bool = False
     #: Number of delayed observables k. With k = 1 (default) `observable` returns (...,) and the lags
     #: are (..., m); with k > 1 it returns (..., k) and the lags are (..., m, k) (e.g. QCN reads Fb and
     #: the current rate at t - tau), and `history` is (k,) or (B, k).
@@ -142,7 +159,7 @@ def integrate(
     settle: float = 0.0,
     level: Any = 0.0,
     monitor_index: int = -1,
-    backend: str = "numpy",
+    backend: str = "auto",
     dtype: str = "float64",
 ) -> Integration:
     """Integrate a batch of DDE problems with fixed step `dt` from t = 0 to `until`.
@@ -153,8 +170,17 @@ def integrate(
     settle: the monitor starts at this time. level: crossing level of the monitored component
     `x[..., monitor_index]`. Monitor keys: `min`, `max`, `t_first`, `t_last`, `n_cross`,
     `int_first`, `int_last` (integral of `model.rate` from `settle` up to the first/last
-    downward crossing).
+    downward crossing). backend: "auto" (default: "native" when the model has a compiled
+    implementation, else "numpy"), "native", "numpy" or "jax"; dtype ("float64"/"float32") is
+    used by JAX only (numpy and native compute in float64).
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend = {backend!r}: allowed values are {', '.join(repr(b) for b in BACKENDS)}")
+    if backend == "auto":
+        backend = "native" if model.native is not None else "numpy"
+    elif backend == "native" and model.native is None:
+        raise ValueError(f"backend = 'native': {type(model).__name__} has no compiled implementation; "
+                         "use backend='numpy'")
     x0 = np.atleast_2d(np.asarray(x0, dtype=float))
     delays_arr = np.asarray(delays, dtype=float)
     batch = max(x0.shape[0], delays_arr.shape[0] if delays_arr.ndim else 1,
@@ -183,13 +209,13 @@ def integrate(
     args = {"model": model, "p": p, "x0": x0, "k_lag": k_lag, "f_lag": f_lag, "hist": hist, "level": lvl, "dt": float(dt),
                 "n_steps": n_steps, "record_every": int(record_every), "settle_steps": settle_steps,
                 "ring_len": ring_len, "monitor_index": monitor_index}
+    if backend == "native":
+        return _integrate_native(**args)
     if backend == "numpy":
         return _integrate_numpy(**args)
-    if backend == "jax":
-        from ccscope.fluid import _jax_backend
+    from ccscope.fluid import _jax_backend
 
-        return _jax_backend.integrate_jax(dtype=dtype, **args)
-    raise ValueError(f"backend = {backend!r}: allowed values are 'numpy' and 'jax'")
+    return _jax_backend.integrate_jax(dtype=dtype, **args)
 
 
 def monitor_init(xp: Any, z0: Any) -> dict[str, Any]:
@@ -275,6 +301,34 @@ def _integrate_numpy(*, model, p, x0, k_lag, f_lag, hist, level, dt, n_steps, re
             rec_x[i], rec_t[i] = x, (n + 1) * dt
     mon.pop("int_cum")
     return Integration(t=rec_t, x=rec_x, x_final=x, monitor=mon, dt=dt, n_steps=n_steps)
+
+
+def _integrate_native(*, model, p, x0, k_lag, f_lag, hist, level, dt, n_steps, record_every, settle_steps,
+                      ring_len, monitor_index) -> Integration:
+    from ccscope import _native
+
+    batch, n = x0.shape
+    if not -n <= monitor_index < n:
+        raise ValueError(f"monitor_index = {monitor_index}: the state has {n} components")
+    if not model.native_grouped:       # the model reads the lag of group 0 only
+        k_lag, f_lag = k_lag[:, :1], f_lag[:, :1]
+    m = k_lag.shape[1]
+    cols = []
+    for name in model.native_params:
+        a = np.asarray(p[name], dtype=float)
+        a = np.broadcast_to(a, (batch,) + a.shape[1:]) if a.ndim else np.full(batch, float(a))
+        cols.append(a.reshape(batch, -1))
+    params = np.ascontiguousarray(np.concatenate(cols, axis=1), dtype=float)
+    hist2 = hist.reshape(batch, -1)
+    x_final, rec_x, mon = _native.fluid_integrate(
+        model.native, m, params, np.ascontiguousarray(x0, dtype=float),
+        np.ascontiguousarray(k_lag, dtype=np.int64), np.ascontiguousarray(f_lag, dtype=float),
+        np.ascontiguousarray(hist2, dtype=float), np.ascontiguousarray(level, dtype=float), float(dt), int(n_steps),
+        int(record_every), int(settle_steps), int(ring_len), int(monitor_index) % n)
+    n_rec = rec_x.shape[0]
+    rec_t = (np.arange(n_rec) * record_every) * dt if n_rec else np.empty(0)
+    monitor = {key: np.ascontiguousarray(mon[:, i]) for i, key in enumerate(NATIVE_MONITOR_KEYS)}
+    return Integration(t=rec_t, x=rec_x, x_final=x_final, monitor=monitor, dt=dt, n_steps=n_steps)
 
 
 ParamGrid = Mapping[str, Any]

@@ -52,7 +52,7 @@ def _product(grid: Mapping[str, Any], required: tuple[str, ...], optional: tuple
     return pd.DataFrame(rows, columns=keys)
 
 
-def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "numpy", dtype: str = "float64",
+def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "auto", dtype: str = "float64",
           **options: Any) -> pd.DataFrame:
     """Evaluate `model` on every point of `grid` (name -> values). See the module doc for names."""
     if model == "dctcp_normalized":

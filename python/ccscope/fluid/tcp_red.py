@@ -119,6 +119,8 @@ class _TcpRedDde(DelayModel):
     Params: n, c, tp, min_th, max_th, max_p, gentle, k, buffer, w_min, w_max."""
 
     state_names = ("window_pkts", "queue_pkts", "avg_queue_pkts")
+    native = "tcp_red"
+    native_params = ("n", "c", "tp", "min_th", "max_th", "max_p", "gentle", "k", "buffer", "w_min", "w_max")
 
     @staticmethod
     def _p(xp, x, p):
@@ -178,7 +180,7 @@ class TcpRedFluid:
                 "w_min": W_MIN_PKTS, "w_max": self.w_max_pkts}
 
     def solve(self, until_s: float, *, dt_s: float | None = None, w0_pkts: float | None = None, q0_pkts: float = 0.0,
-              record_every: int = 10, settle_s: float | None = None, backend: str = "numpy") -> FluidResult:
+              record_every: int = 10, settle_s: float | None = None, backend: str = "auto") -> FluidResult:
         """Integrate from window `w0_pkts` (default: half the equilibrium window), queue and average `q0_pkts`;
         no signals for t < 0. Columns: time_s, window_pkts, queue_pkts, avg_queue_pkts, p (RED probability),
         rtt_s. limit_cycle: whole periods of q around q0 after `settle_s` (default: half the run)."""

@@ -1,0 +1,170 @@
+//! Python binding of the native fluid solver (`ccscope_core::fluid`): `fluid_integrate`, called by
+//! `ccscope.fluid.solver.integrate(..., backend="native")`. The trajectories of a batch are
+//! independent and run in parallel on rayon's pool, without the GIL.
+
+use ccscope_core::fluid::{models, ModelKind, Steps, Trajectory, LANES, MONITOR_FIELDS};
+use numpy::ndarray::{Array2, Array3};
+use numpy::{
+    IntoPyArray, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Tasks per thread a batch is cut into (smooths out trajectories of unequal cost).
+const CHUNKS_PER_THREAD: usize = 8;
+
+type Integrated<'py> = (
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray3<f64>>,
+    Bound<'py, PyArray2<f64>>,
+);
+
+fn slice2<'a, T: numpy::Element>(
+    name: &str,
+    a: &'a PyReadonlyArray2<'_, T>,
+    rows: usize,
+    cols: usize,
+) -> PyResult<&'a [T]> {
+    let shape = a.shape();
+    if shape != [rows, cols] {
+        return Err(PyValueError::new_err(format!(
+            "{name}: shape {shape:?}, expected [{rows}, {cols}]"
+        )));
+    }
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name}: must be C-contiguous")))
+}
+
+/// Integrate a batch of B trajectories of `model` (see `ccscope_core::fluid::models::ModelKind`).
+///
+/// params: (B, row_len) in the order of the model's parameter names; x0: (B, n); k_lag, f_lag:
+/// (B, m); history: (B, k); level: (B,). Returns (x_final (B, n), records (R, B, n), monitor
+/// (B, 7) in the order min, max, t_first, t_last, n_cross, int_first, int_last).
+#[pyfunction]
+#[pyo3(signature = (model, m, params, x0, k_lag, f_lag, history, level, dt, n_steps, record_every, settle_steps,
+                    ring_len, monitor_index))]
+#[allow(clippy::too_many_arguments)]
+pub fn fluid_integrate<'py>(
+    py: Python<'py>,
+    model: &str,
+    m: usize,
+    params: PyReadonlyArray2<'py, f64>,
+    x0: PyReadonlyArray2<'py, f64>,
+    k_lag: PyReadonlyArray2<'py, i64>,
+    f_lag: PyReadonlyArray2<'py, f64>,
+    history: PyReadonlyArray2<'py, f64>,
+    level: PyReadonlyArray1<'py, f64>,
+    dt: f64,
+    n_steps: usize,
+    record_every: usize,
+    settle_steps: i64,
+    ring_len: usize,
+    monitor_index: usize,
+) -> PyResult<Integrated<'py>> {
+    let kind = ModelKind::from_name(model).ok_or_else(|| {
+        let names: Vec<&str> = ModelKind::ALL.iter().map(|k| k.name()).collect();
+        PyValueError::new_err(format!(
+            "model = {model:?}: the native solver has {}",
+            names.join(", ")
+        ))
+    })?;
+    let batch = x0.shape()[0];
+    let n = x0.shape()[1];
+    let row = kind.row_len(m);
+    let k = history.shape()[1];
+    let p = slice2("params", &params, batch, row)?;
+    let xs = slice2("x0", &x0, batch, n)?;
+    let ks = slice2("k_lag", &k_lag, batch, m)?;
+    let fs = slice2("f_lag", &f_lag, batch, m)?;
+    let hs = slice2("history", &history, batch, k)?;
+    let lv = level
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("level: must be C-contiguous"))?;
+    if lv.len() != batch {
+        return Err(PyValueError::new_err(format!(
+            "level: {} values, expected {batch}",
+            lv.len()
+        )));
+    }
+    let steps = Steps {
+        dt,
+        n_steps,
+        record_every,
+        settle_steps,
+        ring_len,
+    };
+    let n_rec = steps.n_records();
+    let cells = n_rec.checked_mul(batch).and_then(|v| v.checked_mul(n));
+    if !matches!(cells, Some(v) if v <= isize::MAX as usize / 8) {
+        return Err(PyValueError::new_err(format!(
+            "record_every = {record_every}: {n_rec} records x batch {batch} is too large"
+        )));
+    }
+    let traj = |b: usize| Trajectory {
+        x0: &xs[b * n..(b + 1) * n],
+        k_lag: &ks[b * m..(b + 1) * m],
+        f_lag: &fs[b * m..(b + 1) * m],
+        history: &hs[b * k..(b + 1) * k],
+        level: lv[b],
+        monitor_index,
+    };
+    // one task per chunk of trajectories (a multiple of the lanes interleaved per thread)
+    let chunk = (batch
+        .div_ceil(CHUNKS_PER_THREAD * rayon::current_num_threads())
+        .max(1))
+    .next_multiple_of(LANES);
+    let run_chunk = |c: usize| {
+        let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(batch));
+        let trs: Vec<Trajectory<'_>> = (lo..hi).map(traj).collect();
+        models::run(kind, m, &p[lo * row..hi * row], &steps, &trs)
+    };
+    let n_chunks = batch.div_ceil(chunk);
+    let outcomes = py.detach(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            let parts: Result<Vec<Vec<_>>, String> = if n_chunks >= 2 {
+                use rayon::prelude::*;
+                (0..n_chunks).into_par_iter().map(run_chunk).collect()
+            } else {
+                (0..n_chunks).map(run_chunk).collect()
+            };
+            parts.map(|v| v.into_iter().flatten().collect::<Vec<_>>())
+        }))
+    });
+    let outcomes = match outcomes {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return Err(PyValueError::new_err(e)),
+        Err(_) => {
+            return Err(PyRuntimeError::new_err(
+                "native fluid solver: internal error (panic)",
+            ))
+        }
+    };
+    let mut x_final = Array2::<f64>::zeros((batch, n));
+    let mut records = Array3::<f64>::zeros((n_rec, batch, n));
+    let mut monitor = Array2::<f64>::zeros((batch, MONITOR_FIELDS));
+    for (b, o) in outcomes.iter().enumerate() {
+        for i in 0..n {
+            x_final[[b, i]] = o.x_final[i];
+        }
+        for r in 0..n_rec {
+            for i in 0..n {
+                records[[r, b, i]] = o.records[r * n + i];
+            }
+        }
+        for (f, v) in o.monitor.iter().enumerate() {
+            monitor[[b, f]] = *v;
+        }
+    }
+    Ok((
+        x_final.into_pyarray(py),
+        records.into_pyarray(py),
+        monitor.into_pyarray(py),
+    ))
+}
+
+/// Register the fluid functions in the extension module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fluid_integrate, m)?)?;
+    Ok(())
+}

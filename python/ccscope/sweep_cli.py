@@ -130,8 +130,8 @@ def register(app: typer.Typer) -> None:
                                                                     "(e.g. queue,link); default: the scenario's."),
         fluid: str | None = typer.Option(None, "--fluid", help="Sweep a fluid model instead (dctcp_normalized, "
                                                                   "dctcp, dctcp_poincare, dx, qcn)."),
-        backend: str | None = typer.Option(None, "--backend", help="Fluid sweeps: numpy or jax (default: jax "
-                                                                      "when installed)."),
+        backend: str | None = typer.Option(None, "--backend", help="Fluid sweeps: native (compiled, default), "
+                                                                      "numpy (the reference) or jax."),
         no_cache: bool = typer.Option(False, "--no-cache", help="Run every point again, even finished ones."),
         force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that is not a "
                                                           "sweep output (every other file in it is kept)."),

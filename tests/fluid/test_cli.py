@@ -59,3 +59,16 @@ def test_bad_input_is_one_line_with_exit_status_2(run, args, needle):
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0]
     assert "Traceback" not in r.output
+
+
+def test_fluid_dctcp_runs_native_by_default_and_prints_the_numpy_numbers(run):
+    args = ("fluid", "dctcp", "--n", "10", "--until", "5ms")
+    default, ref = run(*args), run(*args, "--backend", "numpy")
+    assert default.exit_code == 0 and ref.exit_code == 0
+    assert default.output == ref.output and "final W = 14.18 pkts" in default.output
+
+
+def test_fluid_backend_option_lists_the_allowed_values(run):
+    r = run("fluid", "dctcp", "--until", "1ms", "--backend", "gpu")
+    assert r.exit_code != 0
+    assert "--backend 'gpu': allowed: native, numpy, jax" in r.output

@@ -146,6 +146,18 @@ def test_the_default_backend_is_native_and_gives_the_numpy_answer():
     np.testing.assert_array_equal(default.traces.values, m.solve(0.002, backend="native").traces.values)
 
 
+def test_sweep_command_path_defaults_to_native_with_the_numpy_numbers(tmp_path):
+    from ccscope import sweep as sw
+
+    grid = {"wbar": [1.5, 10.0, 40.0], "g": [1 / 16, 0.25]}
+    default = sw.fluid_sweep("dctcp_normalized", grid, out=tmp_path / "a")
+    ref = sw.fluid_sweep("dctcp_normalized", grid, out=tmp_path / "b", backend="numpy")
+    assert sw.default_fluid_backend() == "native"
+    np.testing.assert_array_equal(default.periodic.values, ref.periodic.values)
+    for col in ("q_min", "q_max", "period_rtt", "throughput"):
+        close(default[col].values, ref[col].values, col)
+
+
 class _Decay(DelayModel):
     """A user-defined model with no compiled implementation: x' = -y(t - 1)."""
 

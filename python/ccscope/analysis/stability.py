@@ -11,7 +11,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
+
+
+def brentq(*args, **kwargs):
+    """scipy.optimize.brentq, imported on first use (keeps scipy out of `import ccscope.fluid`)."""
+    from scipy.optimize import brentq as _brentq
+
+    return _brentq(*args, **kwargs)
 
 #: Frequency bracket (rad/s) searched for the gain crossover, as multiples of the loop's corner scale.
 CROSSOVER_BRACKET = (1e-9, 1e9)

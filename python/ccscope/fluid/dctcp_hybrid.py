@@ -13,9 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 from ccscope.fluid.base import check_positive, check_range
+
+
+def brentq(*args, **kwargs):
+    """scipy.optimize.brentq, imported on first use (keeps scipy out of `import ccscope.fluid`)."""
+    from scipy.optimize import brentq as _brentq
+
+    return _brentq(*args, **kwargs)
 
 #: Band around W* for "converged" (P000 Fig 12: within +-10% of the fair share; ALGORITHMS.md §8).
 CONVERGENCE_BAND = 0.10

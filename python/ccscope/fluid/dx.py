@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 from ccscope.analysis import limit_cycle as lc
 from ccscope.analysis.stability import DelayedRationalLoop
@@ -30,6 +29,13 @@ from ccscope.fluid.base import (
     check_range,
 )
 from ccscope.fluid.solver import DelayModel, integrate, lag_mean
+
+
+def brentq(*args, **kwargs):
+    """scipy.optimize.brentq, imported on first use (keeps scipy out of `import ccscope.fluid`)."""
+    from scipy.optimize import brentq as _brentq
+
+    return _brentq(*args, **kwargs)
 
 #: Probability that a per-RTT update is a decrease (P004 §3.1; mean of Table 1's 80-us row).
 P_DECREASE = 0.95

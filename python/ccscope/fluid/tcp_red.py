@@ -25,12 +25,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import brentq
 
 from ccscope.analysis import limit_cycle as lc
 from ccscope.analysis.stability import DelayedRationalLoop
 from ccscope.fluid.base import FluidResult, check_positive, check_range, pkts_per_s
 from ccscope.fluid.solver import DelayModel, integrate, lag_mean
+
+
+def brentq(*args, **kwargs):
+    """scipy.optimize.brentq, imported on first use (keeps scipy out of `import ccscope.fluid`)."""
+    from scipy.optimize import brentq as _brentq
+
+    return _brentq(*args, **kwargs)
 
 #: RED defaults of P001 Appendix B (ALGORITHMS.md §3.2): EWMA weight, max drop probability.
 W_Q = 0.002

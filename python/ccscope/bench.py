@@ -146,19 +146,20 @@ def bench_many(reps: int) -> str:
             f"{seq:.3f} s; Rust threads {thr:.3f} s (**{seq / thr:.2f}×**); processes {prc:.3f} s ({seq / prc:.2f}×).")
 
 
-#: The child that times the Python API on one scenario file: `cc.simulate` whole calls (file in,
-#: SimResult out) and the engine's part alone (build, run, finish of `_native.Simulation`: what
-#: the binary's wall_s covers), after one warm-up call; prints {"simulate": [...], "engine": [...]}.
+#: The child that times the Python API on one scenario file, one repetition per line read from
+#: stdin (so that its repetitions interleave with the binary's and the CLI's): a `cc.simulate`
+#: whole call (file in, SimResult out) and the engine's part alone (build, run and finish of
+#: `_native.Simulation`: what the binary's wall_s covers); one warm-up call first.
 _API_CHILD = r"""
 import json, sys, time
 import ccscope as cc
 from ccscope import _native
 from ccscope.sim import _prepare
-path, until, reps = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+path, until = sys.argv[1], float(sys.argv[2])
 cc.simulate(path, until_s=until)
 text = _prepare(path, None, None)
-sim, eng = [], []
-for _ in range(reps):
+print("ready", flush=True)
+for _ in sys.stdin:
     t0 = time.perf_counter()
     cc.simulate(path, until_s=until)
     t1 = time.perf_counter()
@@ -166,51 +167,67 @@ for _ in range(reps):
     s.run_until(s.end_s)
     s.finish()
     t2 = time.perf_counter()
-    sim.append(t1 - t0)
-    eng.append(t2 - t1)
-print(json.dumps({"simulate": sim, "engine": eng}))
+    print(json.dumps([t1 - t0, t2 - t1]), flush=True)
 """
 
 
 def bench_python_path(reps: int) -> list[str]:
     """Binary vs `cc.simulate` vs `ccscope run` on the same scenario files (DCTCP N = 2 and
-    NewReno, 1.1 s simulated, link counters only), medians of `reps`: the binary's own wall_s
-    (build, run, finish) and its whole process; `cc.simulate` in-process (whole call) and the
-    engine's part of it; `ccscope run FILE --quiet --out DIR` whole-process. The Python side runs
-    with this interpreter and its sys.path (PYTHONPATH selects another tree to compare)."""
+    NewReno, 1.1 s simulated, link counters only), interleaved repetition by repetition, medians
+    of `reps`: the binary's own wall_s (build, run, finish) and its whole process; `cc.simulate`
+    in-process (whole call) and the engine's part of it, each with the median of its ratios to the
+    binary's wall_s of the same repetition; `ccscope run FILE --quiet --out DIR` whole-process.
+    The Python side runs with this interpreter and its sys.path (PYTHONPATH selects another tree)."""
+    import resource
     import shutil
     import statistics
     import sys
     import time
     med = statistics.median
+
+    def children_cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
     rows = ["| run | binary wall_s | binary process | `cc.simulate` | ratio | engine in-process | ratio | "
-            "`ccscope run -q -o` process | run − binary wall_s | events |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "`ccscope run -q -o` process | its CPU s | run − binary wall_s | events |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, text in (("DCTCP 10G 100us K=65 N=2", DCTCP.format(n=2)), ("NewReno 1G 250us DropTail 250", NEWRENO)):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "scenario.toml"
             path.write_text(text)
-            out = subprocess.run([sys.executable, "-c", _API_CHILD, str(path), str(UNTIL_S), str(reps)],
-                                 capture_output=True, text=True, check=True, cwd=tmp)
-            api = json.loads(out.stdout.strip().splitlines()[-1])
-            bins, procs, clis, events = [], [], [], 0
-            for k in range(reps):
-                t0 = time.perf_counter()
-                r = subprocess.run([str(BIN), str(path), "--until", str(UNTIL_S)], capture_output=True, text=True,
-                                   check=True)
-                procs.append(time.perf_counter() - t0)
-                b = json.loads(r.stdout)
-                bins.append(b["wall_s"])
-                events = b["events"]
-                dest = Path(tmp) / f"out{k}"
-                t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "ccscope", "run", str(path), "--until", f"{UNTIL_S}s", "--quiet",
-                                "--out", str(dest)], capture_output=True, text=True, check=True, cwd=tmp)
-                clis.append(time.perf_counter() - t0)
-                shutil.rmtree(dest, ignore_errors=True)
-        b, sim, eng, cli = med(bins), med(api["simulate"]), med(api["engine"]), med(clis)
-        rows.append(f"| {name} | {b:.4f} | {med(procs):.4f} | {sim:.4f} | {sim / b:.2f} | {eng:.4f} | {eng / b:.2f} | "
-                    f"{cli:.3f} | +{cli - b:.3f} | {events / 1e6:.2f} M |")
+            child = subprocess.Popen([sys.executable, "-c", _API_CHILD, str(path), str(UNTIL_S)], cwd=tmp,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                assert child.stdout.readline().strip() == "ready"
+                bins, procs, sims, engs, clis, cpus, events = [], [], [], [], [], [], 0
+                for k in range(reps):
+                    t0 = time.perf_counter()
+                    r = subprocess.run([str(BIN), str(path), "--until", str(UNTIL_S)], capture_output=True,
+                                       text=True, check=True)
+                    procs.append(time.perf_counter() - t0)
+                    b = json.loads(r.stdout)
+                    bins.append(b["wall_s"])
+                    events = b["events"]
+                    child.stdin.write("go\n")
+                    child.stdin.flush()
+                    sim, eng = json.loads(child.stdout.readline())
+                    sims.append(sim)
+                    engs.append(eng)
+                    dest = Path(tmp) / f"out{k}"
+                    t0, c0 = time.perf_counter(), children_cpu()
+                    subprocess.run([sys.executable, "-m", "ccscope", "run", str(path), "--until", f"{UNTIL_S}s",
+                                    "--quiet", "--out", str(dest)], capture_output=True, text=True, check=True, cwd=tmp)
+                    clis.append(time.perf_counter() - t0)
+                    cpus.append(children_cpu() - c0)
+                    shutil.rmtree(dest, ignore_errors=True)
+            finally:
+                child.stdin.close()
+                child.wait()
+        b, cli = med(bins), med(clis)
+        rs = med(s / x for s, x in zip(sims, bins))
+        re = med(e / x for e, x in zip(engs, bins))
+        rows.append(f"| {name} | {b:.4f} | {med(procs):.4f} | {med(sims):.4f} | {rs:.2f} | {med(engs):.4f} | "
+                    f"{re:.2f} | {cli:.3f} | {med(cpus):.3f} | +{cli - b:.3f} | {events / 1e6:.2f} M |")
         print(rows[-1], flush=True)
     return rows
 

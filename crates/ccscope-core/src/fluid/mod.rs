@@ -14,6 +14,7 @@
 //! Nothing here panics on bad input: [`Problem::check`] reports shape errors as `Err(String)`.
 
 pub mod models;
+pub mod simd;
 
 pub use models::{Dde, ModelKind};
 

@@ -593,6 +593,20 @@ pub fn run(
         Ok(super::integrate_many(&models, steps, trs))
     }
     match kind {
+        ModelKind::DctcpNormalized if super::simd::applies(steps, trs) => {
+            let models: Vec<Normalized> = rows
+                .chunks_exact(len)
+                .map(|p| Normalized {
+                    wbar: p[0],
+                    g: p[1],
+                    q_floor: p[2],
+                })
+                .collect();
+            for (model, tr) in models.iter().zip(trs) {
+                super::check_trajectory(model, steps, tr)?;
+            }
+            Ok(super::simd::integrate_normalized(&models, steps, trs))
+        }
         ModelKind::DctcpNormalized => go(
             rows,
             len,

@@ -196,3 +196,28 @@ def test_native_rejects_a_bad_shape_with_an_error_not_a_crash():
     with pytest.raises(ValueError, match=r"model = \"nope\": the native solver has dctcp_normalized"):
         _native.fluid_integrate("nope", 1, np.ones((1, 3)), np.ones((1, 3)), np.ones((1, 1), np.int64),
                                 one, one, np.ones(1), 0.01, 10, 0, 0, 3, 2)
+
+
+def _child_batch(queue):
+    w, g = np.meshgrid([5.0, 10.0, 20.0, 40.0], [0.1, 0.3, 0.6, 1.0])
+    out = normalized_limit_cycles(w.ravel(), g.ravel(), settle=20.0, measure=20.0, backend="native")
+    queue.put(float(np.nansum(out["q_max"])))
+
+
+def test_a_forked_process_can_run_parallel_batches_after_its_parent_did():
+    # A process-global thread pool does not survive fork(): a child that submits work to the
+    # pool its parent started waits forever. The native solver builds its pool per call.
+    import multiprocessing as mp
+
+    w, g = np.meshgrid([5.0, 10.0, 20.0, 40.0], [0.1, 0.3, 0.6, 1.0])
+    parent = normalized_limit_cycles(w.ravel(), g.ravel(), settle=20.0, measure=20.0, backend="native")
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_batch, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung in the native solver")
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) == float(np.nansum(parent["q_max"]))

@@ -2,7 +2,7 @@
 //! `ccscope.fluid.solver.integrate(..., backend="native")`. The trajectories of a batch are
 //! independent and run in parallel on rayon's pool, without the GIL.
 
-use ccscope_core::fluid::{models, ModelKind, Steps, Trajectory, LANES, MONITOR_FIELDS};
+use ccscope_core::fluid::{models, simd, ModelKind, Steps, Trajectory, MONITOR_FIELDS};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{
     IntoPyArray, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -13,6 +13,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Tasks per thread a batch is cut into (smooths out trajectories of unequal cost).
 const CHUNKS_PER_THREAD: usize = 8;
+
+/// Threads for a batch: `RAYON_NUM_THREADS` when set to a positive integer, else every core.
+fn fluid_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 type Integrated<'py> = (
     Bound<'py, PyArray2<f64>>,
@@ -110,23 +119,41 @@ pub fn fluid_integrate<'py>(
         monitor_index,
     };
     // one task per chunk of trajectories (a multiple of the lanes interleaved per thread)
-    let chunk = (batch
-        .div_ceil(CHUNKS_PER_THREAD * rayon::current_num_threads())
-        .max(1))
-    .next_multiple_of(LANES);
+    // One task per chunk of trajectories (a multiple of the trajectories integrated together), on
+    // a pool built for this call: a global pool would not survive a fork of this process.
+    let threads = fluid_threads();
+    let chunk = batch
+        .div_ceil(CHUNKS_PER_THREAD * threads)
+        .max(1)
+        .next_multiple_of(simd::WIDTH);
     let run_chunk = |c: usize| {
         let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(batch));
         let trs: Vec<Trajectory<'_>> = (lo..hi).map(traj).collect();
         models::run(kind, m, &p[lo * row..hi * row], &steps, &trs)
     };
     let n_chunks = batch.div_ceil(chunk);
+    let threads = threads.min(n_chunks);
+    let pool = if threads >= 2 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("ccscope-fluid-{i}"))
+                .build()
+                .map_err(|e| {
+                    PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}"))
+                })?,
+        )
+    } else {
+        None
+    };
     let outcomes = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let parts: Result<Vec<Vec<_>>, String> = if n_chunks >= 2 {
-                use rayon::prelude::*;
-                (0..n_chunks).into_par_iter().map(run_chunk).collect()
-            } else {
-                (0..n_chunks).map(run_chunk).collect()
+            let parts: Result<Vec<Vec<_>>, String> = match &pool {
+                Some(pool) => pool.install(|| {
+                    use rayon::prelude::*;
+                    (0..n_chunks).into_par_iter().map(run_chunk).collect()
+                }),
+                None => (0..n_chunks).map(run_chunk).collect(),
             };
             parts.map(|v| v.into_iter().flatten().collect::<Vec<_>>())
         }))

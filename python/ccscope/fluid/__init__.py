@@ -2,7 +2,8 @@
 
 Every model takes its required inputs positionally and options as keywords, and returns result
 objects with named fields. DDE models share one fixed-step solver (`ccscope.fluid.solver`) with a
-numpy backend (default) and an optional JAX backend (`backend="jax"`).
+compiled backend (default, `backend="native"`: Rust, all cores), the numpy reference it is tested
+against (`backend="numpy"`) and an optional JAX backend (`backend="jax"`).
 
 Models: dctcp, dctcp_normalized, dctcp_hybrid (P000); toy, sawtooth, tcp_red (P001 setups; TCP/RED after
 Misra-Gong-Towsley / Hollot et al.); qcn_bound, qcn_fluid, asm_fluid (P002, with feedback delay); dx (P004);

@@ -465,7 +465,7 @@ def _register_optional_commands() -> None:
     # Command groups that live in their own modules add themselves here (each module defines
     # `register(app)`): fluid models, reproductions, sweeps.
     import importlib
-    for name in ("fluid_cli", "repro_cli", "sweep_cli"):
+    for name in ("fluid_cli", "repro_cli", "sweep_cli", "report_cli"):
         try:
             mod = importlib.import_module(f"ccscope.{name}")
         except ModuleNotFoundError as e:

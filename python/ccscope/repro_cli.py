@@ -192,5 +192,29 @@ def report_cmd(evidence: Path = typer.Option(None, "--evidence", "--out", "-o", 
         raise typer.Exit(1)
 
 
+@repro_app.command("site")
+def site_cmd(out: Path = typer.Option(Path("repro-site"), "--out", "-o", help="Directory of the site (index.html, "
+                                      "entries/, figures/); missing folders are created."),
+             evidence: Path = typer.Option(None, "--evidence", help="Committed evidence root (default: the "
+                                           "repository's docs/repro)."),
+             force: bool = typer.Option(False, "--force", help="Write into a non-empty --out directory that holds no "
+                                        "site written by `repro site` (other files are kept).")):
+    """Build a static HTML site of every reproduction from the committed evidence (docs/repro): claim, measured
+    against expected, verdict, figure and cause; open OUT/index.html."""
+    from ccscope import _outdir
+    from ccscope.cli import fail
+    from ccscope.report_html import write_site
+    if evidence is not None and not evidence.is_dir():
+        fail(f"--evidence {str(evidence)!r}: not a directory (give the evidence root, e.g. docs/repro)")
+    try:
+        with _outdir.sigterm_as_exit():
+            index = write_site(out, evidence, force=force)
+    except _outdir.OutputRefused as e:
+        _refused(e, "--out")
+    except OSError as e:
+        fail(f"--out {str(out)!r}: cannot write the site ({e.strerror or e})")
+    _console().print(f"wrote {index}", highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(repro_app, name="repro")

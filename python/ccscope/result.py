@@ -130,10 +130,13 @@ class SimResult:
         return (SimResult, (self.traces, self.flows, self.ports, self.summary, self.scenario, self.meta,
                             self.rounds))
 
-    def __repr__(self) -> str:
-        traces = self._cols["traces"] if self._traces is None else self._traces
-        return (f"SimResult(scenario={self.scenario.get('name')!r}, traces={sorted(traces)}, "
-                f"summary={self.summary!r})")
+    def __repr__(self) -> str:  # a few lines: scenario, duration, flows, traces with row counts, headline
+        from ccscope._repr import sim_text
+        return sim_text(self)
+
+    def _repr_html_(self) -> str:  # Jupyter: the headline as a table and a small plot of the queue
+        from ccscope._repr import sim_html
+        return sim_html(self)
 
     @property
     def success(self) -> bool:

@@ -1328,6 +1328,10 @@ class SweepTable:
         return (f"<SweepTable ({kind}) {len(self.table)} rows, {len(self.points())} points over "
                 f"{', '.join(self.params) or 'no parameter'}{seeds}; {len(self.metrics)} metrics>")
 
+    def _repr_html_(self) -> str:  # Jupyter: what was swept, the first metric's mean and interval, a small plot
+        from ccscope._repr import sweep_html
+        return sweep_html(self)
+
     def points(self) -> pd.DataFrame:
         """The distinct swept points (one row per parameter combination)."""
         return self.table[self.params].drop_duplicates().reset_index(drop=True)

@@ -35,6 +35,14 @@ class FluidResult:
     limit_cycle: LimitCycle | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # a few lines: status, time span, columns, limit cycle, parameters
+        from ccscope._repr import fluid_text
+        return fluid_text(self)
+
+    def _repr_html_(self) -> str:  # Jupyter: the same as a table and a small plot of the queue
+        from ccscope._repr import fluid_html
+        return fluid_html(self)
+
 
 def _fmt(value: Any) -> str:
     return repr(value) if not isinstance(value, float) else f"{value:g}"

@@ -34,10 +34,68 @@ def _type(p: dict) -> str:
     return str(t)
 
 
+#: Hand-written sections appended to a type's generated one: what the schema cannot say (the names the
+#: topology templates give their hosts, switches and ports; the CDF file a workload's sizes can come from).
+EXTRA = {
+    "Topology": """### Host, switch and port names of each template
+
+Flows, workloads (`src`, `dst`, `servers`, `client`) and `record.ports` name nodes; a template names
+them as follows (`ccscope scenario expand FILE` prints the explicit graph). A port is named after its
+link, `FROM->TO` (the egress queue of FROM toward TO), e.g. `sw->r0`.
+
+| template | hosts | switches | bottleneck / recorded ports |
+|---|---|---|---|
+| `dumbbell`, `receivers = 1` | senders `s0` .. `s{senders-1}`, receiver `r0` | `sw` | `sw->r0` |
+| `dumbbell`, `receivers = R > 1` | senders `s0` .. `s{senders-1}`, receivers `r0` .. `r{R-1}` | `sw0` (senders' side), `sw1` (receivers' side) | `sw0->sw1` |
+| `leaf_spine` | `h0` .. `h{leaves*hosts_per_leaf-1}`; host `h{i*hosts_per_leaf+k}` hangs off leaf `i` | leaves `leaf0` .. `leaf{leaves-1}`, spines `spine0` .. `spine{spines-1}` | every `leaf{i}->spine{j}` |
+| `graph` | the `nodes` given (`kind = "host"`) | the `nodes` given (`kind = "switch"`) | `record.ports`, else every switch port |
+
+With the `[flows]` template on a dumbbell, flow `k` goes from `s{k mod senders}` to `r{k mod receivers}`;
+flows listed by hand on a dumbbell must name these hosts (`flow[i].src must name a dumbbell sender s0..s3`).
+""",
+    "SizeDist": """### Reading a CDF from a file
+
+In a scenario file, a `cdf` size may give `file = "path"` instead of `points` (e.g.
+`size = { kind = "cdf", file = "cdf/websearch.csv" }`); the path is relative to the scenario file and
+must stay inside its folder or an `--allow-path` folder. The file holds one point per line,
+`bytes cumulative_probability`, the two numbers separated by a comma or white space; `#` starts a
+comment; blank lines are skipped. Sizes are >= 1 and probabilities in [0, 1], both non-decreasing,
+with at least two points and the last probability 1:
+
+```text
+# bytes, P(size <= bytes)
+6000, 0.15
+13000, 0.2
+10000000, 1.0
+```
+
+Sizes between two points are interpolated linearly. A bad line is one error naming the field, the file
+and the line (`workload[0].size.file = 'x.csv' line 3: ...`).
+""",
+}
+
+
+def _enum_values(node: dict) -> list[tuple[str, str]]:
+    """(value, meaning) of an enum type: `enum` values, or `oneOf` string constants with their doc."""
+    out = [(json.dumps(v), "") for v in node.get("enum", [])]
+    for variant in node.get("oneOf", []):
+        if "const" in variant and not variant.get("properties"):
+            out.append((json.dumps(variant["const"]), (variant.get("description") or "").replace("\n", " ")))
+        elif variant.get("enum") and not variant.get("properties"):
+            desc = (variant.get("description") or "").replace("\n", " ")
+            out += [(json.dumps(v), desc) for v in variant["enum"]]
+    return out
+
+
 def _table(name: str, node: dict) -> str:
     lines = [f"## {name}\n"]
     if node.get("description"):
         lines.append(node["description"].replace("\n", " ") + "\n")
+    values = _enum_values(node)
+    if values:
+        lines.append("| value | meaning |\n|---|---|")
+        lines += ["| `" + v + "` | " + d.replace("|", "\\|") + " |" for v, d in values]
+        lines.append("")
     props = node.get("properties", {})
     if props:
         lines.append("| field | type | default | meaning |\n|---|---|---|---|")
@@ -63,6 +121,8 @@ def scenario_reference() -> str:
     parts = [HEADER, _table("Scenario (top level)", schema)]
     for name, node in sorted(schema.get("$defs", {}).items()):
         parts.append(_table(name, node))
+        if name in EXTRA:
+            parts.append(EXTRA[name])
     return "\n".join(parts).rstrip() + "\n"
 
 

@@ -221,3 +221,13 @@ def test_a_forked_process_can_run_parallel_batches_after_its_parent_did():
         pytest.fail("the forked child hung in the native solver")
     assert child.exitcode == 0
     assert queue.get(timeout=5) == float(np.nansum(parent["q_max"]))
+
+
+def test_importing_the_fluid_models_loads_neither_scipy_nor_jax():
+    # scipy.optimize cost ~1 s of `ccscope fluid ...` start-up; the models import it on first use
+    import subprocess
+    import sys
+
+    code = "import sys, ccscope.fluid; print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'jax'}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

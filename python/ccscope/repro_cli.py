@@ -22,7 +22,87 @@ def _line(rec: dict) -> str:
     v = rec["verdict"]
     color = {"reproduced": "green", "partly": "yellow", "not yet": "dim", "error": "red"}.get(v, "red")
     extra = f" ({rec['message']})" if rec.get("message") else ""
-    return f"[{color}]{v:>14}[/] {rec['id']} [{rec['variant']}, {rec.get('wall_s', 0):.1f} s]{extra}"
+    from rich.markup import escape  # "[quick, 1.2 s]" is text, not a style tag
+    return f"[{color}]{v:>14}[/] {escape(rec['id'])} \\[{rec['variant']}, {rec.get('wall_s', 0):.1f} s]{escape(extra)}"
+
+
+#: Characters of a claim printed by `repro run` under the verdict line.
+CLAIM_CHARS = 200
+#: Passing strict rows printed under a verdict (failed rows are all printed).
+PASSING_ROWS = 3
+
+
+def claim_lines(rec: dict, where: str = "result.json") -> list[str]:
+    """What `repro run` prints under an entry's verdict: the claim, then each strict row's measured value
+    against what was expected (failed rows first, marked ✗; then up to PASSING_ROWS passing, ✓)."""
+    from rich.markup import escape
+
+    from ccscope.repro.report import _row_text
+    out = []
+    claim = " ".join(str(rec.get("claim") or "").split())
+    if claim:
+        cut = claim if len(claim) <= CLAIM_CHARS else claim[:CLAIM_CHARS - 3].rstrip() + "..."
+        out.append(f"{'':>15}claim: {escape(cut)}")
+    checks = [c for c in rec.get("checks") or [] if isinstance(c, dict) and "name" in c]
+    strict = [c for c in checks if not c.get("advisory")]
+    failed = [c for c in strict if not c.get("passed")]
+    passed = [c for c in strict if c.get("passed")]
+    for c in failed:
+        out.append(f"{'':>15}[red]✗[/] measured {escape(_row_text(c))}")
+    for c in passed[:PASSING_ROWS]:
+        out.append(f"{'':>15}[green]✓[/] measured {escape(_row_text(c))}")
+    rest = len(passed) - PASSING_ROWS
+    advisory = len(checks) - len(strict)
+    more = ([f"{rest} more passing"] if rest > 0 else []) + ([f"{advisory} advisory"] if advisory else [])
+    if more:
+        out.append(f"{'':>15}(+{', '.join(more)} rows: {escape(where)})")
+    return out
+
+
+#: Seconds an entry runs before `repro run` prints that it is still running (then again every as long).
+PROGRESS_EVERY_S = 15.0
+
+
+class _Progress:
+    """A line on stderr every PROGRESS_EVERY_S while entries are running: which one (with one job at a time, in
+    catalogue order), for how long, and how many are done."""
+
+    def __init__(self, ids: list[str], jobs: int):
+        import threading
+        import time
+        self.ids, self.jobs, self.done = ids, max(1, jobs), set()
+        self.since = time.monotonic()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def finished(self, eid: str) -> None:
+        import time
+        self.done.add(eid)
+        self.since = time.monotonic()
+
+    def _loop(self) -> None:
+        import time
+
+        from rich.console import Console
+        err = Console(stderr=True)
+        while not self.stop.wait(PROGRESS_EVERY_S):
+            running = [i for i in self.ids if i not in self.done][:self.jobs]
+            if not running:
+                continue
+            waited = time.monotonic() - self.since
+            what = running[0] if self.jobs == 1 else f"{len(running)} entries ({', '.join(running[:3])}" + \
+                (", ..." if len(running) > 3 else "") + ")"
+            err.print(f"[dim]{'...':>14} {what} still running ({waited:.0f} s); {len(self.done)}/{len(self.ids)} "
+                      "done[/]", highlight=False, soft_wrap=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join(timeout=1)
+        return False
 
 
 @repro_app.command("list")
@@ -89,14 +169,22 @@ def _run(patterns: list[str], quick: bool, jobs: int, out: Path, skip_not_yet: b
     from ccscope.repro import registry, runner
     con = _console()
     try:
-        registry.select(patterns)
+        chosen = registry.select(patterns)
     except KeyError as e:
         con.print(f"[red]error:[/] {e.args[0]}")
         raise typer.Exit(2) from None
+    ids = [e.id for e in chosen if not skip_not_yet or registry.verdict(e.id) != runner.NOT_YET]
+
+    def done(r: dict) -> None:
+        progress.finished(r["id"])
+        con.print(_line(r), highlight=False, soft_wrap=True)
+        where = out / r["id"] / ("quick" if r.get("variant") == "quick" else "") / "result.json"
+        for line in claim_lines(r, str(where)):
+            con.print(line, highlight=False, soft_wrap=True)
     try:
-        with _outdir.sigterm_as_exit():
+        with _outdir.sigterm_as_exit(), _Progress(ids, jobs) as progress:
             recs = runner.run_many(patterns, quick=quick, jobs=jobs, out_root=out, skip_not_yet=skip_not_yet,
-                                   on_done=lambda r: con.print(_line(r), highlight=False), force=force)
+                                   on_done=done, force=force)
     except _outdir.OutputRefused as e:
         _refused(e, "--out")
     bad = [r for r in recs if r["verdict"] == "error"]

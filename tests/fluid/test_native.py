@@ -231,3 +231,13 @@ def test_importing_the_fluid_models_loads_neither_scipy_nor_jax():
     code = "import sys, ccscope.fluid; print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'jax'}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_more_rtt_groups_than_the_native_solver_holds_run_on_numpy_by_default():
+    m = dctcp([1] * 33, 10e9, [100e-6 + 1e-6 * i for i in range(33)], 65)
+    res = m.solve(2e-4)                                  # auto: numpy, not an error
+    assert res.success and len(res.traces.columns) == 1 + 2 * 33 + 1
+    with pytest.raises(ValueError, match=r"^delays: 33 groups; backend='native' holds at most 32"):
+        m.solve(2e-4, backend="native")
+    few = dctcp([1] * 32, 10e9, [100e-6 + 1e-6 * i for i in range(32)], 65)
+    same_result(few.solve(5e-4, backend="native"), few.solve(5e-4, backend="numpy"))

@@ -44,6 +44,9 @@ import numpy as np
 MAX_RING_ENTRIES = 2_000_000_000
 #: Values of `integrate(..., backend=)`.
 BACKENDS = ("auto", "native", "numpy", "jax")
+#: Most delay groups (RTT groups of the physical DCTCP model) the native solver holds
+#: (`ccscope_core::fluid::models::MAX_GROUPS`); `backend="auto"` runs larger ones on numpy.
+NATIVE_MAX_GROUPS = 32
 #: Order of the monitor fields returned by the native solver (`ccscope_core::fluid::MONITOR_KEYS`).
 NATIVE_MONITOR_KEYS = ("min", "max", "t_first", "t_last", "n_cross", "int_first", "int_last")
 
@@ -176,6 +179,7 @@ def integrate(
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend = {backend!r}: allowed values are {', '.join(repr(b) for b in BACKENDS)}")
+    explicit = backend == "native"
     if backend == "auto":
         backend = "native" if model.native is not None else "numpy"
     elif backend == "native" and model.native is None:
@@ -193,6 +197,11 @@ def integrate(
         delays_arr = np.broadcast_to(delays_arr[:, None], (batch, 1)).copy() if delays_arr.shape[0] == batch \
             else np.broadcast_to(delays_arr[None, :], (batch, delays_arr.shape[0])).copy()
     validate_step(dt, delays_arr, until)
+    if backend == "native" and model.native_grouped and delays_arr.shape[1] > NATIVE_MAX_GROUPS:
+        if explicit:
+            raise ValueError(f"delays: {delays_arr.shape[1]} groups; backend='native' holds at most "
+                             f"{NATIVE_MAX_GROUPS} (backend='numpy' has no limit)")
+        backend = "numpy"
     p = _as_batch(params, batch)
     n_obs = int(getattr(model, "n_observables", 1))
     hist_shape = (batch,) if n_obs == 1 else (batch, n_obs)

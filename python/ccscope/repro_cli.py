@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 repro_app = typer.Typer(no_args_is_help=True,
-                        help="Reproduce the papers' figures: list, run, all, promote, report.")
+                        help="Reproduce the papers' figures: list, run, all, promote, report, site.")
 
 
 def _console():

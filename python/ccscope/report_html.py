@@ -37,7 +37,7 @@ SIGN_PROBE_BYTES = 4096
 #: Points kept per plotted series; a longer series keeps the minimum and maximum of each bucket.
 MAX_POINTS = 20000
 #: Series drawn per plot (flows, ports); the plot says how many were left out.
-MAX_SERIES = 12
+MAX_SERIES = 10
 #: Rows of a table (flows, ports) shown in a page.
 MAX_TABLE_ROWS = 200
 #: Colours of the series (matplotlib's tab10).
@@ -47,6 +47,8 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 TRACE_VALUE = {"queue": ("queue_pkts", "queue (packets)"), "link": ("tx_bytes", "bytes sent (cumulative)"),
                "cwnd": ("cwnd_pkts", "cwnd (packets)"), "alpha": ("alpha", "DCTCP alpha"),
                "delivered": ("delivered_bytes", "bytes delivered (cumulative)"), "rate": ("rate_bps", "rate (b/s)")}
+#: Sideways shift between the lines of a sweep plot, as a fraction of the x range (error bars side by side).
+SWEEP_SHIFT = 0.008
 #: The order of the trace plots in a run's report (others follow by name).
 TRACE_ORDER = ("queue", "link", "cwnd", "alpha", "rate", "delivered", "drops", "feedback")
 #: Columns that name the series of a trace (one line per value).
@@ -71,8 +73,8 @@ pre{background:#f7f7f7;border:1px solid #e2e2e2;padding:8px;overflow:auto;max-he
 .v-reproduced{color:#13702a;font-weight:bold}.v-partly{color:#9a6a00;font-weight:bold}
 .v-error,.v-failed,.v-not-reproduced{color:#b3261e;font-weight:bold}.v-not-yet,.v-not-run{color:#777}
 .pass{color:#13702a}.fail{color:#b3261e}
-img.fig{max-width:100%;border:1px solid #ddd}.wide{overflow-x:auto;max-width:100%}
-td.id{white-space:nowrap}img.thumb{width:160px;border:1px solid #ddd}
+img.fig{max-width:100%;border:1px solid #ddd}.wide{overflow:auto;max-width:100%;max-height:440px}
+td.id{white-space:nowrap}table.frame td,table.frame th{white-space:nowrap}img.thumb{width:160px;border:1px solid #ddd}
 """
 
 
@@ -126,7 +128,7 @@ def frame_table(df, *, max_rows: int = MAX_TABLE_ROWS) -> str:
             cells.append(f"<td{cls}>{_e(_num(v))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = f"<p class=\"note\">{len(df) - max_rows} more rows not shown.</p>" if len(df) > max_rows else ""
-    return f"<div class=\"wide\"><table><tr>{head}</tr>{''.join(rows)}</table></div>{more}"
+    return f"<div class=\"wide\"><table class=\"frame\"><tr>{head}</tr>{''.join(rows)}</table></div>{more}"
 
 
 # --------------------------------------------------------------------------- plots
@@ -167,9 +169,9 @@ class PlotSpec:
     """One zoomable plot: series of (x, y[, err]) drawn by zoomplot.js."""
 
     def __init__(self, pid: str, title: str, xlabel: str, ylabel: str, *, ymin0: bool = True, note: str = "",
-                 xpad: bool = False):
+                 xpad: bool = False, xrange: tuple[float, float] | None = None, markers: bool = False):
         self.pid, self.title, self.xlabel, self.ylabel, self.ymin0, self.note = pid, title, xlabel, ylabel, ymin0, note
-        self.xpad = xpad
+        self.xpad, self.xrange, self.markers = xpad, xrange, markers
         self.series: list[dict] = []
         self.decimated = 0
 
@@ -191,7 +193,8 @@ class PlotSpec:
                      "of each bucket")
             note = f"{note}; {extra}" if note else extra
         spec = {"title": self.title, "xlabel": self.xlabel, "ylabel": self.ylabel, "ymin0": self.ymin0,
-                "xpad": self.xpad, "note": note, "series": self.series}
+                "xpad": self.xpad, "note": note,
+                "xrange": None if self.xrange is None else [float(v) for v in self.xrange], "markers": self.markers, "series": self.series}
         data = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
         return (f"<div class=\"zplot\" id=\"{_e(self.pid)}\" data-spec=\"{_e(self.pid)}-data\"></div>\n"
                 f"<script type=\"application/json\" id=\"{_e(self.pid)}-data\">{data}</script>")
@@ -205,13 +208,15 @@ def _time_axis(t_max: float) -> tuple[float, str]:
     return 1e6, "time (us)"
 
 
-def trace_plot(name: str, df, *, scale: float, xlabel: str, bottleneck: str | None = None) -> PlotSpec | str:
-    """The plot of one recorded trace (or a sentence saying why there is none)."""
+def trace_plot(name: str, df, *, scale: float, xlabel: str, bottleneck: str | None = None,
+               t_max: float | None = None) -> PlotSpec | str:
+    """The plot of one recorded trace (or a sentence saying why there is none); its time axis spans
+    [0, t_max] (the run) when given."""
     if len(df) == 0:
         return "No rows recorded."
     if "time_s" not in df.columns:
         return f"No time column (columns: {', '.join(map(str, df.columns))})."
-    spec = PlotSpec(f"trace-{name}-plot", name, xlabel, "")
+    spec = PlotSpec(f"trace-{name}-plot", name, xlabel, "", xrange=None if t_max is None else (0.0, t_max * scale))
     if "event" in df.columns:  # an event trace: cumulative count of each event kind
         spec.ylabel = "events (cumulative)"
         spec.ymin0 = True
@@ -295,7 +300,7 @@ def run_report(run_dir: Path | str) -> str:
                 "axis; drag: pan; double click: whole run; click a legend entry to hide it.</p>")
     for n in plotted:
         df = res.traces[n]
-        p = trace_plot(n, df, scale=scale, xlabel=xlabel, bottleneck=summary.get("bottleneck_port"))
+        p = trace_plot(n, df, scale=scale, xlabel=xlabel, bottleneck=summary.get("bottleneck_port"), t_max=t_max)
         body.append(f"<h3 id=\"trace-{_e(n)}\">{_e(n)} <span class=\"note\">({len(df)} rows; columns "
                     f"{_e(', '.join(map(str, df.columns)))})</span></h3>")
         body.append(p.html() if isinstance(p, PlotSpec) else f"<p class=\"note\">{_e(p)}</p>")
@@ -358,9 +363,11 @@ def sweep_report(sweep_dir: Path | str) -> str:
         others = [p for p in t.params if p != x]
         xs = np.unique(t.table[x].to_numpy())
         for m in metrics:
-            spec = PlotSpec(f"metric-{m}-plot", m, x, m, ymin0=False, xpad=True,
+            spec = PlotSpec(f"metric-{m}-plot", m, x, m, ymin0=False, xpad=True, markers=True,
                             note="mean and 95 % interval over the seeds" if seeds and seeds > 1 else "")
-            groups = agg.groupby(others, sort=True) if others else [((), agg)]
+            groups = list(agg.groupby(others, sort=True)) if others else [((), agg)]
+            span = float(np.ptp(xs.astype(float))) if len(xs) > 1 else 1.0
+            shown = min(len(groups), MAX_SERIES)
             for i, (key, g) in enumerate(groups):
                 if i >= MAX_SERIES:
                     spec.note = (spec.note + "; " if spec.note else "") + f"the first {MAX_SERIES} lines drawn"
@@ -368,7 +375,8 @@ def sweep_report(sweep_dir: Path | str) -> str:
                 key = key if isinstance(key, tuple) else (key,)
                 label = ", ".join(f"{p}={_num(v)}" for p, v in zip(others, key)) or m
                 g = g.sort_values(x)
-                spec.add(label, g[x].to_numpy(dtype=float), g[f"{m}_mean"].to_numpy(dtype=float),
+                shift = (i - (shown - 1) / 2) * SWEEP_SHIFT * span  # side by side, as `ccscope sweep plot`
+                spec.add(label, g[x].to_numpy(dtype=float) + shift, g[f"{m}_mean"].to_numpy(dtype=float),
                          err=g[f"{m}_ci95"].to_numpy(dtype=float), mode="markers" if len(xs) == 1 else "line")
             body += [f"<h3 id=\"metric-{_e(m)}\">{_e(m)} against {_e(x)}</h3>", spec.html()]
     body += ["<h2>Every run</h2>", frame_table(t.table)]

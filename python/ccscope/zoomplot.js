@@ -1,7 +1,8 @@
-/* zoomplot: the small pan/zoom SVG plotter inlined into the HTML pages of `ccscope report` and
-   `ccscope repro site` (no network, no dependency). Each <div class="zplot" data-spec="ID"> is drawn
-   from the JSON in <script type="application/json" id="ID">:
-   {title, xlabel, ylabel, ymin0, series: [{name, color, x: [], y: [], err: [] | null, mode: "line"|"step"|"markers"}]}
+/* zoomplot: the small pan/zoom SVG plotter inlined into the pages of `ccscope report` (no network, no
+   dependency). Each <div class="zplot" data-spec="ID"> is drawn from the JSON in
+   <script type="application/json" id="ID">: {title, xlabel, ylabel, note, ymin0 (y axis from 0),
+   xrange ([lo, hi] always shown), xpad (a margin around the data), markers (dots on short series),
+   series: [{name, color, x: [], y: [], err: [] | null, mode: "line"|"step"|"markers"}]}.
    Mouse wheel: zoom the time (x) axis around the pointer; drag: pan; double click or "reset": whole range.
    The y range follows the data in view. Each drawn plot sets data-points (points drawn) for tests. */
 (function () {
@@ -42,6 +43,7 @@
       s.hidden = false;
       if (s.x.length) { x0 = Math.min(x0, s.x[0]); x1 = Math.max(x1, s.x[s.x.length - 1]); }
     });
+    if (spec.xrange) { x0 = Math.min(x0, spec.xrange[0]); x1 = Math.max(x1, spec.xrange[1]); }
     if (!isFinite(x0)) { x0 = 0; x1 = 1; }
     if (x1 <= x0) { x0 -= (Math.abs(x0) || 1) * 0.5; x1 = x0 + (Math.abs(x0) || 1); }
     if (spec.xpad) { var p = (x1 - x0) * 0.04; x0 -= p; x1 += p; }
@@ -123,11 +125,18 @@
         if (step && pts.length) { pts.push(X.toFixed(1) + "," + pts[pts.length - 1].split(",")[1]); }
         pts.push(X.toFixed(1) + "," + Y.toFixed(1)); drawn++;
         if (s.err && s.err[k]) {
-          el("line", { x1: X, x2: X, y1: py(v - s.err[k]), y2: py(v + s.err[k]), stroke: s.color, "stroke-width": 1.2 }, area);
+          var ya = py(v - s.err[k]), yb = py(v + s.err[k]);
+          el("line", { x1: X, x2: X, y1: ya, y2: yb, stroke: s.color, "stroke-width": 1.2 }, area);
+          el("line", { x1: X - 4, x2: X + 4, y1: ya, y2: ya, stroke: s.color, "stroke-width": 1.2 }, area);
+          el("line", { x1: X - 4, x2: X + 4, y1: yb, y2: yb, stroke: s.color, "stroke-width": 1.2 }, area);
         }
-        if (s.mode === "markers" || (r[1] - r[0]) <= 40) {
+        if (s.mode === "markers" || (spec.markers && (r[1] - r[0]) <= 60)) {
           el("circle", { cx: X, cy: Y, r: 2.8, fill: s.color }, area);
         }
+      }
+      if (pts.length === 1 && s.mode !== "markers" && !spec.markers) {
+        var xy = pts[0].split(",");
+        el("circle", { cx: xy[0], cy: xy[1], r: 2.8, fill: s.color }, area);
       }
       if (pts.length > 1 && s.mode !== "markers") {
         el("polyline", { points: pts.join(" "), fill: "none", stroke: s.color, "stroke-width": 1.3,

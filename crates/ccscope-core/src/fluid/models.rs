@@ -220,6 +220,51 @@ impl Dde for Physical {
     }
 }
 
+/// [`Physical`] with one RTT group (the common case: every single-RTT run and sweep), with
+/// scalar fields and no per-group loops; numpy's one-element sum is `0.0 + x`.
+#[derive(Clone, Copy, Debug)]
+pub struct Physical1 {
+    pub n_flows: f64,
+    pub rtt_s: f64,
+    pub c_pps: f64,
+    pub k_pkts: f64,
+    pub g: f64,
+}
+
+impl Dde for Physical1 {
+    fn n_state(&self) -> usize {
+        3
+    }
+    #[inline(always)]
+    fn rhs(&self, x: &[f64], lo: &[f64], hi: &[f64], out: &mut [f64]) {
+        let (w, a, q) = (x[0], x[1], x[2]);
+        let u = fraction_above(lo[0], hi[0], self.k_pkts);
+        let r = self.rtt_s + q / self.c_pps;
+        out[0] = 1.0 / r - w * a * u / (2.0 * r);
+        out[1] = self.g / r * (u - a);
+        let dq = (0.0 + self.n_flows * w / r) - self.c_pps;
+        out[2] = if q <= 0.0 { np_max(dq, 0.0) } else { dq };
+    }
+    #[inline(always)]
+    fn observable(&self, x: &[f64], out: &mut [f64]) {
+        out[0] = x[2];
+    }
+    #[inline(always)]
+    fn project(&self, x: &mut [f64]) {
+        x[2] = np_max(x[2], 0.0);
+    }
+    #[inline(always)]
+    fn rate(&self, x: &[f64]) -> f64 {
+        let q = x[2];
+        let arrival = 0.0 + self.n_flows * x[0] / (self.rtt_s + q / self.c_pps);
+        if q > 0.0 {
+            1.0
+        } else {
+            np_min(arrival / self.c_pps, 1.0)
+        }
+    }
+}
+
 /// P004 eqs 3-4: state (W bytes, Q s), observable Q.
 #[derive(Clone, Copy, Debug)]
 pub struct Dx {
@@ -614,6 +659,19 @@ pub fn run(
                 wbar: p[0],
                 g: p[1],
                 q_floor: p[2],
+            },
+            steps,
+            trs,
+        ),
+        ModelKind::DctcpPhysical if m == 1 => go(
+            rows,
+            len,
+            |p| Physical1 {
+                n_flows: p[0],
+                rtt_s: p[1],
+                c_pps: p[2],
+                k_pkts: p[3],
+                g: p[4],
             },
             steps,
             trs,

@@ -33,8 +33,8 @@ def _browser_paths() -> tuple[str | None, str | None]:
     return chrome, shutil.which("chromedriver")
 
 
-@pytest.fixture(scope="module")
-def driver():
+def need_browser() -> tuple[str, str]:
+    """chromium and chromedriver, or: under CI=true a failure, elsewhere a skip that prints the install command."""
     chrome, drv = _browser_paths()
     if chrome is None or drv is None:
         msg = f"no chromium/chromedriver on PATH; install them with: {INSTALL}"
@@ -42,6 +42,12 @@ def driver():
             pytest.fail(msg)
         print(msg)
         pytest.skip(msg)
+    return chrome, drv
+
+
+@pytest.fixture(scope="module")
+def driver():
+    chrome, drv = need_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     opts = webdriver.ChromeOptions()
@@ -259,3 +265,22 @@ def test_page_is_self_contained(outputs):
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in text
     assert "function Plot" in text  # the plotter is inlined
+
+
+def test_missing_browser_fails_under_ci_and_skips_elsewhere(monkeypatch, capsys):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium chromium-driver"):
+        need_browser()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        need_browser()
+    assert INSTALL in capsys.readouterr().out
+
+
+def test_fluid_sweep_report(tmp_path):
+    cc.sweep.fluid_sweep("dctcp", {"n": [10], "rate_bps": [10e9], "rtt_s": [100e-6], "k_pkts": [10, 40, 65],
+                                   "g": [1 / 16]}, out=tmp_path / "f", until_s=0.005)
+    text = report_html.sweep_report(tmp_path / "f")
+    assert "q_max_pkts against k_pkts" in text and "against g<" not in text
+    assert "fluid model dctcp" in text

@@ -76,3 +76,13 @@ def test_sweep_repr_html(tmp_path):
     assert "bottleneck_utilization_mean" in html and "bottleneck_utilization_ci95" in html
     assert html.count("<tr") >= 5  # the summary rows and one aggregate row per point
     _png_ok(html)
+
+
+def test_fluid_sweep_html_plots_the_swept_parameter(tmp_path):
+    # a fluid sweep's table lists every model parameter (the defaults too): the plot is against the varied one
+    cc.sweep.fluid_sweep("dctcp", {"n": [10], "rate_bps": [10e9], "rtt_s": [100e-6], "k_pkts": [10, 40],
+                                   "g": [1 / 16]}, out=tmp_path / "f", until_s=0.005)
+    t = cc.sweep.load(tmp_path / "f")
+    html = t._repr_html_()
+    assert "alt='q_max_pkts against k_pkts'" in html
+    _png_ok(html)

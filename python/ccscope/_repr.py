@@ -296,9 +296,10 @@ def sweep_html(t) -> str:
         parts.append(shown.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0))
         if len(agg) > SWEEP_ROWS:
             parts.append(f"<p>... {len(agg) - SWEEP_ROWS} more rows: <code>.agg({metric!r})</code></p>")
-        x = t.params[0]
+        varied = [p for p in t.params if t.table[p].nunique(dropna=False) > 1]  # a fluid sweep lists its defaults
+        x = (varied or t.params)[0]
         fig, ax = _small_figure()
-        others = [p for p in t.params if p != x]
+        others = [p for p in varied if p != x]
         groups = agg.groupby(others, sort=True) if others else [((), agg)]
         for i, (key, g) in enumerate(groups):
             if i >= PLOT_SERIES:

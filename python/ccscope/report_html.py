@@ -359,8 +359,9 @@ def sweep_report(sweep_dir: Path | str) -> str:
         body += ["<h2 id=\"means\">Means over the seeds</h2>",
                  "<p class=\"note\">Per swept point: mean, half-width of the 95 % Student-t interval (ci95) and "
                  "runs with a value (n), from <code>ccscope.sweep.load(OUT).agg()</code>.</p>", frame_table(agg)]
-        x = t.params[0]
-        others = [p for p in t.params if p != x]
+        varied = [p for p in t.params if t.table[p].nunique(dropna=False) > 1]  # a fluid sweep lists its defaults too
+        x = (varied or t.params)[0]
+        others = [p for p in varied if p != x]
         xs = np.unique(t.table[x].to_numpy())
         for m in metrics:
             spec = PlotSpec(f"metric-{m}-plot", m, x, m, ymin0=False, xpad=True, markers=True,

@@ -241,3 +241,38 @@ def test_more_rtt_groups_than_the_native_solver_holds_run_on_numpy_by_default():
         m.solve(2e-4, backend="native")
     few = dctcp([1] * 32, 10e9, [100e-6 + 1e-6 * i for i in range(32)], 65)
     same_result(few.solve(5e-4, backend="native"), few.solve(5e-4, backend="numpy"))
+
+
+_BIG_MAP = """
+import sys
+import numpy as np
+from ccscope.fluid.dctcp import normalized_limit_cycles
+w, g = np.meshgrid(np.geomspace(2.5, 100, 1000), np.geomspace(0.05, 1, 1000))
+print("start", flush=True)
+normalized_limit_cycles(w.ravel(), g.ravel(), settle=100.0, measure=60.0)   # ~10^2 s of CPU
+print("finished", flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_long_native_batch():
+    # The numpy loop could always be interrupted; the native solver handles pending signals
+    # between waves of trajectories, so Ctrl-C raises KeyboardInterrupt instead of waiting for
+    # the whole batch (10^6 points here).
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _BIG_MAP], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "start"
+        import time
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)   # uninterrupted, the batch needs ~50 s on 2 idle cores
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "finished" not in out
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err

@@ -13,6 +13,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Tasks per thread a batch is cut into (smooths out trajectories of unequal cost).
 const CHUNKS_PER_THREAD: usize = 8;
+/// Most trajectories per task (a 16 000-step map point costs ~0.1 ms: a wave lasts ~25 ms).
+const MAX_CHUNK: usize = 256;
 
 /// Threads for a batch: `RAYON_NUM_THREADS` when set to a positive integer, else every core.
 fn fluid_threads() -> usize {
@@ -118,13 +120,14 @@ pub fn fluid_integrate<'py>(
         level: lv[b],
         monitor_index,
     };
-    // one task per chunk of trajectories (a multiple of the lanes interleaved per thread)
-    // One task per chunk of trajectories (a multiple of the trajectories integrated together), on
-    // a pool built for this call: a global pool would not survive a fork of this process.
+    // Tasks of at most MAX_CHUNK trajectories (a multiple of the trajectories integrated
+    // together), run a wave of one per thread at a time with pending signals handled between
+    // waves (Ctrl-C stops a long batch), on a pool built for this call: a global pool would not
+    // survive a fork of this process.
     let threads = fluid_threads();
     let chunk = batch
         .div_ceil(CHUNKS_PER_THREAD * threads)
-        .max(1)
+        .clamp(1, MAX_CHUNK)
         .next_multiple_of(simd::WIDTH);
     let run_chunk = |c: usize| {
         let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(batch));
@@ -146,27 +149,36 @@ pub fn fluid_integrate<'py>(
     } else {
         None
     };
-    let outcomes = py.detach(|| {
-        catch_unwind(AssertUnwindSafe(|| {
-            let parts: Result<Vec<Vec<_>>, String> = match &pool {
-                Some(pool) => pool.install(|| {
-                    use rayon::prelude::*;
-                    (0..n_chunks).into_par_iter().map(run_chunk).collect()
-                }),
-                None => (0..n_chunks).map(run_chunk).collect(),
-            };
-            parts.map(|v| v.into_iter().flatten().collect::<Vec<_>>())
-        }))
-    });
-    let outcomes = match outcomes {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => return Err(PyValueError::new_err(e)),
-        Err(_) => {
-            return Err(PyRuntimeError::new_err(
-                "native fluid solver: internal error (panic)",
-            ))
+    let mut outcomes = Vec::with_capacity(batch);
+    let mut c0 = 0;
+    while c0 < n_chunks {
+        let c1 = (c0 + threads.max(1)).min(n_chunks);
+        let wave = py.detach(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                let parts: Result<Vec<Vec<_>>, String> = match &pool {
+                    Some(pool) => pool.install(|| {
+                        use rayon::prelude::*;
+                        (c0..c1).into_par_iter().map(run_chunk).collect()
+                    }),
+                    None => (c0..c1).map(run_chunk).collect(),
+                };
+                parts
+            }))
+        });
+        match wave {
+            Ok(Ok(parts)) => outcomes.extend(parts.into_iter().flatten()),
+            Ok(Err(e)) => return Err(PyValueError::new_err(e)),
+            Err(_) => {
+                return Err(PyRuntimeError::new_err(
+                    "native fluid solver: internal error (panic)",
+                ))
+            }
         }
-    };
+        c0 = c1;
+        if c0 < n_chunks {
+            py.check_signals()?;
+        }
+    }
     let mut x_final = Array2::<f64>::zeros((batch, n));
     let mut records = Array3::<f64>::zeros((n_rec, batch, n));
     let mut monitor = Array2::<f64>::zeros((batch, MONITOR_FIELDS));

@@ -144,7 +144,8 @@
       }
     });
     this.div.setAttribute("data-points", String(drawn));
-    this.info.textContent = " x: " + fmt(this.view[0]) + " to " + fmt(this.view[1]) +
+    var short = function (v) { return String(parseFloat(v.toPrecision(4))); };
+    this.info.textContent = " x: " + short(this.view[0]) + " to " + short(this.view[1]) +
       (spec.note ? "  \u00b7  " + spec.note : "") + "  \u00b7  wheel: zoom, drag: pan, double click: reset";
   };
 

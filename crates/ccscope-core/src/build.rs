@@ -7,41 +7,21 @@ use crate::cc::dctcp::DctcpRule;
 use crate::cc::{Cc, Dctcp, NewReno};
 use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
+use crate::flow::{path_rtt_s, FlowState, RateState};
 use crate::net::routing::{PortEnds, Router};
 use crate::net::Port;
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
 use crate::scenario::TcpConfig;
 use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
-use crate::sim::{FlowState, Simulation, WorkloadState};
+use crate::sim::{Lookahead, Simulation};
 use crate::transport::receiver::TcpReceiverConfig;
 use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
 use crate::units::{BitsPerSec, SimDuration, SimTime};
 use crate::workload::WorkloadSpec;
+use crate::workload::WorkloadState;
 use crate::world::{FlowId, NodeId, PortId, RouteId};
 use std::collections::HashMap;
-
-/// A flow's RTT with every queue empty: propagation plus one `data_bytes` serialization per hop
-/// of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds (DX's exact R0).
-pub(crate) fn path_rtt_s(
-    routes: &[(u32, u16)],
-    route_ports: &[PortId],
-    ports: &[Port],
-    (fwd, rev): (RouteId, RouteId),
-    (data_bytes, ack_bytes): (u32, u32),
-) -> f64 {
-    let one_way = |r: RouteId, bytes: u32| -> u64 {
-        let (off, len) = routes[r.idx()];
-        route_ports[off as usize..off as usize + len as usize]
-            .iter()
-            .map(|p| {
-                let port = &ports[p.idx()];
-                port.delay.0 + port.rate().tx_time(bytes).0
-            })
-            .sum()
-    };
-    SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
-}
 
 /// Everything needed to create a flow's sender and receiver, at build time or during the run.
 #[derive(Clone, Debug)]
@@ -114,7 +94,7 @@ impl FlowFactory {
             })),
             _ => None,
         }
-        .map(|r| Box::new(crate::sim::RateState::new(r, size_bytes, mss)));
+        .map(|r| Box::new(RateState::new(r, size_bytes, mss)));
         let w = match &mut cc {
             Cc::NewReno(c) => &mut c.w,
             Cc::Dctcp(c) => &mut c.w,
@@ -186,6 +166,27 @@ impl FlowFactory {
             completed: false,
             rate,
         }
+    }
+}
+
+impl Simulation {
+    /// Build a simulation from a scenario (validated and expanded here). `until` overrides
+    /// the scenario's `until_s` when given.
+    /// Memory: the default budget (half the machine's memory, `budget::default_budget_bytes`);
+    /// see [`Simulation::with_budget`].
+    pub fn new(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
+        build(scenario, until_s)
+    }
+
+    /// As [`Simulation::new`], refusing a scenario whose estimated memory (`budget::estimate`)
+    /// exceeds `max_memory_bytes` (None: the default budget) with an error naming the fields
+    /// that drive it; event-driven traces are capped inside the budget.
+    pub fn with_budget(
+        scenario: &Scenario,
+        until_s: Option<f64>,
+        max_memory_bytes: Option<u64>,
+    ) -> Result<Simulation, ScenarioError> {
+        build_with_budget(scenario, until_s, max_memory_bytes)
     }
 }
 
@@ -521,15 +522,7 @@ pub fn build_with_budget(
         &rec,
         workloads.is_empty(),
     );
-    let mut fan_out = vec![0usize; ports.len()];
-    for &f in &sole_feeder {
-        if (f as usize) < fan_out.len() {
-            fan_out[f as usize] += 1;
-        }
-    }
-    let fan_out = fan_out.into_iter().map(|n| n > LANE_FAN_OUT).collect();
-    let ports_len = ports.len();
-    let lookahead = !sole_feeder.is_empty();
+    let la = Lookahead::new(sole_feeder, ports.len(), LANE_FAN_OUT);
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -556,11 +549,8 @@ pub fn build_with_budget(
         queue_samples: 0,
         flow_samples: 0,
         scenario: sc.clone(),
-        sole_feeder,
-        horizon: SimTime::ZERO,
-        ahead: None,
-        fan_out,
-        ahead_pending: vec![0; if lookahead { ports_len } else { 0 }],
+        la,
+        spawn_buf: Vec::new(),
     })
 }
 

@@ -23,6 +23,7 @@ pub mod build;
 pub mod cc;
 pub mod engine;
 pub mod error;
+pub mod flow;
 pub mod net;
 pub mod output;
 pub mod packet;

@@ -3,19 +3,31 @@
 //! owns its window. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 //!
 //! Sans-IO: `now` is passed in; controllers never see the clock or the event queue.
+//!
+//! # Layout
+//!
+//! - [`CongestionControl`]: the hooks the transport calls; [`Cc`] (the closed enum) implements it
+//!   by dispatching to its variant.
+//! - [`RenoBased`] (`reno_based.rs`): default hooks for controllers on a [`RenoWindow`] (slow
+//!   start, congestion avoidance, fast recovery, RTO, ECN halving, with the ns-2 options).
+//!   The defaults *are* NewReno; a blanket impl makes every `RenoBased` type a
+//!   `CongestionControl`.
+//! - [`CcKind`] (`kind.rs`): the names scenarios use.
 
 pub mod dctcp;
 pub mod dx;
 pub mod kind;
 pub mod new_reno;
 pub mod reno;
+pub mod reno_based;
 
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use dx::{Dx, DxConfig};
 pub use kind::CcKind;
 pub use new_reno::NewReno;
-pub use reno::CaIncrease;
+pub use reno::{CaIncrease, RenoWindow};
+pub use reno_based::RenoBased;
 
 /// What the transport knows about one ACK, passed to [`CongestionControl::on_ack`].
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +98,8 @@ pub enum Cc {
     Dx(Dx),
 }
 
+/// Calls a [`CongestionControl`] hook on the variant (by path: the `RenoBased` hooks share the
+/// names).
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
@@ -99,29 +113,29 @@ macro_rules! dispatch {
 impl CongestionControl for Cc {
     #[inline]
     fn on_ack(&mut self, s: &AckSample) {
-        dispatch!(self, c => c.on_ack(s))
+        dispatch!(self, c => CongestionControl::on_ack(c, s))
     }
     #[inline]
     fn on_dup_ack(&mut self, s: &AckSample) {
-        dispatch!(self, c => c.on_dup_ack(s))
+        dispatch!(self, c => CongestionControl::on_dup_ack(c, s))
     }
     fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
-        dispatch!(self, c => c.on_congestion(now, kind, flight_bytes))
+        dispatch!(self, c => CongestionControl::on_congestion(c, now, kind, flight_bytes))
     }
     fn on_recovery_end(&mut self, flight_bytes: u64) {
-        dispatch!(self, c => c.on_recovery_end(flight_bytes))
+        dispatch!(self, c => CongestionControl::on_recovery_end(c, flight_bytes))
     }
     #[inline]
     fn cwnd_bytes(&self) -> f64 {
-        dispatch!(self, c => c.cwnd_bytes())
+        dispatch!(self, c => CongestionControl::cwnd_bytes(c))
     }
     fn needs_ecn(&self) -> bool {
-        dispatch!(self, c => c.needs_ecn())
+        dispatch!(self, c => CongestionControl::needs_ecn(c))
     }
     fn reacts_to_ecn_once_per_window(&self) -> bool {
-        dispatch!(self, c => c.reacts_to_ecn_once_per_window())
+        dispatch!(self, c => CongestionControl::reacts_to_ecn_once_per_window(c))
     }
     fn probe(&self, p: &mut CcProbe) {
-        dispatch!(self, c => c.probe(p))
+        dispatch!(self, c => CongestionControl::probe(c, p))
     }
 }

@@ -3,8 +3,7 @@
 //! streams, and schedules flow starts and samplers.
 
 use crate::aqm::{Aqm, AqmConfig};
-use crate::cc::dctcp::DctcpRule;
-use crate::cc::{Cc, Dctcp, NewReno};
+use crate::cc::{Cc, CcParams};
 use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
 use crate::flow::{path_rtt_s, FlowState, RateState};
@@ -50,36 +49,27 @@ impl FlowFactory {
     ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
-        let mut cc = match cc_kind {
-            CcKind::NewReno | CcKind::Reno => {
-                Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold))
-            }
-            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(
-                &self.dctcp,
-                DctcpRule::WindowCut,
-                mss,
-                t.iw_pkts,
-                t.dupack_threshold,
-            )),
-            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(
-                &self.dctcp,
-                DctcpRule::PerAck,
-                mss,
-                t.iw_pkts,
-                t.dupack_threshold,
-            )),
-            CcKind::Dx => {
-                let mut dx = crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold);
-                if self.dx.base_rtt_from_path {
-                    dx.set_base_rtt(path_rtt_s());
-                }
-                Cc::Dx(dx)
-            }
-            // rate-based flows keep an idle window controller; the reaction point drives them
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
-                Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold))
-            }
-        };
+        let cc = Cc::new(
+            cc_kind,
+            &CcParams {
+                mss_bytes: mss,
+                iw_pkts: t.iw_pkts,
+                ecn: t.ecn,
+                dupack_threshold: t.dupack_threshold,
+                dctcp: self.dctcp.clone(),
+                dx: self.dx.clone(),
+                dx_base_rtt_s: (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
+                    .then(path_rtt_s),
+                ca_increase: t.ca_increase,
+                delayed_ack: t.delayed_ack,
+                ns2_partial_deflation: t.ns2_partial_window_deflation,
+                ns2_exit: t.ns2_exit_recovery,
+                ns2_halve: t.ns2_halve_window,
+                ns2_halve_whole: t.ns2_halve_whole_segments,
+                rwnd_pkts: t.rwnd_pkts,
+                initial_ssthresh_pkts: t.initial_ssthresh_pkts,
+            },
+        );
         let rate = match cc_kind {
             CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(
                 &self.qcn_rp,
@@ -95,30 +85,8 @@ impl FlowFactory {
             _ => None,
         }
         .map(|r| Box::new(RateState::new(r, size_bytes, mss)));
-        let w = match &mut cc {
-            Cc::NewReno(c) => &mut c.w,
-            Cc::Dctcp(c) => &mut c.w,
-            Cc::Dx(c) => &mut c.w,
-        };
-        w.increase = t.ca_increase;
-        w.ss_limit = if t.delayed_ack {
-            crate::cc::reno::ABC_LIMIT_SEGMENTS
-        } else {
-            1.0
-        };
-        w.ns2_reno = cc_kind == CcKind::Reno;
         // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
         let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
-        w.ns2_partial_deflation = ns2_newreno && t.ns2_partial_window_deflation;
-        w.ns2_exit = ns2_newreno && t.ns2_exit_recovery;
-        w.ns2_halve = ns2_newreno && t.ns2_halve_window;
-        w.ns2_halve_whole = t.ns2_halve_whole_segments;
-        if let Some(r) = t.rwnd_pkts {
-            w.rwnd = r as f64 * mss as f64;
-        }
-        if let Some(s) = t.initial_ssthresh_pkts {
-            w.ssthresh = s * mss as f64;
-        }
         let scfg = TcpSenderConfig {
             mss_bytes: mss,
             size_bytes,

@@ -1,11 +1,15 @@
 //! A flow's state in the engine: its TCP sender and receiver, or its rate-based source, with
-//! the routes and timer events the simulation keeps for it (`sim::hosts` drives them).
+//! the routes and timer events the simulation keeps for it (`sim::hosts` drives them), and the
+//! [`FlowFactory`] that makes one from the scenario's settings (at build time, or when a
+//! workload creates a flow during the run).
 
-use crate::cc::CcKind;
+use crate::cc::{Cc, CcKind, CcParams};
 use crate::net::Port;
 use crate::rate::Rate;
-use crate::transport::{TcpReceiver, TcpSender};
-use crate::units::SimTime;
+use crate::scenario::TcpConfig;
+use crate::transport::receiver::TcpReceiverConfig;
+use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
+use crate::units::{SimDuration, SimTime};
 use crate::world::{NodeId, PortId, RouteId};
 
 /// One transport flow and its timers.
@@ -93,4 +97,119 @@ pub(crate) fn path_rtt_s(
             .sum()
     };
     SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
+}
+
+/// Everything needed to create a flow's sender and receiver, at build time or during the run.
+#[derive(Clone, Debug)]
+pub struct FlowFactory {
+    pub tcp: TcpConfig,
+    pub dctcp: crate::cc::DctcpConfig,
+    pub dx: crate::cc::DxConfig,
+    pub qcn_rp: crate::rate::QcnRpConfig,
+    pub asm_rp: crate::rate::AsmRpConfig,
+    pub packet_bytes: u32,
+}
+
+impl FlowFactory {
+    #[allow(clippy::too_many_arguments)] // one flow's full description; a struct would only rename them
+    pub fn make(
+        &self,
+        cc_kind: CcKind,
+        size_bytes: Option<u64>,
+        fwd: RouteId,
+        rev: RouteId,
+        src: NodeId,
+        dst: NodeId,
+        start: SimTime,
+        line_bps: f64,
+        path_rtt_s: impl FnOnce() -> f64,
+    ) -> FlowState {
+        let t = &self.tcp;
+        let mss = self.packet_bytes;
+        let cc = Cc::new(
+            cc_kind,
+            &CcParams {
+                mss_bytes: mss,
+                iw_pkts: t.iw_pkts,
+                ecn: t.ecn,
+                dupack_threshold: t.dupack_threshold,
+                dctcp: self.dctcp.clone(),
+                dx: self.dx.clone(),
+                dx_base_rtt_s: (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
+                    .then(path_rtt_s),
+                ca_increase: t.ca_increase,
+                delayed_ack: t.delayed_ack,
+                ns2_partial_deflation: t.ns2_partial_window_deflation,
+                ns2_exit: t.ns2_exit_recovery,
+                ns2_halve: t.ns2_halve_window,
+                ns2_halve_whole: t.ns2_halve_whole_segments,
+                rwnd_pkts: t.rwnd_pkts,
+                initial_ssthresh_pkts: t.initial_ssthresh_pkts,
+            },
+        );
+        let rate = match cc_kind {
+            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(
+                &self.qcn_rp,
+                line_bps,
+            ))),
+            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(
+                &self.asm_rp,
+                line_bps,
+            ))),
+            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
+                rate_bps: line_bps,
+            })),
+            _ => None,
+        }
+        .map(|r| Box::new(RateState::new(r, size_bytes, mss)));
+        // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
+        let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
+        let scfg = TcpSenderConfig {
+            mss_bytes: mss,
+            size_bytes,
+            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
+            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
+            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
+            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
+            dupack_threshold: t.dupack_threshold,
+            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
+            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
+            reno_recovery: cc_kind == CcKind::Reno,
+            rtt_sampling: t.rtt_sampling,
+            rto_estimator: t.rto_estimator,
+            ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
+            limited_transmit: ns2_newreno && t.ns2_limited_transmit,
+            ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
+            ns2_timeout_after_ecn: ns2_newreno && t.ns2_timeout_after_ecn,
+            ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
+            ns2_ecn_after_timeout: ns2_newreno && t.ns2_ecn_after_timeout,
+            ns2_ecn_first: ns2_newreno && t.ns2_ecn_first,
+            ns2_old_ecn: ns2_newreno && t.ns2_old_ecn,
+        };
+        let rcfg = TcpReceiverConfig {
+            mss_bytes: mss,
+            size_bytes,
+            dctcp_echo: cc_kind.is_dctcp(),
+            delayed_ack: t.delayed_ack,
+            delack_count: t.delack_count,
+            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
+        };
+        FlowState {
+            sender: TcpSender::new(scfg, cc),
+            receiver: TcpReceiver::new(rcfg),
+            fwd,
+            rev,
+            cc_kind,
+            src,
+            dst,
+            start,
+            size_bytes,
+            rto_event: None,
+            delack_event: None,
+            first_sent: None,
+            workload: None,
+            completed: false,
+            rate,
+        }
+    }
 }

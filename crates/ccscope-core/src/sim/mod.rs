@@ -43,7 +43,7 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowState>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
-    pub(crate) factory: crate::build::FlowFactory,
+    pub(crate) factory: crate::flow::FlowFactory,
     pub(crate) rec: Recorder,
     pub(crate) ledger: Ledger,
     pub(crate) feedback_bytes: u32,
@@ -172,7 +172,9 @@ impl Simulation {
         self.run_until(self.end);
     }
 
-    #[inline]
+    /// One event. Inlined into both callers (`step`, `run_until_bounded`), so the run loop
+    /// pays no call per event whichever of them a driver uses.
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::Arrive(pkt) => self.on_arrive(pkt),

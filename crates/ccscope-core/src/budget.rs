@@ -24,8 +24,7 @@ use crate::workload::WorkloadSpec;
 pub const DEFAULT_BUDGET_FRACTION: f64 = 0.5;
 /// Budget when the machine's memory cannot be read (non-Linux), bytes.
 pub const FALLBACK_BUDGET_BYTES: u64 = 8 << 30;
-/// Rows an event-driven series may hold at most, whatever the budget (2^24, ~16.8 million).
-pub const MAX_EVENT_ROWS: u64 = 1 << 24;
+pub use crate::record::MAX_EVENT_ROWS;
 /// Copies of a recorded row alive at the end of a run: the recorder's table, the output
 /// column built from it, and the Python (numpy/pandas) copy.
 const ROW_COPIES: u64 = 3;
@@ -183,21 +182,7 @@ impl Estimate {
     }
 }
 
-/// "37.2 GiB"
-pub fn fmt_bytes(b: u64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < U.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", U[i])
-    }
-}
+pub use crate::units::fmt_bytes;
 
 fn sat(x: f64) -> u64 {
     // f64 -> u64 saturates in Rust (NaN -> 0); keep it explicit
@@ -351,8 +336,8 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
         bytes: mul(sh.nodes, NODE_BYTES).saturating_add(mul(sh.ports, port_bytes)),
     });
 
-    let flow_state = std::mem::size_of::<crate::sim::FlowState>() as u64 + 64;
-    let rate_state = std::mem::size_of::<crate::sim::RateState>() as u64;
+    let flow_state = std::mem::size_of::<crate::flow::FlowState>() as u64 + 64;
+    let rate_state = std::mem::size_of::<crate::flow::RateState>() as u64;
     let per_flow = flow_state + FLOW_EXTRA_BYTES + 2 * ROUTE_BYTES + EVENTS_PER_FLOW * PACKET_BYTES;
     let (tpl, explicit) = (
         sc.flows.as_ref().map_or(0, |f| f.count as u64),

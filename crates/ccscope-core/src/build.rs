@@ -3,189 +3,39 @@
 //! streams, and schedules flow starts and samplers.
 
 use crate::aqm::{Aqm, AqmConfig};
-use crate::cc::dctcp::DctcpRule;
-use crate::cc::{Cc, Dctcp, NewReno};
 use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
+use crate::flow::{path_rtt_s, FlowFactory};
 use crate::net::routing::{PortEnds, Router};
 use crate::net::Port;
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
-use crate::scenario::TcpConfig;
 use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
-use crate::sim::{FlowState, Simulation, WorkloadState};
-use crate::transport::receiver::TcpReceiverConfig;
-use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
+use crate::sim::{Lookahead, Simulation};
 use crate::units::{BitsPerSec, SimDuration, SimTime};
 use crate::workload::WorkloadSpec;
+use crate::workload::WorkloadState;
 use crate::world::{FlowId, NodeId, PortId, RouteId};
 use std::collections::HashMap;
 
-/// A flow's RTT with every queue empty: propagation plus one `data_bytes` serialization per hop
-/// of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds (DX's exact R0).
-pub(crate) fn path_rtt_s(
-    routes: &[(u32, u16)],
-    route_ports: &[PortId],
-    ports: &[Port],
-    (fwd, rev): (RouteId, RouteId),
-    (data_bytes, ack_bytes): (u32, u32),
-) -> f64 {
-    let one_way = |r: RouteId, bytes: u32| -> u64 {
-        let (off, len) = routes[r.idx()];
-        route_ports[off as usize..off as usize + len as usize]
-            .iter()
-            .map(|p| {
-                let port = &ports[p.idx()];
-                port.delay.0 + port.rate().tx_time(bytes).0
-            })
-            .sum()
-    };
-    SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
-}
+impl Simulation {
+    /// Build a simulation from a scenario (validated and expanded here). `until` overrides
+    /// the scenario's `until_s` when given.
+    /// Memory: the default budget (half the machine's memory, `budget::default_budget_bytes`);
+    /// see [`Simulation::with_budget`].
+    pub fn new(scenario: &Scenario, until_s: Option<f64>) -> Result<Simulation, ScenarioError> {
+        build(scenario, until_s)
+    }
 
-/// Everything needed to create a flow's sender and receiver, at build time or during the run.
-#[derive(Clone, Debug)]
-pub struct FlowFactory {
-    pub tcp: TcpConfig,
-    pub dctcp: crate::cc::DctcpConfig,
-    pub dx: crate::cc::DxConfig,
-    pub qcn_rp: crate::rate::QcnRpConfig,
-    pub asm_rp: crate::rate::AsmRpConfig,
-    pub packet_bytes: u32,
-}
-
-impl FlowFactory {
-    #[allow(clippy::too_many_arguments)] // one flow's full description; a struct would only rename them
-    pub fn make(
-        &self,
-        cc_kind: CcKind,
-        size_bytes: Option<u64>,
-        fwd: RouteId,
-        rev: RouteId,
-        src: NodeId,
-        dst: NodeId,
-        start: SimTime,
-        line_bps: f64,
-        path_rtt_s: impl FnOnce() -> f64,
-    ) -> FlowState {
-        let t = &self.tcp;
-        let mss = self.packet_bytes;
-        let mut cc = match cc_kind {
-            CcKind::NewReno | CcKind::Reno => {
-                Cc::NewReno(NewReno::new(mss, t.iw_pkts, t.ecn, t.dupack_threshold))
-            }
-            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(
-                &self.dctcp,
-                DctcpRule::WindowCut,
-                mss,
-                t.iw_pkts,
-                t.dupack_threshold,
-            )),
-            CcKind::DctcpPerAck => Cc::Dctcp(Dctcp::new(
-                &self.dctcp,
-                DctcpRule::PerAck,
-                mss,
-                t.iw_pkts,
-                t.dupack_threshold,
-            )),
-            CcKind::Dx => {
-                let mut dx = crate::cc::Dx::new(&self.dx, mss, t.iw_pkts, t.dupack_threshold);
-                if self.dx.base_rtt_from_path {
-                    dx.set_base_rtt(path_rtt_s());
-                }
-                Cc::Dx(dx)
-            }
-            // rate-based flows keep an idle window controller; the reaction point drives them
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
-                Cc::NewReno(NewReno::new(mss, t.iw_pkts, false, t.dupack_threshold))
-            }
-        };
-        let rate = match cc_kind {
-            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(
-                &self.qcn_rp,
-                line_bps,
-            ))),
-            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(
-                &self.asm_rp,
-                line_bps,
-            ))),
-            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
-                rate_bps: line_bps,
-            })),
-            _ => None,
-        }
-        .map(|r| Box::new(crate::sim::RateState::new(r, size_bytes, mss)));
-        let w = match &mut cc {
-            Cc::NewReno(c) => &mut c.w,
-            Cc::Dctcp(c) => &mut c.w,
-            Cc::Dx(c) => &mut c.w,
-        };
-        w.increase = t.ca_increase;
-        w.ss_limit = if t.delayed_ack {
-            crate::cc::reno::ABC_LIMIT_SEGMENTS
-        } else {
-            1.0
-        };
-        w.ns2_reno = cc_kind == CcKind::Reno;
-        // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
-        let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
-        w.ns2_partial_deflation = ns2_newreno && t.ns2_partial_window_deflation;
-        w.ns2_exit = ns2_newreno && t.ns2_exit_recovery;
-        w.ns2_halve = ns2_newreno && t.ns2_halve_window;
-        w.ns2_halve_whole = t.ns2_halve_whole_segments;
-        if let Some(r) = t.rwnd_pkts {
-            w.rwnd = r as f64 * mss as f64;
-        }
-        if let Some(s) = t.initial_ssthresh_pkts {
-            w.ssthresh = s * mss as f64;
-        }
-        let scfg = TcpSenderConfig {
-            mss_bytes: mss,
-            size_bytes,
-            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
-            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
-            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
-            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
-            dupack_threshold: t.dupack_threshold,
-            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
-            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
-            reno_recovery: cc_kind == CcKind::Reno,
-            rtt_sampling: t.rtt_sampling,
-            rto_estimator: t.rto_estimator,
-            ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
-            limited_transmit: ns2_newreno && t.ns2_limited_transmit,
-            ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
-            ns2_timeout_after_ecn: ns2_newreno && t.ns2_timeout_after_ecn,
-            ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
-            ns2_ecn_after_timeout: ns2_newreno && t.ns2_ecn_after_timeout,
-            ns2_ecn_first: ns2_newreno && t.ns2_ecn_first,
-            ns2_old_ecn: ns2_newreno && t.ns2_old_ecn,
-        };
-        let rcfg = TcpReceiverConfig {
-            mss_bytes: mss,
-            size_bytes,
-            dctcp_echo: cc_kind.is_dctcp(),
-            delayed_ack: t.delayed_ack,
-            delack_count: t.delack_count,
-            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
-        };
-        FlowState {
-            sender: TcpSender::new(scfg, cc),
-            receiver: TcpReceiver::new(rcfg),
-            fwd,
-            rev,
-            cc_kind,
-            src,
-            dst,
-            start,
-            size_bytes,
-            rto_event: None,
-            delack_event: None,
-            first_sent: None,
-            workload: None,
-            completed: false,
-            rate,
-        }
+    /// As [`Simulation::new`], refusing a scenario whose estimated memory (`budget::estimate`)
+    /// exceeds `max_memory_bytes` (None: the default budget) with an error naming the fields
+    /// that drive it; event-driven traces are capped inside the budget.
+    pub fn with_budget(
+        scenario: &Scenario,
+        until_s: Option<f64>,
+        max_memory_bytes: Option<u64>,
+    ) -> Result<Simulation, ScenarioError> {
+        build_with_budget(scenario, until_s, max_memory_bytes)
     }
 }
 
@@ -521,15 +371,7 @@ pub fn build_with_budget(
         &rec,
         workloads.is_empty(),
     );
-    let mut fan_out = vec![0usize; ports.len()];
-    for &f in &sole_feeder {
-        if (f as usize) < fan_out.len() {
-            fan_out[f as usize] += 1;
-        }
-    }
-    let fan_out = fan_out.into_iter().map(|n| n > LANE_FAN_OUT).collect();
-    let ports_len = ports.len();
-    let lookahead = !sole_feeder.is_empty();
+    let la = Lookahead::new(sole_feeder, ports.len(), LANE_FAN_OUT);
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -556,11 +398,8 @@ pub fn build_with_budget(
         queue_samples: 0,
         flow_samples: 0,
         scenario: sc.clone(),
-        sole_feeder,
-        horizon: SimTime::ZERO,
-        ahead: None,
-        fan_out,
-        ahead_pending: vec![0; if lookahead { ports_len } else { 0 }],
+        la,
+        spawn_buf: Vec::new(),
     })
 }
 

@@ -12,6 +12,7 @@
 //! - [`transport`]: TCP sender (NewReno recovery, RTO, ECN) and receiver (ECN echo, delayed ACK).
 //! - [`record`]: columnar traces and the packet-conservation ledger.
 //! - [`scenario`]: THE schema (serde, `deny_unknown_fields`) and its validation and expansion.
+//! - [`flow`], [`workload`]: a flow's state and factory; workloads' flows created during the run.
 //! - [`build`](mod@build) and [`sim`]: scenario -> [`sim::Simulation`] -> [`output::RunOutput`].
 //!
 //! What is NOT modelled: headers (packet size = wire size), SACK, Nagle, TCP handshake,
@@ -23,6 +24,7 @@ pub mod build;
 pub mod cc;
 pub mod engine;
 pub mod error;
+pub mod flow;
 pub mod fluid;
 pub mod net;
 pub mod output;

@@ -2,6 +2,7 @@
 //! expanded scenario, and run metadata. The Python layer turns each table into a DataFrame.
 
 use crate::cc::{CcProbe, CongestionControl};
+use crate::error::SimulationError;
 use crate::record::{Ledger, SpillRows};
 use crate::sim::Simulation;
 use crate::units::PS_PER_S;
@@ -605,5 +606,23 @@ fn ports_table(sim: &Simulation) -> Table {
             ),
             ("recorded", Column::U8(recorded)),
         ],
+    }
+}
+
+impl Simulation {
+    /// Close the run: bring ports up to date, check conservation, return everything recorded.
+    pub fn finish(mut self) -> Result<RunOutput, SimulationError> {
+        let now = self.now;
+        for p in self.ports.iter_mut() {
+            p.close(now);
+        }
+        let ledger = self.ledger();
+        if !ledger.balanced() {
+            return Err(SimulationError(format!(
+                "packet conservation violated: sent {} != delivered {} + dropped {} + in flight {}",
+                ledger.sent, ledger.delivered, ledger.dropped, ledger.in_flight
+            )));
+        }
+        Ok(RunOutput::collect(self, ledger))
     }
 }

@@ -6,12 +6,15 @@
 //!   rate, sizes from a fixed value, a uniform range or an empirical CDF (P003 Fig 8:
 //!   U[10 KB, 50 KB] at 20 % of 1 Gb/s).
 //!
-//! Schema types live here; the engine side (arrival events, flow spawning, round tracking)
-//! is in `sim.rs`. Each workload draws from its own random stream.
+//! The schema types and the runtime ([`WorkloadState`]: arrivals, rounds, what to spawn) live
+//! here; the engine (`sim::hosts`) schedules the events this runtime asks for and creates the
+//! flows it names. Each workload draws from its own random stream.
 
 use crate::cc::CcKind;
 use crate::error::ScenarioError;
 use crate::rng::Rng;
+use crate::units::{SimDuration, SimTime};
+use crate::world::NodeId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -272,6 +275,158 @@ impl IncastSpec {
             (None, Some(t)) => (t / self.servers.len().max(1) as u64).max(1),
             (None, None) => 1,
         }
+    }
+}
+
+/// Runtime state of a workload.
+#[derive(Clone, Debug)]
+pub enum WorkloadState {
+    Incast {
+        client: NodeId,
+        servers: Vec<NodeId>,
+        block: u64,
+        rounds_left: u32,
+        round: u32,
+        outstanding: u32,
+        round_start: SimTime,
+        gap: SimDuration,
+        cc: Vec<CcKind>,
+    },
+    Poisson {
+        src: Vec<NodeId>,
+        dst: Vec<NodeId>,
+        rate: f64,
+        size: SizeDist,
+        cc: Vec<CcKind>,
+        arrivals: u64,
+        stop: SimTime,
+        rng: Rng,
+    },
+}
+
+/// One completed incast round: (workload, round, start, end).
+#[derive(Clone, Copy, Debug)]
+pub struct RoundRecord {
+    pub workload: u32,
+    pub round: u32,
+    pub start: SimTime,
+    pub end: SimTime,
+}
+
+/// A flow a workload asks the engine to create now.
+#[derive(Clone, Copy, Debug)]
+pub struct Spawn {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub cc: CcKind,
+    pub bytes: u64,
+    /// (workload index, round), kept on the flow.
+    pub tag: (u32, u32),
+}
+
+impl WorkloadState {
+    /// The workload's event at `now` (workload index `w`): pushes the flows to create onto
+    /// `out` and returns the time of its next event, if it asks for one. The engine schedules
+    /// that event before it creates the flows.
+    pub fn fire(&mut self, w: u32, now: SimTime, out: &mut Vec<Spawn>) -> Option<SimTime> {
+        match self {
+            WorkloadState::Incast {
+                client,
+                servers,
+                block,
+                rounds_left,
+                round,
+                outstanding,
+                round_start,
+                cc,
+                ..
+            } => {
+                if *rounds_left == 0 {
+                    return None;
+                }
+                *rounds_left -= 1;
+                *round_start = now;
+                *outstanding = servers.len() as u32;
+                for (j, s) in servers.iter().enumerate() {
+                    out.push(Spawn {
+                        src: *s,
+                        dst: *client,
+                        cc: cc[j % cc.len()],
+                        bytes: *block,
+                        tag: (w, *round),
+                    });
+                }
+                None
+            }
+            WorkloadState::Poisson {
+                src,
+                dst,
+                rate,
+                size,
+                cc,
+                arrivals,
+                stop,
+                rng,
+            } => {
+                let a = src[rng.below(src.len() as u64) as usize];
+                let mut b = dst[rng.below(dst.len() as u64) as usize];
+                let mut tries = 0;
+                while b == a && tries < 64 {
+                    b = dst[rng.below(dst.len() as u64) as usize];
+                    tries += 1;
+                }
+                let bytes = size.sample(rng);
+                let kind = cc[(*arrivals % cc.len() as u64) as usize];
+                *arrivals += 1;
+                let next = now + SimDuration::from_secs_f64(rng.exponential(1.0 / *rate));
+                if a != b {
+                    out.push(Spawn {
+                        src: a,
+                        dst: b,
+                        cc: kind,
+                        bytes,
+                        tag: (w, 0),
+                    });
+                }
+                (next <= *stop).then_some(next)
+            }
+        }
+    }
+
+    /// A flow of round `round` of this workload (index `w`) completed at `now`. Returns the
+    /// round's record when it was the round's last flow, and the time of the next round's event.
+    pub fn flow_completed(
+        &mut self,
+        w: u32,
+        round: u32,
+        now: SimTime,
+    ) -> (Option<RoundRecord>, Option<SimTime>) {
+        let WorkloadState::Incast {
+            outstanding,
+            round: current,
+            round_start,
+            rounds_left,
+            gap,
+            ..
+        } = self
+        else {
+            return (None, None);
+        };
+        if *current != round || *outstanding == 0 {
+            return (None, None);
+        }
+        *outstanding -= 1;
+        if *outstanding > 0 {
+            return (None, None);
+        }
+        let rec = RoundRecord {
+            workload: w,
+            round,
+            start: *round_start,
+            end: now,
+        };
+        *current += 1;
+        (Some(rec), (*rounds_left > 0).then(|| now + *gap))
     }
 }
 

@@ -18,7 +18,7 @@
 //!   W <- W + 1/W (no ECE) or W + 1/W - alpha/2 (ECE); no once-per-window guard; floor 2 pkts.
 
 use super::reno::RenoWindow;
-use super::{AckSample, CcProbe, Congestion, CongestionControl};
+use super::{AckSample, CcProbe, RenoBased};
 use crate::units::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,6 @@ pub struct Dctcp {
     g: f64,
     rule: DctcpRule,
     block_growth_on_ece: bool,
-    dupack_threshold: u32,
     /// alpha is updated when the cumulative ACK passes this segment number.
     window_end: u64,
     bytes_acked: u64,
@@ -113,13 +112,15 @@ impl Dctcp {
         iw_pkts: u32,
         dupack_threshold: u32,
     ) -> Self {
+        let mut w = RenoWindow::new(mss_bytes, iw_pkts, cfg.min_cwnd_pkts);
+        w.dupack_threshold = dupack_threshold;
+        w.ecn = true; // DCTCP always sends ECT
         Dctcp {
-            w: RenoWindow::new(mss_bytes, iw_pkts, cfg.min_cwnd_pkts),
+            w,
             alpha: cfg.alpha_init,
             g: cfg.g,
             rule,
             block_growth_on_ece: cfg.ecn_echo_blocks_growth,
-            dupack_threshold,
             window_end: 0,
             bytes_acked: 0,
             bytes_marked: 0,
@@ -191,7 +192,19 @@ impl Dctcp {
     }
 }
 
-impl CongestionControl for Dctcp {
+/// Differs from NewReno in the ACK (alpha, the per-ACK rule, ECN-Echo blocking growth), the
+/// ECN cut, once per window only under the window rule, and the probe (alpha); fast retransmit,
+/// timeout, duplicate ACKs and the end of recovery are NewReno's.
+impl RenoBased for Dctcp {
+    #[inline]
+    fn window(&self) -> &RenoWindow {
+        &self.w
+    }
+    #[inline]
+    fn window_mut(&mut self) -> &mut RenoWindow {
+        &mut self.w
+    }
+    #[inline]
     fn on_ack(&mut self, s: &AckSample) {
         if !std::mem::take(&mut self.counted) {
             self.maybe_reset_alpha(s.now);
@@ -211,36 +224,18 @@ impl CongestionControl for Dctcp {
             }
         }
     }
-    fn on_dup_ack(&mut self, s: &AckSample) {
-        if s.in_recovery {
-            self.w.inflate();
-        }
+    /// cwnd <- max(cwnd (1 - alpha/2), min_cwnd), ssthresh <- cwnd (P000 eq 4).
+    #[inline]
+    fn on_ecn_echo(&mut self, _now: SimTime, _flight_bytes: u64) {
+        let w = &mut self.w;
+        w.cwnd = (w.cwnd * (1.0 - self.alpha / 2.0)).max(w.min_cwnd);
+        w.ssthresh = w.cwnd;
     }
-    fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
-        match kind {
-            Congestion::FastRetransmit => self
-                .w
-                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
-            Congestion::Timeout => self.w.on_timeout(flight_bytes),
-            Congestion::EcnEcho => {
-                let w = &mut self.w;
-                w.cwnd = (w.cwnd * (1.0 - self.alpha / 2.0)).max(w.min_cwnd);
-                w.ssthresh = w.cwnd;
-            }
-        }
-    }
-    fn on_recovery_end(&mut self, flight_bytes: u64) {
-        self.w.exit_fast_recovery(flight_bytes);
-    }
-    fn cwnd_bytes(&self) -> f64 {
-        self.w.cwnd
-    }
-    fn needs_ecn(&self) -> bool {
-        true
-    }
+    #[inline]
     fn reacts_to_ecn_once_per_window(&self) -> bool {
         self.rule == DctcpRule::WindowCut
     }
+    #[inline]
     fn probe(&self, p: &mut CcProbe) {
         p.cwnd_bytes = self.w.cwnd;
         p.ssthresh_bytes = self.w.ssthresh;
@@ -251,6 +246,7 @@ impl CongestionControl for Dctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Congestion;
 
     fn ack(una: u64, nxt: u64, ece: bool) -> AckSample {
         AckSample {
@@ -422,7 +418,7 @@ mod alpha_reset_tests {
 #[cfg(test)]
 mod byte_counting_tests {
     use super::*;
-    use crate::cc::CaIncrease;
+    use crate::cc::{CaIncrease, Congestion};
 
     #[test]
     fn window_two_grows_to_three_without_the_ns2_rule_under_byte_counting() {

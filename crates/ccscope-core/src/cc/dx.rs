@@ -22,7 +22,7 @@
 //! `m_lastRtt` to the last sample. P004 (NPC 2019) ran ns-3 of that period.
 
 use super::reno::RenoWindow;
-use super::{AckSample, CcProbe, Congestion, CongestionControl};
+use super::{AckSample, RenoBased};
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,6 @@ pub struct Dx {
     sum_q_s: f64,
     samples: u64,
     window_end: u64,
-    dupack_threshold: u32,
     /// Updates so far that decreased / increased the window (P004 Table 1's p).
     pub decreases: u64,
     pub increases: u64,
@@ -106,8 +105,10 @@ pub struct Dx {
 
 impl Dx {
     pub fn new(cfg: &DxConfig, mss_bytes: u32, iw_pkts: u32, dupack_threshold: u32) -> Self {
+        let mut w = RenoWindow::new(mss_bytes, iw_pkts, DX_MIN_WINDOW_PKTS);
+        w.dupack_threshold = dupack_threshold;
         Dx {
-            w: RenoWindow::new(mss_bytes, iw_pkts, DX_MIN_WINDOW_PKTS),
+            w,
             q_eps_s: cfg.q_eps_s,
             r0_s: cfg.base_rtt_s,
             fixed_r0: cfg.base_rtt_s.is_some(),
@@ -116,7 +117,6 @@ impl Dx {
             sum_q_s: 0.0,
             samples: 0,
             window_end: 0,
-            dupack_threshold,
             decreases: 0,
             increases: 0,
             last_q_s: 0.0,
@@ -167,7 +167,19 @@ impl Dx {
     }
 }
 
-impl CongestionControl for Dx {
+/// Differs from NewReno in the ACK (the per-RTT update of eqs 1-2 replaces congestion
+/// avoidance) and in ignoring ECN (no ECT: `w.ecn` is false; no cut on ECN-Echo, no once-per-window
+/// delivery); loss handling is NewReno's ([CHOICE], see the module doc).
+impl RenoBased for Dx {
+    #[inline]
+    fn window(&self) -> &RenoWindow {
+        &self.w
+    }
+    #[inline]
+    fn window_mut(&mut self) -> &mut RenoWindow {
+        &mut self.w
+    }
+    #[inline]
     fn on_ack(&mut self, s: &AckSample) {
         if let Some(rtt) = s.rtt {
             let r = self.rtt_seen(rtt);
@@ -195,36 +207,11 @@ impl CongestionControl for Dx {
             self.window_end = s.snd_nxt;
         }
     }
-    fn on_dup_ack(&mut self, s: &AckSample) {
-        if s.in_recovery {
-            self.w.inflate();
-        }
-    }
-    fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
-        match kind {
-            Congestion::FastRetransmit => self
-                .w
-                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
-            Congestion::Timeout => self.w.on_timeout(flight_bytes),
-            Congestion::EcnEcho => {}
-        }
-    }
-    fn on_recovery_end(&mut self, flight_bytes: u64) {
-        self.w.exit_fast_recovery(flight_bytes);
-    }
-    fn cwnd_bytes(&self) -> f64 {
-        self.w.cwnd
-    }
-    fn needs_ecn(&self) -> bool {
-        false
-    }
+    #[inline]
+    fn on_ecn_echo(&mut self, _now: SimTime, _flight_bytes: u64) {}
+    #[inline]
     fn reacts_to_ecn_once_per_window(&self) -> bool {
         false
-    }
-    fn probe(&self, p: &mut CcProbe) {
-        p.cwnd_bytes = self.w.cwnd;
-        p.ssthresh_bytes = self.w.ssthresh;
-        p.alpha = f64::NAN;
     }
 }
 

@@ -3,19 +3,60 @@
 //! owns its window. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 //!
 //! Sans-IO: `now` is passed in; controllers never see the clock or the event queue.
+//!
+//! # Layout
+//!
+//! - [`CongestionControl`]: the hooks the transport calls; [`Cc`] (the closed enum) implements it
+//!   by dispatching to its variant.
+//! - [`RenoBased`] (`reno_based.rs`): default hooks for controllers on a [`RenoWindow`] (slow
+//!   start, congestion avoidance, fast recovery, RTO, ECN halving, with the ns-2 options).
+//!   The defaults *are* NewReno; a blanket impl makes every `RenoBased` type a
+//!   `CongestionControl`.
+//! - [`Cc::new`] (`factory.rs`): kind + [`CcParams`] (the scenario's settings) -> controller.
+//! - [`CcKind`] (`kind.rs`): the names scenarios use.
+//!
+//! # Adding a window algorithm
+//!
+//! 1. Write the controller in its own file, `cc/my_cc.rs`: a struct holding a
+//!    `pub w: RenoWindow` and its own state, and a constructor taking what it needs (its config,
+//!    `mss_bytes`, `iw_pkts`, `dupack_threshold`; set `w.dupack_threshold`, and `w.ecn = true`
+//!    if it sends ECN-capable packets).
+//! 2. `impl RenoBased for MyCc`: `window` and `window_mut` (return `&self.w` / `&mut self.w`),
+//!    then only the hooks that differ from NewReno. Usually `on_ack` (growth on a new ACK; call
+//!    `self.w.deflate(..)` when `s.in_recovery`, as the default does), `on_ecn_echo` (the ECN cut),
+//!    `reacts_to_ecn_once_per_window` (false to see every ECN-Echo ACK in `on_ack` instead) and
+//!    `probe` (extra state for the recorders). Loss reaction: override `on_congestion`. The
+//!    window pieces (`grow`, `slow_start`, `cong_avoid`, `enter_fast_recovery`, ...) are on
+//!    [`RenoWindow`]. [`Dctcp`] and [`Dx`] are worked examples; [`NewReno`] overrides nothing.
+//! 3. Register it: `pub mod my_cc;` here, a variant `Cc::MyCc(MyCc)` of [`Cc`] and its arm in
+//!    `dispatch!`, `Cc::window`/`Cc::window_mut` and `Cc::new` (factory.rs; add the algorithm's
+//!    config to [`CcParams`] if it has one), and a [`CcKind`] variant with its `name()`
+//!    (kind.rs). The compiler points at every `match` still missing an arm.
+//! 4. Schema, docs and tests: the scenario schema takes the new name from [`CcKind`] (serde,
+//!    schemars); a config section goes into `scenario/` beside `[dctcp]`/`[dx]` (with its
+//!    validation) and is handed over in [`CcParams`]; list the name in the `cc` field docs
+//!    (scenario/flows.rs) and docs/scenario.md; unit tests of the rules next to the controller
+//!    (as in dctcp.rs), and a scenario test that runs it end to end.
+//!
+//! Hooks run once per ACK: keep them allocation-free, and mark them `#[inline]` as the
+//! built-ins do.
 
 pub mod dctcp;
 pub mod dx;
+pub mod factory;
 pub mod kind;
 pub mod new_reno;
 pub mod reno;
+pub mod reno_based;
 
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use dx::{Dx, DxConfig};
+pub use factory::CcParams;
 pub use kind::CcKind;
 pub use new_reno::NewReno;
-pub use reno::CaIncrease;
+pub use reno::{CaIncrease, RenoWindow};
+pub use reno_based::RenoBased;
 
 /// What the transport knows about one ACK, passed to [`CongestionControl::on_ack`].
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +127,8 @@ pub enum Cc {
     Dx(Dx),
 }
 
+/// Calls a [`CongestionControl`] hook on the variant (by path: the `RenoBased` hooks share the
+/// names).
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
@@ -99,29 +142,29 @@ macro_rules! dispatch {
 impl CongestionControl for Cc {
     #[inline]
     fn on_ack(&mut self, s: &AckSample) {
-        dispatch!(self, c => c.on_ack(s))
+        dispatch!(self, c => CongestionControl::on_ack(c, s))
     }
     #[inline]
     fn on_dup_ack(&mut self, s: &AckSample) {
-        dispatch!(self, c => c.on_dup_ack(s))
+        dispatch!(self, c => CongestionControl::on_dup_ack(c, s))
     }
     fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
-        dispatch!(self, c => c.on_congestion(now, kind, flight_bytes))
+        dispatch!(self, c => CongestionControl::on_congestion(c, now, kind, flight_bytes))
     }
     fn on_recovery_end(&mut self, flight_bytes: u64) {
-        dispatch!(self, c => c.on_recovery_end(flight_bytes))
+        dispatch!(self, c => CongestionControl::on_recovery_end(c, flight_bytes))
     }
     #[inline]
     fn cwnd_bytes(&self) -> f64 {
-        dispatch!(self, c => c.cwnd_bytes())
+        dispatch!(self, c => CongestionControl::cwnd_bytes(c))
     }
     fn needs_ecn(&self) -> bool {
-        dispatch!(self, c => c.needs_ecn())
+        dispatch!(self, c => CongestionControl::needs_ecn(c))
     }
     fn reacts_to_ecn_once_per_window(&self) -> bool {
-        dispatch!(self, c => c.reacts_to_ecn_once_per_window())
+        dispatch!(self, c => CongestionControl::reacts_to_ecn_once_per_window(c))
     }
     fn probe(&self, p: &mut CcProbe) {
-        dispatch!(self, c => c.probe(p))
+        dispatch!(self, c => CongestionControl::probe(c, p))
     }
 }

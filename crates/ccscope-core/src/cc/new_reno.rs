@@ -1,11 +1,11 @@
 //! TCP NewReno with ECN (RFC 5681, RFC 6582, RFC 3168 §6.1.2).
 //!
-//! The window logic is [`RenoWindow`]; this type only wires the hooks. An ECN-Echo (delivered
-//! by the transport at most once per window) halves like a loss but retransmits nothing.
+//! The window logic is [`RenoWindow`]; the hooks are [`RenoBased`]'s defaults, which are
+//! NewReno's behaviour. An ECN-Echo (delivered by the transport at most once per window) halves
+//! like a loss but retransmits nothing.
 
 use super::reno::RenoWindow;
-use super::{AckSample, CcProbe, Congestion, CongestionControl};
-use crate::units::SimTime;
+use super::RenoBased;
 
 /// Minimum cwnd after a cut for Reno, packets (ALGORITHMS.md §1: 1 for Reno).
 pub const NEW_RENO_MIN_CWND_PKTS: f64 = 1.0;
@@ -13,71 +13,34 @@ pub const NEW_RENO_MIN_CWND_PKTS: f64 = 1.0;
 #[derive(Clone, Debug)]
 pub struct NewReno {
     pub w: RenoWindow,
-    ecn: bool,
-    dupack_threshold: u32,
 }
 
 impl NewReno {
     pub fn new(mss_bytes: u32, iw_pkts: u32, ecn: bool, dupack_threshold: u32) -> Self {
-        NewReno {
-            w: RenoWindow::new(mss_bytes, iw_pkts, NEW_RENO_MIN_CWND_PKTS),
-            ecn,
-            dupack_threshold,
-        }
+        let mut w = RenoWindow::new(mss_bytes, iw_pkts, NEW_RENO_MIN_CWND_PKTS);
+        w.ecn = ecn;
+        w.dupack_threshold = dupack_threshold;
+        NewReno { w }
     }
 }
 
-impl CongestionControl for NewReno {
-    fn on_ack(&mut self, s: &AckSample) {
-        if s.in_recovery {
-            self.w.deflate(s.newly_acked_bytes as f64);
-        } else {
-            self.w.grow(s.newly_acked_bytes as f64);
-        }
+/// Every hook is [`RenoBased`]'s default: NewReno is the reference the defaults implement.
+impl RenoBased for NewReno {
+    #[inline]
+    fn window(&self) -> &RenoWindow {
+        &self.w
     }
-    fn on_dup_ack(&mut self, s: &AckSample) {
-        if s.in_recovery {
-            self.w.inflate();
-        }
-    }
-    fn on_congestion(&mut self, _now: SimTime, kind: Congestion, flight_bytes: u64) {
-        match kind {
-            Congestion::FastRetransmit => self
-                .w
-                .enter_fast_recovery(flight_bytes, self.dupack_threshold),
-            Congestion::Timeout => self.w.on_timeout(flight_bytes),
-            // tcp.cc ecn: slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF), as the fast retransmit
-            Congestion::EcnEcho if self.w.ns2_halve && !self.w.ns2_reno => {
-                self.w.cwnd = self.w.ns2_slowdown_half();
-            }
-            Congestion::EcnEcho => {
-                self.w.halve_ssthresh(flight_bytes);
-                self.w.cwnd = self.w.ssthresh.max(self.w.min_cwnd);
-            }
-        }
-    }
-    fn on_recovery_end(&mut self, flight_bytes: u64) {
-        self.w.exit_fast_recovery(flight_bytes);
-    }
-    fn cwnd_bytes(&self) -> f64 {
-        self.w.cwnd
-    }
-    fn needs_ecn(&self) -> bool {
-        self.ecn
-    }
-    fn reacts_to_ecn_once_per_window(&self) -> bool {
-        true
-    }
-    fn probe(&self, p: &mut CcProbe) {
-        p.cwnd_bytes = self.w.cwnd;
-        p.ssthresh_bytes = self.w.ssthresh;
-        p.alpha = f64::NAN;
+    #[inline]
+    fn window_mut(&mut self) -> &mut RenoWindow {
+        &mut self.w
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::Congestion;
+    use crate::units::SimTime;
 
     /// ns-2 tcp.cc ecn -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd 21.5, 21 in flight:
     /// halfwin 10.75 -> ssthresh 10, cwnd 10.75; RFC (flight): ssthresh = cwnd = 10.5.

@@ -8,6 +8,9 @@
 /// also when a cumulative ACK after a retransmission covers several segments).
 pub const ABC_LIMIT_SEGMENTS: f64 = 2.0;
 
+/// Duplicate-ACK threshold a new window starts with (RFC 5681 §3.2).
+pub const DEFAULT_DUPACK_THRESHOLD: u32 = 3;
+
 /// cwnd and ssthresh in bytes, plus the segment size they are counted in.
 #[derive(Clone, Copy, Debug)]
 pub struct RenoWindow {
@@ -16,6 +19,12 @@ pub struct RenoWindow {
     pub mss: f64,
     /// Floor applied after a multiplicative cut (not after an RTO), bytes.
     pub min_cwnd: f64,
+    /// Duplicate ACKs that trigger fast retransmit; fast recovery inflates the halved window by
+    /// this many MSS (RFC 5681 §3.2 step 4; ns-2 `numdupacks_`).
+    pub dupack_threshold: u32,
+    /// The flow sends ECN-capable (ECT) packets and cuts on ECN-Echo (RFC 3168); what
+    /// [`RenoBased::needs_ecn`](super::RenoBased::needs_ecn) returns unless a controller overrides it.
+    pub ecn: bool,
     /// Congestion-avoidance increase rule.
     pub increase: CaIncrease,
     /// Slow-start increase limit per ACK, segments: 1 (one ACK per segment) or
@@ -95,6 +104,8 @@ impl RenoWindow {
             ssthresh: f64::INFINITY,
             mss,
             min_cwnd: min_cwnd_pkts * mss,
+            dupack_threshold: DEFAULT_DUPACK_THRESHOLD,
+            ecn: false,
             increase: CaIncrease::PerAck,
             ss_limit: 1.0,
             ns2_reno: false,

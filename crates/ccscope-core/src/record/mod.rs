@@ -37,6 +37,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+/// Rows an event-driven series may hold at most, whatever the budget (2^24, ~16.8 million).
+pub const MAX_EVENT_ROWS: u64 = 1 << 24;
 /// Rows a spilling series holds in memory before it writes them as one chunk (2^16).
 pub const SPILL_CHUNK_ROWS: u64 = 1 << 16;
 /// First bytes of a chunk file.
@@ -138,7 +140,7 @@ impl SpillDir {
         if st.used_bytes.saturating_add(bytes) > self.disk_cap_bytes {
             return Err(format!(
                 "disk cap {} of the spill directory reached",
-                crate::budget::fmt_bytes(self.disk_cap_bytes)
+                crate::units::fmt_bytes(self.disk_cap_bytes)
             ));
         }
         if !st.created {
@@ -628,11 +630,11 @@ impl Recorder {
             queue_every_change: every_change && has(TraceKind::Queue),
             ports,
             events: PortEventTable {
-                spill: Spill::with_cap(crate::budget::MAX_EVENT_ROWS, "drops"),
+                spill: Spill::with_cap(MAX_EVENT_ROWS, "drops"),
                 ..Default::default()
             },
             feedback: FeedbackTable {
-                spill: Spill::with_cap(crate::budget::MAX_EVENT_ROWS, "feedback"),
+                spill: Spill::with_cap(MAX_EVENT_ROWS, "feedback"),
                 ..Default::default()
             },
             ..Default::default()

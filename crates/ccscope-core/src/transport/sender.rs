@@ -296,11 +296,7 @@ impl TcpSender {
 
     /// The Reno window of the controller (ns-2 mechanisms that act on cwnd_ and dupwnd_ directly).
     fn reno_window(&mut self) -> &mut RenoWindow {
-        match &mut self.cc {
-            Cc::NewReno(c) => &mut c.w,
-            Cc::Dctcp(c) => &mut c.w,
-            Cc::Dx(c) => &mut c.w,
-        }
+        self.cc.window_mut()
     }
 
     /// The retransmission deadline, if the timer is armed.

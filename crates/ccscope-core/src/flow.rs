@@ -1,0 +1,215 @@
+//! A flow's state in the engine: its TCP sender and receiver, or its rate-based source, with
+//! the routes and timer events the simulation keeps for it (`sim::hosts` drives them), and the
+//! [`FlowFactory`] that makes one from the scenario's settings (at build time, or when a
+//! workload creates a flow during the run).
+
+use crate::cc::{Cc, CcKind, CcParams};
+use crate::net::Port;
+use crate::rate::Rate;
+use crate::scenario::TcpConfig;
+use crate::transport::receiver::TcpReceiverConfig;
+use crate::transport::{TcpReceiver, TcpSender, TcpSenderConfig};
+use crate::units::{SimDuration, SimTime};
+use crate::world::{NodeId, PortId, RouteId};
+
+/// One transport flow and its timers.
+#[derive(Clone, Debug)]
+pub struct FlowState {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub fwd: RouteId,
+    pub rev: RouteId,
+    pub cc_kind: CcKind,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub size_bytes: Option<u64>,
+    /// Time of the scheduled RTO check event, if any.
+    pub rto_event: Option<SimTime>,
+    pub delack_event: Option<SimTime>,
+    pub first_sent: Option<SimTime>,
+    /// (workload index, round) for flows a workload created.
+    pub workload: Option<(u32, u32)>,
+    /// The receiver has the whole flow.
+    pub completed: bool,
+    /// Rate-based (802.1Qau) source state; None for TCP flows (boxed: cold for TCP flows).
+    pub rate: Option<Box<RateState>>,
+}
+
+/// A paced, rate-controlled source (no window, no ACKs): frames leave at the reaction
+/// point's current rate; losses are not recovered (802.1Qau assumes a lossless fabric).
+#[derive(Clone, Debug)]
+pub struct RateState {
+    pub rp: Rate,
+    pub next_seq: u64,
+    pub total_segs: u64,
+    last_seg_bytes: u32,
+    mss: u32,
+    pub timer_event: Option<SimTime>,
+    pub frames_sent: u64,
+}
+
+impl RateState {
+    pub fn new(rp: Rate, size_bytes: Option<u64>, mss: u32) -> Self {
+        let (total_segs, last) = match size_bytes {
+            None => (u64::MAX, mss),
+            Some(b) => {
+                let n = b.div_ceil(mss as u64).max(1);
+                (n, (b - (n - 1) * mss as u64).max(1) as u32)
+            }
+        };
+        RateState {
+            rp,
+            next_seq: 0,
+            total_segs,
+            last_seg_bytes: last,
+            mss,
+            timer_event: None,
+            frames_sent: 0,
+        }
+    }
+    pub(crate) fn seg_bytes(&self, seq: u64) -> u32 {
+        if seq + 1 == self.total_segs {
+            self.last_seg_bytes
+        } else {
+            self.mss
+        }
+    }
+}
+
+/// A flow's RTT with every queue empty: propagation plus one `data_bytes` serialization per hop
+/// of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds (DX's exact R0).
+pub(crate) fn path_rtt_s(
+    routes: &[(u32, u16)],
+    route_ports: &[PortId],
+    ports: &[Port],
+    (fwd, rev): (RouteId, RouteId),
+    (data_bytes, ack_bytes): (u32, u32),
+) -> f64 {
+    let one_way = |r: RouteId, bytes: u32| -> u64 {
+        let (off, len) = routes[r.idx()];
+        route_ports[off as usize..off as usize + len as usize]
+            .iter()
+            .map(|p| {
+                let port = &ports[p.idx()];
+                port.delay.0 + port.rate().tx_time(bytes).0
+            })
+            .sum()
+    };
+    SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
+}
+
+/// Everything needed to create a flow's sender and receiver, at build time or during the run.
+#[derive(Clone, Debug)]
+pub struct FlowFactory {
+    pub tcp: TcpConfig,
+    pub dctcp: crate::cc::DctcpConfig,
+    pub dx: crate::cc::DxConfig,
+    pub qcn_rp: crate::rate::QcnRpConfig,
+    pub asm_rp: crate::rate::AsmRpConfig,
+    pub packet_bytes: u32,
+}
+
+impl FlowFactory {
+    #[allow(clippy::too_many_arguments)] // one flow's full description; a struct would only rename them
+    pub fn make(
+        &self,
+        cc_kind: CcKind,
+        size_bytes: Option<u64>,
+        fwd: RouteId,
+        rev: RouteId,
+        src: NodeId,
+        dst: NodeId,
+        start: SimTime,
+        line_bps: f64,
+        path_rtt_s: impl FnOnce() -> f64,
+    ) -> FlowState {
+        let t = &self.tcp;
+        let mss = self.packet_bytes;
+        let cc = Cc::new(
+            cc_kind,
+            &CcParams {
+                mss_bytes: mss,
+                iw_pkts: t.iw_pkts,
+                ecn: t.ecn,
+                dupack_threshold: t.dupack_threshold,
+                dctcp: self.dctcp.clone(),
+                dx: self.dx.clone(),
+                dx_base_rtt_s: (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
+                    .then(path_rtt_s),
+                ca_increase: t.ca_increase,
+                delayed_ack: t.delayed_ack,
+                ns2_partial_deflation: t.ns2_partial_window_deflation,
+                ns2_exit: t.ns2_exit_recovery,
+                ns2_halve: t.ns2_halve_window,
+                ns2_halve_whole: t.ns2_halve_whole_segments,
+                rwnd_pkts: t.rwnd_pkts,
+                initial_ssthresh_pkts: t.initial_ssthresh_pkts,
+            },
+        );
+        let rate = match cc_kind {
+            CcKind::Qcn => Some(crate::rate::Rate::Qcn(crate::rate::QcnRp::new(
+                &self.qcn_rp,
+                line_bps,
+            ))),
+            CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(
+                &self.asm_rp,
+                line_bps,
+            ))),
+            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
+                rate_bps: line_bps,
+            })),
+            _ => None,
+        }
+        .map(|r| Box::new(RateState::new(r, size_bytes, mss)));
+        // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
+        let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
+        let scfg = TcpSenderConfig {
+            mss_bytes: mss,
+            size_bytes,
+            min_rto: SimDuration::from_secs_f64(t.min_rto_s),
+            initial_rto: SimDuration::from_secs_f64(t.initial_rto_s),
+            max_rto: SimDuration::from_secs_f64(t.max_rto_s),
+            granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
+            dupack_threshold: t.dupack_threshold,
+            rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
+            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
+            reno_recovery: cc_kind == CcKind::Reno,
+            rtt_sampling: t.rtt_sampling,
+            rto_estimator: t.rto_estimator,
+            ns2_exit_recovery: ns2_newreno && t.ns2_exit_recovery,
+            limited_transmit: ns2_newreno && t.ns2_limited_transmit,
+            ns2_recovery_maxburst: ns2_newreno && t.ns2_recovery_maxburst,
+            ns2_timeout_after_ecn: ns2_newreno && t.ns2_timeout_after_ecn,
+            ns2_dupack_action: ns2_newreno && t.ns2_dupack_action,
+            ns2_ecn_after_timeout: ns2_newreno && t.ns2_ecn_after_timeout,
+            ns2_ecn_first: ns2_newreno && t.ns2_ecn_first,
+            ns2_old_ecn: ns2_newreno && t.ns2_old_ecn,
+        };
+        let rcfg = TcpReceiverConfig {
+            mss_bytes: mss,
+            size_bytes,
+            dctcp_echo: cc_kind.is_dctcp(),
+            delayed_ack: t.delayed_ack,
+            delack_count: t.delack_count,
+            delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),
+        };
+        FlowState {
+            sender: TcpSender::new(scfg, cc),
+            receiver: TcpReceiver::new(rcfg),
+            fwd,
+            rev,
+            cc_kind,
+            src,
+            dst,
+            start,
+            size_bytes,
+            rto_event: None,
+            delack_event: None,
+            first_sent: None,
+            workload: None,
+            completed: false,
+            rate,
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! The simulation: arenas of ports, routes and flows, the event queue, and the dispatch of
+//! each event. `run_until` / `step` / `peek` drive it; `finish` (in `output`) checks packet
+//! conservation and hands back the recorded tables; `new` is in `build`.
+//!
+//! Rooms: this file forwards packets through ports (arrivals, queue policies, the one-hop
+//! lookahead of `lookahead`); `hosts` is the senders' and receivers' side (TCP, rate-based
+//! sources, workload flows); `sample` holds the periodic samplers.
+//!
+//! Per data packet the engine spends one event per hop (see `net::port`): a packet's arrival
+//! at the next node is scheduled when the upstream port accepts it.
+
+mod hosts;
+mod lookahead;
+mod sample;
+
+pub(crate) use lookahead::Lookahead;
+
+use crate::engine::{Event, EventQueue};
+use crate::flow::FlowState;
+use crate::net::{Admit, DropReason, Port};
+use crate::packet::{flags, Packet, PacketKind};
+use crate::record::{Ledger, PortEventKind, Recorder};
+use crate::scenario::Scenario;
+use crate::units::{SimDuration, SimTime};
+use crate::workload::{RoundRecord, WorkloadState};
+use crate::world::{NodeId, PortId, RouteId};
+
+pub struct Simulation {
+    pub(crate) now: SimTime,
+    pub(crate) end: SimTime,
+    pub(crate) events: EventQueue,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) port_names: Vec<String>,
+    pub(crate) node_names: Vec<String>,
+    pub(crate) route_ports: Vec<PortId>,
+    /// (offset into route_ports, length)
+    pub(crate) routes: Vec<(u32, u16)>,
+    pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
+    /// The node that owns each port (where a congestion point's feedback starts).
+    pub(crate) port_from: Vec<NodeId>,
+    /// Per-flow ECMP routing (graphs with `ecmp = true`).
+    pub(crate) ecmp: Option<crate::net::routing::Ecmp>,
+    pub(crate) flows: Vec<FlowState>,
+    pub(crate) workloads: Vec<WorkloadState>,
+    pub(crate) rounds: Vec<RoundRecord>,
+    pub(crate) factory: crate::flow::FlowFactory,
+    pub(crate) rec: Recorder,
+    pub(crate) ledger: Ledger,
+    pub(crate) feedback_bytes: u32,
+    pub(crate) mss: u32,
+    pub(crate) ack_bytes: u32,
+    pub(crate) queue_interval: SimDuration,
+    pub(crate) flow_interval: SimDuration,
+    pub(crate) queue_samples: u64,
+    pub(crate) flow_samples: u64,
+    pub(crate) scenario: Scenario,
+    /// The one-hop lookahead's state (`lookahead` module).
+    pub(crate) la: Lookahead,
+    /// Reused buffer of the flows a workload event creates.
+    pub(crate) spawn_buf: Vec<crate::workload::Spawn>,
+}
+
+impl Simulation {
+    /// Spill the event-driven series (drops and marks, every queue change, feedback frames)
+    /// into `dir` in chunks of `chunk_rows` rows (at most each series' memory cap) instead of
+    /// stopping at their caps (`record` module docs). Call before the run; the directory is
+    /// created on the first chunk.
+    pub fn set_spill(&mut self, dir: std::sync::Arc<crate::record::SpillDir>, chunk_rows: u64) {
+        self.rec.set_spill(&dir, chunk_rows);
+        for p in &self.rec.ports {
+            if let Some(log) = self.ports[p.idx()].change_log.as_mut() {
+                log.spill.set_dir(dir.clone(), chunk_rows);
+            }
+        }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The end of the run the scenario asks for.
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// The expanded scenario this run uses.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    pub fn flows(&self) -> &[FlowState] {
+        &self.flows
+    }
+
+    pub fn port_names(&self) -> &[String] {
+        &self.port_names
+    }
+
+    pub fn node_names(&self) -> &[String] {
+        &self.node_names
+    }
+
+    pub fn port(&self, id: PortId) -> &Port {
+        &self.ports[id.idx()]
+    }
+
+    pub fn port_id(&self, name: &str) -> Option<PortId> {
+        self.port_names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| PortId(i as u32))
+    }
+
+    /// Time of the next event, if any.
+    pub fn peek(&mut self) -> Option<SimTime> {
+        self.events.peek_time()
+    }
+
+    /// Process one event; returns its time, or None when nothing is left.
+    pub fn step(&mut self) -> Option<SimTime> {
+        let (t, ev) = self.events.pop()?;
+        self.now = t;
+        self.la.horizon = t; // one event at a time: nothing is taken ahead
+        self.handle(ev);
+        Some(t)
+    }
+
+    /// Process every event with time <= `t`, then set the clock to `t`.
+    pub fn run_until(&mut self, t: SimTime) {
+        self.run_until_bounded(t, u64::MAX);
+    }
+
+    /// Process events with time <= `t`, at most `max_events` of them: the bounded step that
+    /// lets a driver look at a stop request (Ctrl-C, a cancelled batch) between slices of a
+    /// long run without a per-event cost beyond a counter.
+    ///
+    /// Returns true when the run reached `t` (every event up to `t` processed, the clock set to
+    /// `t`), false when it stopped after `max_events` events, at an event boundary, with the
+    /// clock at the last event's time. Calling it again with the same `t` goes on exactly where
+    /// it stopped: any sequence of bounded calls towards `t` processes the same events in the
+    /// same order as one `run_until(t)`, so traces and event counts are identical (the
+    /// lookahead horizon stays `t` throughout).
+    ///
+    /// A run stopped early may already hold, in ports nobody observes in between (see
+    /// `settle`), arrivals up to one link time past the clock; `finish` closes such a port at
+    /// its own clock (`Port::close`).
+    pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> bool {
+        self.la.horizon = t;
+        let mut left = max_events;
+        while left > 0 {
+            let Some((nt, ev)) = self.events.pop_until(t) else {
+                if t > self.now {
+                    self.now = t;
+                }
+                return true;
+            };
+            left -= 1;
+            self.now = nt;
+            self.handle(ev);
+        }
+        false
+    }
+
+    /// Run to the scenario's end.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// One event. Inlined into both callers (`step`, `run_until_bounded`), so the run loop
+    /// pays no call per event whichever of them a driver uses.
+    #[inline(always)]
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(pkt) => self.on_arrive(pkt),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::RateSend(f) => self.rate_send(f),
+            Event::RateTimer(f) => self.on_rate_timer(f),
+            Event::RtoTimer(f) => self.on_rto_timer(f),
+            Event::DelAckTimer(f) => self.on_delack_timer(f),
+            Event::SampleQueues => self.sample_queues(),
+            Event::SampleFlows => self.sample_flows(),
+            Event::FlowStop(f) => self.on_flow_stop(f),
+            Event::Workload(w) => self.on_workload(w),
+        }
+    }
+
+    pub(crate) fn push_route(&mut self, p: Vec<PortId>) -> RouteId {
+        let id = RouteId(self.routes.len() as u32);
+        self.routes.push((
+            self.route_ports.len() as u32,
+            p.len().min(u16::MAX as usize) as u16,
+        ));
+        self.route_ports.extend(p);
+        id
+    }
+
+    #[inline]
+    fn on_arrive(&mut self, mut pkt: Packet) {
+        let (off, len) = self.routes[pkt.route.idx()];
+        if pkt.hop == len {
+            self.deliver(pkt);
+        } else {
+            let port = self.route_ports[off as usize + pkt.hop as usize];
+            pkt.hop += 1;
+            // an arrival its feeder sent as an event (`settle` counted it) has come
+            self.la.arrived(port);
+            self.forward(port, pkt);
+        }
+    }
+
+    #[inline]
+    fn forward(&mut self, port: PortId, mut pkt: Packet) {
+        if self.ports[port.idx()].aqm.needs_engine() {
+            return self.forward_judged(port, pkt);
+        }
+        let now = self.now;
+        let admit = self.ports[port.idx()].offer(now, &mut pkt);
+        self.settle(port, pkt, admit);
+    }
+
+    /// The general path, for a queue policy that needs more than the committed FIFO gives it
+    /// (`Aqm::needs_engine`, `aqm` module docs): the policy decides, with a view of the queued
+    /// packets (which sit in the port's pipe) if it inspects them; the queued packets it takes
+    /// back are marked or removed; the feedback it has for the arrival's source is sent; only
+    /// then is the arrival admitted.
+    fn forward_judged(&mut self, port: PortId, pkt: Packet) {
+        use crate::aqm::Queued;
+        let now = self.now;
+        let p = &mut self.ports[port.idx()];
+        p.advance(now);
+        let feedback_to_source = p.aqm.sends_feedback()
+            && pkt.kind == PacketKind::Data
+            && self.flows[pkt.flow.idx()].rate.is_some();
+        if p.aqm.inspects_queue() {
+            let pipe = self.events.pipe(port);
+            let base = pipe.len() - p.queue().0 as usize;
+            let flow_of = |j: u32| pipe[base + j as usize].2.flow;
+            let d = p.judge(now, &pkt, Queued::of(&flow_of), feedback_to_source);
+            if !d.victims.is_empty() {
+                self.take_back(port, base, &pkt, &d);
+            }
+            self.admit_judged(port, pkt, d.verdict, feedback_to_source);
+        } else {
+            let d = p.judge(now, &pkt, Queued::NONE, feedback_to_source);
+            debug_assert!(d.victims.is_empty(), "victims without a view of the queue");
+            self.admit_judged(port, pkt, d.verdict, feedback_to_source);
+        }
+    }
+
+    /// The end of the general path: the policy's feedback for the arrival's source goes out
+    /// first (its events are inserted before the arrival's, as ever), then the arrival is
+    /// admitted and settled.
+    #[inline(always)]
+    fn admit_judged(
+        &mut self,
+        port: PortId,
+        mut pkt: Packet,
+        verdict: crate::aqm::Verdict,
+        feedback_to_source: bool,
+    ) {
+        use crate::aqm::QueuePolicy;
+        let now = self.now;
+        if feedback_to_source {
+            if let Some(fb) = self.ports[port.idx()].aqm.take_feedback() {
+                self.send_feedback(port, &pkt, fb);
+            }
+        }
+        let admit = self.ports[port.idx()].admit(now, &mut pkt, verdict);
+        self.settle(port, pkt, admit);
+    }
+
+    /// Take back the queued packets a decision names (`base`: pipe index of the oldest waiting
+    /// packet). They share the arrival's verdict (`aqm::Victims`): marked when it is a mark and
+    /// the arrival is ECT (a packet already CE is left as it is), dropped otherwise, with later
+    /// packets moving up on the port and on its link.
+    fn take_back(&mut self, port: PortId, base: usize, pkt: &Packet, d: &crate::aqm::Decision) {
+        use crate::aqm::Verdict;
+        debug_assert!(
+            d.verdict != Verdict::Enqueue,
+            "victims of an accepted arrival"
+        );
+        let now = self.now;
+        let mark = d.verdict == Verdict::Mark && pkt.has(flags::ECT);
+        for &j in d.victims.as_slice() {
+            let j = j as usize;
+            if mark {
+                if let Some(v) = self.events.pipe_packet_mut(port, base + j) {
+                    if !v.has(flags::CE) {
+                        v.flags |= flags::CE;
+                        let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
+                        self.ports[port.idx()].count_mark();
+                        self.rec
+                            .port_event(now.0, port, flow, seq, PortEventKind::Mark, is_ack);
+                    }
+                }
+            } else {
+                let dur = self.ports[port.idx()].remove_waiting(j);
+                if let Some(v) = self.events.remove_from_pipe(port, base + j, dur) {
+                    self.ledger.dropped += 1;
+                    self.rec.port_event(
+                        now.0,
+                        port,
+                        v.flow,
+                        v.seq,
+                        PortEventKind::DropAqm,
+                        v.kind == PacketKind::Ack,
+                    );
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn settle(&mut self, port: PortId, pkt: Packet, admit: Admit) {
+        let now = self.now;
+        match admit {
+            Admit::Accepted {
+                arrive_at,
+                marked,
+                queued,
+            } => {
+                if marked {
+                    self.rec.port_event(
+                        now.0,
+                        port,
+                        pkt.flow,
+                        pkt.seq,
+                        PortEventKind::Mark,
+                        pkt.kind == PacketKind::Ack,
+                    );
+                }
+                if let Some(next) = self
+                    .la
+                    .next_port(port, &pkt, &self.routes, &self.route_ports)
+                {
+                    // only while no earlier packet for `next` is still on its way as an event
+                    // (the port must see its arrivals in order), and not from inside another
+                    // lookahead (one hop at a time)
+                    if self.la.ahead.is_none()
+                        && arrive_at <= self.la.horizon
+                        && self.la.pending[next.idx()] == 0
+                    {
+                        // The next port is fed by this port alone and nothing observes it in
+                        // between (`build::sole_feeders`): its arrival sequence is this port's
+                        // FIFO departure order, so offering the packet now, with the clock set
+                        // to its arrival time, gives the same queue, marks and departure as
+                        // the arrival event would. One event per hop saved.
+                        let mut p = pkt;
+                        p.hop += 1;
+                        self.now = arrive_at;
+                        self.la.ahead = Some(port);
+                        self.forward(next, p);
+                        self.la.ahead = None;
+                        self.now = now;
+                        return;
+                    }
+                    // it travels as an event; `on_arrive` counts it off
+                    self.la.pending[next.idx()] += 1;
+                }
+                if let Some(feeder) = self.la.ahead {
+                    // a port fed ahead of time: the clock is its feeder's FIFO arrival times,
+                    // which only grow among themselves, so unqueued departures get lanes of
+                    // that clock (a lane needs its pushes in time order) when the feeder feeds
+                    // many ports (one heap entry instead of many); else the port's own pipe
+                    if queued || !self.la.fan_out[feeder.idx()] {
+                        self.events.schedule_arrival(port, arrive_at, pkt);
+                    } else {
+                        self.events
+                            .schedule_unqueued(port, now, arrive_at, pkt, feeder.0 + 1);
+                    }
+                    return;
+                }
+                if queued {
+                    self.events.schedule_arrival(port, arrive_at, pkt);
+                } else {
+                    self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                }
+            }
+            Admit::Dropped(reason) => {
+                self.ledger.dropped += 1;
+                let k = match reason {
+                    DropReason::Overflow => PortEventKind::DropOverflow,
+                    DropReason::Aqm => PortEventKind::DropAqm,
+                };
+                self.rec.port_event(
+                    now.0,
+                    port,
+                    pkt.flow,
+                    pkt.seq,
+                    k,
+                    pkt.kind == PacketKind::Ack,
+                );
+            }
+        }
+    }
+
+    /// A host puts a new packet on its first port.
+    #[inline]
+    pub(crate) fn inject(&mut self, mut pkt: Packet) {
+        self.ledger.sent += 1;
+        let (off, _) = self.routes[pkt.route.idx()];
+        let port = self.route_ports[off as usize];
+        pkt.hop = 1;
+        self.forward(port, pkt);
+    }
+
+    /// Packet-conservation ledger now (packets inside arrival events count as in flight).
+    pub fn ledger(&self) -> Ledger {
+        Ledger {
+            in_flight: self.events.packets_in_flight(),
+            ..self.ledger
+        }
+    }
+}

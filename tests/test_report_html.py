@@ -250,6 +250,21 @@ def test_report_bad_input(outputs, tmp_path):
     assert r.returncode == 2 and "--evidence" in r.stderr
 
 
+def test_report_of_damaged_outputs(outputs, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(outputs["run"], run)
+    (run / "traces" / "queue.parquet").write_text("garbage")
+    r = _cli_here("report", run)
+    assert r.returncode == 2 and "queue.parquet: not a readable Parquet table" in r.stderr
+    assert not (run / "report.html").exists()
+    sw = tmp_path / "sw"
+    sw.mkdir()
+    (sw / "summary.parquet").write_text("x")
+    r = _cli_here("report", sw)
+    assert r.returncode == 2 and "summary.parquet: not a readable sweep summary" in r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
 def test_decimate_keeps_peaks():
     x = np.arange(100_000, dtype=float)
     y = np.zeros_like(x)

@@ -321,8 +321,12 @@ def sweep_report(sweep_dir: Path | str) -> str:
     d = Path(sweep_dir)
     try:
         t = sw.load(d)
-    except (OSError, ValueError) as e:
+    except FileNotFoundError as e:
         raise ReportError(str(e)) from None
+    except (OSError, ValueError) as e:  # a damaged summary.parquet (pyarrow's errors are ValueErrors)
+        detail = str(e).rsplit("': ", 1)[-1]  # pyarrow repeats the path first
+        raise ReportError(f"{d / 'summary.parquet'}: not a readable sweep summary ({_outdir._short(detail, 160)})") \
+            from None
     doc = {}
     if (d / "sweep.json").is_file():
         doc = _read_json(d / "sweep.json")

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.deps-stamp
 BUILD_STAMP := $(VENV)/.build-stamp
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
 
-.PHONY: demo test test-rust test-py bench lint build venv clean repro repro-check fuzz
+.PHONY: demo test test-rust test-py bench peers lint build venv clean repro repro-check fuzz
 
 $(UV):
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,11 @@ test: $(BUILD_STAMP)
 bench: $(BUILD_STAMP)
 	cargo build --release -p ccscope-core --bin ccscope-bench -q
 	$(VPY) -m ccscope.bench --out BENCHMARKS.md
+
+# Peer comparison with htsim: HTSIM=PATH is a checkout of https://github.com/Broadcom/csg-htsim (read, never
+# written); htsim is built under target/peers/htsim with a dumbbell driver of ours (bench/peers/).
+peers: $(BUILD_STAMP)
+	$(VPY) bench/peers/htsim.py --htsim "$(HTSIM)"
 
 lint: $(STAMP)
 	cargo fmt --all -- --check

@@ -12,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "bench" / "peers" / "htsim.py"
+#: the htsim headers the driver includes (find_sim checks they are there)
+HEADERS = ("dctcp.h", "ecnqueue.h", "tcp.h", "pipe.h", "queue.h")
 
 
 def _load():
@@ -47,7 +49,7 @@ def _one_error_line(p: subprocess.CompletedProcess, status: int = 2) -> str:
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "nonexistent", "file", "no_makefile", "no_objs",
-                                  "missing_sources", "reps", "jobs", "long"])
+                                  "missing_sources", "reps", "jobs", "long", "ccscope_bin", "cxx", "valgrind"])
 def test_bad_arguments_give_one_line_and_build_nothing(tmp_path, case):
     build = tmp_path / "build"
     if case == "missing":
@@ -89,14 +91,26 @@ def test_bad_arguments_give_one_line_and_build_nothing(tmp_path, case):
         long = str(tmp_path / ("x" * 300))
         line = _one_error_line(_run("--htsim", long, build_dir=build))
         assert "cannot be read" in line and "…" in line and len(line) < 250
+    elif case == "ccscope_bin":
+        co = _fake_checkout(tmp_path / "co", "OBJS=eventlist.o\n", ("eventlist.cpp", *HEADERS))
+        line = _one_error_line(_run("--htsim", str(co), "--ccscope-bin", str(tmp_path / "bench"), build_dir=build))
+        assert f"--ccscope-bin = '{tmp_path / 'bench'}': no such file" in line
+    elif case == "cxx":
+        co = _fake_checkout(tmp_path / "co", "OBJS=eventlist.o\n", ("eventlist.cpp", *HEADERS))
+        line = _one_error_line(_run("--htsim", str(co), "--cxx", "no-such-c++", build_dir=build))
+        assert "--cxx = 'no-such-c++': no such compiler on PATH" in line
+    elif case == "valgrind":
+        co = _fake_checkout(tmp_path / "co", "OBJS=eventlist.o\n", ("eventlist.cpp", *HEADERS))
+        p = subprocess.run([sys.executable, str(SCRIPT), "--htsim", str(co), "--instructions", "--build-dir", str(build)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": str(tmp_path)})
+        line = _one_error_line(p)
+        assert "--instructions needs valgrind on PATH" in line
     assert not build.exists()
 
 
 def test_a_checkout_is_found_at_its_root_or_at_sim(tmp_path):
     mod = _load()
-    co = _fake_checkout(tmp_path / "co", "OBJS=eventlist.o\n", ("eventlist.cpp",))
-    for need in ("dctcp.h", "ecnqueue.h", "tcp.h", "pipe.h", "queue.h"):
-        (co / "sim" / need).write_text("")
+    co = _fake_checkout(tmp_path / "co", "OBJS=eventlist.o\n", ("eventlist.cpp", *HEADERS))
     assert mod.find_sim(str(co)) == co / "sim"
     assert mod.find_sim(str(co / "sim")) == co / "sim"
     (co / "sim" / "dctcp.h").unlink()

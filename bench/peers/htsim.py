@@ -69,6 +69,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--cxx", default=os.environ.get("CXX", "g++"), help="C++ compiler (default $CXX or g++)")
     p.add_argument("--cxxflags", default=DEFAULT_CXXFLAGS, help=f"flags for htsim and the driver (default {DEFAULT_CXXFLAGS!r})")
     p.add_argument("--no-cargo", action="store_true", help="use target/release/ccscope-bench as it is (no cargo build)")
+    p.add_argument("--instructions", action="store_true",
+                   help="also count each side's instructions once under valgrind (cachegrind, no cache "
+                        "simulation): a number other load on the machine does not change (slow: ~1-2 min)")
     p.add_argument("--ccscope-bin", type=Path, default=None, metavar="PATH",
                    help="time this ccscope-bench binary instead (e.g. one built from another checkout: "
                         "<checkout>/target/release/ccscope-bench); implies --no-cargo")
@@ -78,6 +81,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if a.jobs < 1:
         raise UsageError(f"--jobs = {a.jobs}: must be an integer >= 1")
     a.sim = find_sim(a.htsim)
+    if a.instructions and shutil.which("valgrind") is None:
+        raise UsageError("--instructions needs valgrind on PATH (apt-get install valgrind)")
     if a.ccscope_bin is not None and not a.ccscope_bin.is_file():
         raise UsageError(f"--ccscope-bin = {_cut(str(a.ccscope_bin))!r}: no such file")
     if shutil.which(a.cxx) is None:
@@ -254,6 +259,16 @@ def last_json(stdout: str) -> dict:
     raise BuildError(f"no JSON line in the output: {_cut(stdout.strip()[-120:])}")
 
 
+def instructions(cmd: list[str]) -> int:
+    """Instructions the whole process executes (valgrind's cachegrind, no cache simulation)."""
+    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd],
+                       capture_output=True, text=True)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", r.stderr)
+    if r.returncode != 0 or m is None:
+        raise BuildError(f"valgrind on {_cut(' '.join(cmd), 100)} failed: {_cut(r.stderr.strip()[-160:], 160)}")
+    return int(m.group(1).replace(",", ""))
+
+
 def ccscope_sanity(path: Path) -> dict:
     """Bottleneck numbers of ccscope's run (one untimed run through the Python API)."""
     import ccscope as cc
@@ -321,6 +336,7 @@ def compare(a: argparse.Namespace, exe: Path, binary: Path) -> int:
             plan.append((name, path, ccmd, hcmd))
             timed(ccmd), timed(hcmd)  # warm-up: page cache, binaries loaded once
         samples = {name: {"ccscope": [], "htsim": []} for name, *_ in plan}
+        plan_cmds = {name: (ccmd, hcmd) for name, _, ccmd, hcmd in plan}
         for rep in range(a.reps):
             print(f"repetition {rep + 1}/{a.reps} ...", file=sys.stderr, flush=True)
             for name, _, ccmd, hcmd in plan:
@@ -342,6 +358,12 @@ def compare(a: argparse.Namespace, exe: Path, binary: Path) -> int:
             if bin_pkts != cs["bottleneck_pkts"]:
                 print(f"warning: {name}: ccscope-bench sent {bin_pkts} bottleneck packets, cc.simulate "
                       f"{cs['bottleneck_pkts']}", file=sys.stderr)
+            instr = ""
+            if a.instructions:
+                print(f"counting instructions: {name} ...", file=sys.stderr, flush=True)
+                ci, hi = instructions(plan_cmds[name][0]), instructions(plan_cmds[name][1])
+                instr = f" {ci / 1e6:,.0f} M / {hi / 1e6:,.0f} M ({ci / hi:.2f}) |"
+                cs["instructions"], hs["instructions"] = ci, hi
             raw[name] = {"ccscope_wall_s": cw, "htsim_wall_s": hw, "ccscope_cpu_s": cc_cpu, "htsim_cpu_s": h_cpu,
                          "ccscope": cs, "htsim": hs, "htsim_args": hcmd[1:]}
             rows.append(
@@ -349,7 +371,7 @@ def compare(a: argparse.Namespace, exe: Path, binary: Path) -> int:
                 f"{statistics.median(cc_cpu):.4f} | {statistics.median(h_cpu):.4f} | {cpu_ratio:.2f} | "
                 f"{cs['throughput_bps'] / 1e9:.3f} / {hs['throughput_bps'] / 1e9:.3f} | "
                 f"{cs['mean_queue_pkts']:.1f} / {hs['mean_queue_pkts']:.1f} | {cs['drops']} / {hs['drops']} | "
-                f"{cs['timeouts']} / {hs['timeouts']} |")
+                f"{cs['timeouts']} / {hs['timeouts']} |{instr}")
     load_after = os.getloadavg()
     # the checkout the binary was built in (<checkout>/target/release/ccscope-bench)
     ccscope_rev = git_rev(binary.parents[2]) if len(binary.parents) > 2 else "unknown"
@@ -362,8 +384,8 @@ def compare(a: argparse.Namespace, exe: Path, binary: Path) -> int:
         "",
         "| run | ccscope wall s | htsim wall s | wall ratio | ccscope CPU s | htsim CPU s | CPU ratio | "
         "bottleneck Gb/s ccscope / htsim | mean queue pkts ccscope / htsim | drops ccscope / htsim | "
-        "timeouts ccscope / htsim |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "timeouts ccscope / htsim |" + (" instructions ccscope / htsim (ratio) |" if a.instructions else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if a.instructions else ""),
         *rows,
     ]
     print("\n".join(lines))

@@ -114,19 +114,38 @@ def _summary_table(res) -> Table:
     t = Table(title=res.scenario.get("name") or "ccscope run", show_header=True)
     t.add_column("metric")
     t.add_column("value", justify="right")
-    t.add_row("simulated time", f"{s['sim_time_s']:.6g} s (summary after {s['warmup_s']:.3g} s warm-up)")
+    rule = f": {s['warmup_rule']}" if s.get("warmup_rule") else ""
+    t.add_row("simulated time", f"{s['sim_time_s']:.6g} s (summary after {s['warmup_s']:.3g} s warm-up{rule})")
     t.add_row("bottleneck", str(s.get("bottleneck_port")))
     t.add_row("bottleneck utilization", f"{100 * s['bottleneck_utilization']:.3f} %")
     t.add_row("queue mean / p99", f"{s['queue_mean_pkts']:.2f} / {s['queue_p99_pkts']:.1f} pkts")
     t.add_row("marks / drops", f"{s['marks']} / {s['drops']}")
+    _completion_rows(t, s)
     cc_names = res._column("flows", "cc")  # not res.flows: the table stays columns (no pandas)
-    for i, bps in enumerate(s["flow_throughput_bps"][:20]):
-        cc_name = cc_names[i]
-        t.add_row(f"flow {i} ({cc_name}) throughput", f"{bps / 1e9:.4f} Gb/s")
-    if len(s["flow_throughput_bps"]) > 20:
-        t.add_row("...", f"{len(s['flow_throughput_bps']) - 20} more flows (flows.parquet)")
+    sizes = res._column("flows", "size_bytes") if s.get("flows_sized") else None
+    # per-flow throughput of long-lived flows only: a flow with a size is summarized by its FCT above
+    shown = [(i, bps) for i, bps in enumerate(s["flow_throughput_bps"])
+             if sizes is None or not (sizes[i] == sizes[i] and sizes[i] > 0)]
+    for i, bps in shown[:20]:
+        value = f"{bps / 1e9:.4f} Gb/s" if bps == bps else "- (fewer than 2 samples after the warm-up)"
+        t.add_row(f"flow {i} ({cc_names[i]}) throughput", value)
+    if len(shown) > 20:
+        t.add_row("...", f"{len(shown) - 20} more flows (flows.parquet)")
     t.add_row("events", f"{s['events']:,} in {s['wall_s']:.3f} s = {s['events_per_s'] / 1e6:.2f} M events/s")
     return t
+
+
+def _completion_rows(t, s: dict) -> None:
+    """The summary rows of flows with a size (incast, Poisson, sized flows): FCT and, for incast,
+    query completion time (request to the round's last response byte)."""
+    def ms(v: float) -> str:
+        return f"{1e3 * v:.3f}" if v == v else "-"
+    if s.get("flows_sized"):
+        t.add_row("flows completed", f"{s['flows_completed']} of {s['flows_sized']} with a size")
+        t.add_row("FCT mean / p50 / p99", f"{ms(s['fct_mean_s'])} / {ms(s['fct_p50_s'])} / {ms(s['fct_p99_s'])} ms")
+    if s.get("rounds_completed") is not None:
+        t.add_row("query completion mean / p99", f"{ms(s['qct_mean_s'])} / {ms(s['qct_p99_s'])} ms "
+                  f"({s['rounds_completed']} rounds)")
 
 
 def _max_memory(text: Optional[str]) -> Optional[int]:
@@ -459,6 +478,43 @@ def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where t
         fail(f"--out {str(out)!r}: cannot write the figure ({e.strerror or e})")
     _console(False).print(_summary_table(res))
     _console(False).print(f"traces (Parquet) and queue_cwnd.png written to {out}/")
+
+
+@app.command()
+def compare(model: str = typer.Argument(..., help="Fluid model with a packet counterpart: dctcp, dx, qcn."),
+            sets: List[str] = typer.Option([], "--set", help="NAME=VALUE: a parameter of the model (its fluid name, "
+                                           "e.g. k_pkts=40; docs/workbench.md maps each to the scenario) or until_s."),
+            output: Path = typer.Option(None, "-o", "--output", help="Figure (.png/.pdf/.svg); default "
+                                        "compare-MODEL.png. Missing folders are created.")):
+    """Fluid model and packet simulation at the same parameters in one figure, with the limit-cycle
+    numbers of both (queue amplitude, mean, period; window, alpha or rate)."""
+    from ccscope import _outdir
+    from ccscope.compare import compare as run_compare
+    from ccscope.errors import ScenarioError, SimulationError
+    output = output or Path(f"compare-{model}.png")
+    if output.suffix.lower() not in (".png", ".pdf", ".svg"):
+        fail(f"-o {str(output)!r}: the figure must end in .png, .pdf or .svg")
+    try:
+        c = run_compare(model, sets)
+    except (ScenarioError, SimulationError, ValueError) as e:
+        fail(str(e))
+    fig = c.plot()
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with _outdir.atomic_file(output) as tmp:
+            fig.savefig(tmp, dpi=110, format=output.suffix[1:].lower())
+    except _outdir.OutputRefused as e:
+        fail(f"-o {str(output)!r}: {e}")
+    except OSError as e:
+        fail(f"-o {str(output)!r}: cannot write the figure ({e.strerror or e})")
+    from rich.table import Table
+    t = Table(title=f"{model}: fluid vs packet, after {c.until_s / 2:g} s")
+    for col in ("quantity", "fluid", "packet", "packet/fluid"):
+        t.add_column(col, justify="left" if col == "quantity" else "right")
+    for _, r in c.numbers.iterrows():
+        t.add_row(r.quantity, *(f"{v:.4g}" if v == v else "-" for v in (r.fluid, r.packet, r["packet/fluid"])))
+    _console(False).print(t)
+    _console(False).print(f"wrote {output}")
 
 
 def _register_optional_commands() -> None:

@@ -771,11 +771,13 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
 
     scenario = json.loads(raw["scenario_json"])
     sim_time = float(raw["sim_time_s"])
-    warm = WARMUP_FRACTION * sim_time
+    warm, warm_rule = _warmup(scenario, sim_time)
     flows["throughput_bps"] = _throughput(trace("delivered"), flows["start_s"], flows["delivered_bytes"], warm, sim_time)
     queue = spilled.get("queue") or memory.get("queue")
     summary = _summary(trace("link") if "link" in tables else None, queue, flows, ports, port_names, warm, sim_time,
                        (scenario.get("record") or {}).get("ports") or [])
+    summary["warmup_rule"] = warm_rule
+    summary.update(_completion_summary(flows, rounds))
     summary["events"] = int(raw["events"])
     summary["wall_s"] = wall_s
     summary["events_per_s"] = raw["events"] / wall_s if wall_s > 0 else float("nan")
@@ -789,6 +791,60 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     if traces is None:
         cols["traces"] = memory
     return SimResult._from_columns(traces, cols, summary, scenario, meta)
+
+
+def _long_lived(scenario: dict) -> bool:
+    """Whether the scenario has a flow without a size (it runs to the end: a long-lived flow)."""
+    tpl = scenario.get("flows") or {}
+    if tpl and int(tpl.get("count") or 0) > 0 and tpl.get("size_bytes") is None:
+        return True
+    return any(f.get("size_bytes") is None for f in scenario.get("flow") or [])
+
+
+def _warmup(scenario: dict, sim_time: float) -> tuple[float, str]:
+    """Start of the summary's window and the rule that chose it.
+
+    Long-lived flows (a flow without a size): the first WARMUP_FRACTION (20 %) of the run, where
+    the start-up transient lies (FIGURES.md). Only flows with a size (incast rounds, Poisson
+    arrivals, sized flows): the earliest start of a workload or flow, since each flow is measured
+    whole (its FCT) and a fixed 20 % would cut off short runs' traffic (an incast of a few ms in a
+    200 ms run left the window empty: 0 % utilization, throughput NaN)."""
+    if _long_lived(scenario):
+        return WARMUP_FRACTION * sim_time, "first 20 % of the run (long-lived flows)"
+    starts = [float(w.get("start_s") or 0.0) for w in scenario.get("workload") or []]
+    starts += [float(f.get("start_s") or 0.0) for f in scenario.get("flow") or []]
+    tpl = scenario.get("flows") or {}
+    if tpl and int(tpl.get("count") or 0) > 0:
+        starts.append(float(tpl.get("start_s") or 0.0))
+    if not starts:
+        return WARMUP_FRACTION * sim_time, "first 20 % of the run (no flows)"
+    return min(min(starts), sim_time), "the first workload start (flows with a size)"
+
+
+def _completion_summary(flows: dict, rounds: Optional[dict]) -> dict:
+    """Flow and query completion times of flows with a size (empty for long-lived flows only):
+    flows_sized, flows_completed, fct_mean_s / fct_p50_s / fct_p99_s over the completed flows,
+    and for incast rounds, rounds_completed and qct_mean_s / qct_p99_s (query completion time:
+    request to the last response byte of a round)."""
+    out: dict[str, Any] = {}
+    size = np.asarray(flows.get("size_bytes", ()), dtype=float)
+    sized = np.isfinite(size) & (size > 0) if len(size) else np.zeros(0, bool)
+    if sized.any():
+        fct = np.asarray(flows["fct_s"], dtype=float)[sized]
+        done = fct[np.isfinite(fct)]
+        out["flows_sized"] = int(sized.sum())
+        out["flows_completed"] = int(len(done))
+        for key, v in (("fct_mean_s", done.mean() if len(done) else np.nan),
+                       ("fct_p50_s", np.percentile(done, 50) if len(done) else np.nan),
+                       ("fct_p99_s", np.percentile(done, 99) if len(done) else np.nan)):
+            out[key] = float(v)
+    if rounds is not None and len(rounds.get("completion_s", ())):
+        q = np.asarray(rounds["completion_s"], dtype=float)
+        done = q[np.isfinite(q)]
+        out["rounds_completed"] = int(len(done))
+        out["qct_mean_s"] = float(done.mean()) if len(done) else float("nan")
+        out["qct_p99_s"] = float(np.percentile(done, 99)) if len(done) else float("nan")
+    return out
 
 
 def _flow_throughput(delivered: "Optional[pd.DataFrame]", flows: "pd.DataFrame", warm: float, end: float) -> np.ndarray:

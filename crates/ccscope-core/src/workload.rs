@@ -25,6 +25,76 @@ fn d_cc() -> Vec<CcKind> {
     vec![CcKind::NewReno]
 }
 
+/// Most hosts one range may name (a typo such as "s0..s9999999" is an error, not a long list).
+pub const MAX_HOST_RANGE: u64 = 100_000;
+
+/// A host list as written: names, or a range "s0..s39" (also as an item of the list).
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // the schema's shape; `host_list` reads the value
+enum HostList {
+    /// Host names, each a name or a range.
+    List(Vec<String>),
+    /// A range "PREFIXa..PREFIXb": the hosts PREFIXa, ..., PREFIXb (a <= b, both included).
+    Range(String),
+}
+
+/// Expand one item of a host list: a name stays itself, "s0..s39" becomes s0, s1, ..., s39.
+/// Errors say what is wrong with the range and what is allowed.
+pub fn expand_host_range(item: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let Some((lo, hi)) = item.split_once("..") else {
+        out.push(item.to_string());
+        return Ok(());
+    };
+    let allowed = "expected PREFIXa..PREFIXb with the same prefix and a <= b, e.g. \"s0..s39\"";
+    let split = |s: &str| -> Option<(String, u64)> {
+        let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 || digits > 18 {
+            return None;
+        }
+        let (p, n) = s.split_at(s.len() - digits);
+        Some((p.to_string(), n.parse().ok()?))
+    };
+    let (Some((pa, a)), Some((pb, b))) = (split(lo), split(hi)) else {
+        return Err(format!(
+            "host range {item:?}: both ends need a number; {allowed}"
+        ));
+    };
+    if pa != pb {
+        return Err(format!(
+            "host range {item:?}: the prefixes {pa:?} and {pb:?} differ; {allowed}"
+        ));
+    }
+    if a > b {
+        return Err(format!(
+            "host range {item:?}: the start {a} is after the end {b}; {allowed}"
+        ));
+    }
+    if b - a >= MAX_HOST_RANGE {
+        return Err(format!(
+            "host range {item:?}: {} hosts; expected at most {MAX_HOST_RANGE}",
+            b - a + 1
+        ));
+    }
+    out.extend((a..=b).map(|i| format!("{pa}{i}")));
+    Ok(())
+}
+
+/// serde reader of a host list: a list of names (items may be ranges) or one range string.
+fn host_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let items = match HostList::deserialize(d).map_err(|_| {
+        serde::de::Error::custom("expected a list of host names or a range such as \"s0..s39\"")
+    })? {
+        HostList::List(v) => v,
+        HostList::Range(s) => vec![s],
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for it in &items {
+        expand_host_range(it, &mut out).map_err(serde::de::Error::custom)?;
+    }
+    Ok(out)
+}
+
 /// A flow generator, chosen by `kind`.
 #[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -52,7 +122,9 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
 pub struct IncastSpec {
     /// Receiving host (the aggregator).
     pub client: String,
-    /// Sending hosts (the workers), at least one.
+    /// Sending hosts (the workers), at least one: a list, or a range "s0..s39" (both ends included; also as list items).
+    #[serde(deserialize_with = "host_list")]
+    #[schemars(with = "HostList")]
     pub servers: Vec<String>,
     /// Bytes each server sends per round (>= 1). Give this or total_bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,9 +311,13 @@ impl SizeDist {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PoissonSpec {
-    /// Sending hosts; each arrival picks one uniformly.
+    /// Sending hosts; each arrival picks one uniformly. A list, or a range "s0..s39" (both ends included; also as list items).
+    #[serde(deserialize_with = "host_list")]
+    #[schemars(with = "HostList")]
     pub src: Vec<String>,
-    /// Receiving hosts; each arrival picks one uniformly (never its own source).
+    /// Receiving hosts; each arrival picks one uniformly (never its own source). A list or a range "r0..r3".
+    #[serde(deserialize_with = "host_list")]
+    #[schemars(with = "HostList")]
     pub dst: Vec<String>,
     /// Offered load as a fraction of reference_bps (0 < load <= 10).
     pub load: f64,
@@ -449,5 +525,27 @@ mod tests {
         };
         let m = (0..n).map(|_| u.sample(&mut r) as f64).sum::<f64>() / n as f64;
         assert!((m - 30_000.0).abs() < 200.0);
+    }
+
+    #[test]
+    fn host_ranges_expand_both_ends_included_and_bad_ranges_say_why() {
+        let spec: IncastSpec =
+            toml::from_str("client = \"r0\"\nservers = \"s0..s3\"\nblock_bytes = 1\n").unwrap();
+        assert_eq!(spec.servers, ["s0", "s1", "s2", "s3"]);
+        let spec: PoissonSpec = toml::from_str(
+            "src = [\"h1..h2\", \"x\"]\ndst = [\"r0\"]\nload = 0.5\nreference_bps = 1e9\nsize = { kind = \"fixed\", bytes = 1000 }\n",
+        )
+        .unwrap();
+        assert_eq!(spec.src, ["h1", "h2", "x"]);
+        let mut v = Vec::new();
+        let e = expand_host_range("s39..s0", &mut v).unwrap_err();
+        assert!(e.contains("start 39 is after the end 0"), "{e}");
+        let e = expand_host_range("s0..", &mut v).unwrap_err();
+        assert!(e.contains("both ends need a number"), "{e}");
+        let e = expand_host_range("s0..r3", &mut v).unwrap_err();
+        assert!(e.contains("prefixes"), "{e}");
+        let e = expand_host_range("s0..s999999", &mut v).unwrap_err();
+        assert!(e.contains("at most"), "{e}");
+        assert!(v.is_empty());
     }
 }

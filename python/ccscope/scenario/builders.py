@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ccscope.errors import ScenarioError, shown
-from ccscope.scenario.model import (AqmConfig, DctcpConfig, DropTail, Dumbbell, DxConfig, FlowsTemplate,
+from ccscope.scenario.model import (AqmConfig, DctcpConfig, DropTail, Dumbbell, DxConfig, FlowsTemplate, Incast,
                                     RecordConfig, Scenario, TcpConfig)
 
 
@@ -36,6 +36,61 @@ def dumbbell(senders: int, *, cc: str = "new_reno", bottleneck_bps: float, rtt_s
                     tcp=tcp or TcpConfig(), dctcp=dctcp or DctcpConfig(), dx=dx or DxConfig(), record=record or RecordConfig(),
                     flows=FlowsTemplate(count=n_flows, cc=cc, start_s=start_s, start_jitter_s=start_jitter_s,
                                         size_bytes=size_bytes))
+
+
+def incast(senders: int = 40, *, total_bytes: Optional[int] = None, block_bytes: Optional[int] = None,
+           rounds: int = 1, gap_s: float = 0.0, start_s: float = 0.0, cc: "str | Sequence[str]" = "dctcp",
+           bottleneck_bps: float = 10e9, access_bps: Optional[float] = None, rtt_s: float = 100e-6,
+           buffer_pkts: Optional[int] = None, buffer_bytes: Optional[int] = None, aqm: Optional[AqmConfig] = None,
+           min_rto_s: Optional[float] = None, until_s: float = 1.0, seed: int = 1, packet_bytes: int = 1500,
+           tcp: Optional[TcpConfig] = None, dctcp: Optional[DctcpConfig] = None, record: Optional[RecordConfig] = None,
+           name: str = "incast") -> Scenario:
+    """Incast (partition/aggregate) on a dumbbell: `senders` workers s0 .. s{senders-1} each answer
+    the client r0 with a block, all at the same instant, `rounds` times (the next round starts
+    `gap_s` after the last response of the previous one completes). The bottleneck is the
+    switch port sw->r0.
+
+    Give `total_bytes` (split evenly over the senders; P003 Fig 7 uses 1 MB) or `block_bytes`
+    (per sender); neither gives total_bytes = 1 MB. `cc` is one algorithm or a list assigned to
+    the senders in turn (["dctcp", "new_reno"] alternates). `min_rto_s` sets tcp.min_rto_s (a
+    datacenter incast usually uses 10 ms, not RFC 6298's 200 ms). `aqm` is the bottleneck's (default
+    drop-tail; DCTCP needs marking, e.g. `ccscope.aqm.threshold(k_pkts=20)`). The scenario has no long-lived
+    flows: the run's summary reports flow and query completion times.
+
+    >>> sc = incast(40, total_bytes=1_000_000, rounds=10, bottleneck_bps=1e9, min_rto_s=0.01)
+    >>> sc.workload[0].servers[-1], sc.workload[0].client
+    ('s39', 'r0')
+    """
+    _count_arg("senders", senders, 1)
+    _int_arg("rounds", rounds, 1, MAX_U32)
+    for n, v in (("total_bytes", total_bytes), ("block_bytes", block_bytes)):
+        if v is not None:
+            _int_arg(n, v, 1, MAX_U64)
+    if total_bytes is not None and block_bytes is not None:
+        raise ScenarioError(f"total_bytes = {total_bytes!r}, block_bytes = {block_bytes!r}: give one of them, not both")
+    if total_bytes is None and block_bytes is None:
+        total_bytes = 1_000_000
+    if total_bytes is not None and total_bytes < senders:
+        raise ScenarioError(f"total_bytes = {total_bytes!r}: must be >= senders ({senders}), at least a byte each")
+    ccs = [cc] if isinstance(cc, str) else list(cc) if isinstance(cc, Sequence) else None
+    if not ccs or not all(isinstance(c, str) for c in ccs):
+        raise ScenarioError(f"cc = {shown(cc)}: must be an algorithm name such as 'dctcp' or a non-empty list of them")
+    for n, v in (("gap_s", gap_s), ("start_s", start_s), ("rtt_s", rtt_s), ("bottleneck_bps", bottleneck_bps),
+                 ("until_s", until_s)):
+        _num_arg(n, v)
+    _num_arg("min_rto_s", min_rto_s, optional=True)
+    _aqm_arg(aqm)
+    sc = dumbbell(senders, bottleneck_bps=bottleneck_bps, rtt_s=rtt_s, access_bps=access_bps,
+                  buffer_pkts=buffer_pkts, buffer_bytes=buffer_bytes, aqm=aqm, seed=seed, packet_bytes=packet_bytes,
+                  tcp=tcp, dctcp=dctcp, record=record, name=name)
+    sc.flows = None
+    sc.until_s = float(until_s)
+    if min_rto_s is not None:
+        sc.tcp.min_rto_s = float(min_rto_s)
+    sc.workload = [Incast(client="r0", servers=f"s0..s{senders - 1}", block_bytes=block_bytes,
+                          total_bytes=total_bytes, rounds=rounds, gap_s=float(gap_s), start_s=float(start_s),
+                          cc=ccs)]
+    return sc
 
 
 #: The engine's maxima (crates/ccscope-core/src/scenario/mod.rs): the most flows or hosts a scenario

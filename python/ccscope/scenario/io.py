@@ -241,23 +241,67 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+def _set_key(part: str, assignment: str) -> tuple[str, Optional[int]]:
+    """One step of a --set path: `name` or `name[i]` (i a list index >= 0)."""
+    import re
+    m = re.fullmatch(r"([^\[\]]+)(?:\[(\d+)\])?", part)
+    if not m:
+        raise ScenarioError(f"--set {shown(assignment)}: {shown(part)} is not a field name or name[index], e.g. "
+                            f"aqm.k_pkts or workload[0].rounds")
+    return m.group(1).strip(), None if m.group(2) is None else int(m.group(2))
+
+
 def apply_set(data: dict, assignment: str) -> dict:
-    """Apply one `path=value` override in place (path dotted, e.g. `aqm.k_pkts=40`)."""
+    """Apply one `path=value` override in place: the path is dotted field names, e.g.
+    `aqm.k_pkts=40`; a list item is `name[i]`, e.g. `workload[0].rounds=50`. A list of tables
+    named without an index (`workload.rounds=50`) is that list's only item when it has one."""
     if "=" not in assignment:
         raise ScenarioError(f"--set {shown(assignment)}: expected PATH=VALUE, e.g. --set flows.count=10")
     path, _, value = assignment.partition("=")
-    keys = [k.strip() for k in path.strip().split(".")]
-    if not path.strip() or any(not k for k in keys):
-        raise ScenarioError(f"--set {shown(assignment)}: the path must be dotted field names, e.g. aqm.k_pkts")
-    node = data
-    for i, k in enumerate(keys[:-1]):
+    parts = [k.strip() for k in path.strip().split(".")]
+    if not path.strip() or any(not k for k in parts):
+        raise ScenarioError(f"--set {shown(assignment)}: the path must be dotted field names, e.g. aqm.k_pkts "
+                            f"(a list item: workload[0].rounds)")
+    steps = [_set_key(k, assignment) for k in parts]
+    node: Any = data
+    done = ""
+    for i, (k, idx) in enumerate(steps):
+        last = i == len(steps) - 1
+        done = f"{done}.{k}" if done else k
+        if last and idx is None:
+            node[k] = _parse_value(value.strip())
+            break
         nxt = node.get(k)
+        if idx is not None:
+            if not isinstance(nxt, list):
+                raise ScenarioError(f"--set {shown(assignment)}: {done} = {shown(nxt)} is not a list, so "
+                                    f"{done}[{idx}] names nothing")
+            if idx >= len(nxt):
+                raise ScenarioError(f"--set {shown(assignment)}: {done}[{idx}]: index out of range; {done} has "
+                                    f"{len(nxt)} item(s), indices 0..{len(nxt) - 1}" if nxt else
+                                    f"--set {shown(assignment)}: {done}[{idx}]: {done} is an empty list")
+            done = f"{done}[{idx}]"
+            if last:
+                nxt[idx] = _parse_value(value.strip())
+                break
+            nxt_item = nxt[idx]
+            if not isinstance(nxt_item, dict):
+                raise ScenarioError(f"--set {shown(assignment)}: {done} = {shown(nxt_item)} is not a table")
+            node = nxt_item
+            continue
         if nxt is None:
             nxt = node[k] = {}
+        if isinstance(nxt, list) and nxt and all(isinstance(x, dict) for x in nxt):
+            # a list of tables ([[workload]]) named without an index: its only item, else say how to pick one
+            if len(nxt) != 1:
+                raise ScenarioError(f"--set {shown(assignment)}: {done} is a list of {len(nxt)} tables; name one "
+                                    f"by index, {done}[0] .. {done}[{len(nxt) - 1}], e.g. "
+                                    f"--set {done}[0].{'.'.join(parts[i + 1:])}={value.strip()}")
+            nxt = nxt[0]
+            done = f"{done}[0]"
         if not isinstance(nxt, dict):
-            raise ScenarioError(f"--set {shown(assignment)}: {'.'.join(keys[:i + 1])} = {shown(nxt)} is not a table")
+            raise ScenarioError(f"--set {shown(assignment)}: {done} = {shown(nxt)} is not a table")
         node = nxt
-    node[keys[-1]] = _parse_value(value.strip())
     return data
 
 

@@ -193,6 +193,47 @@ class CdfSize:
     points: list[list[float]]
 
 
+#: Most hosts one range may name (the Rust schema's MAX_HOST_RANGE).
+MAX_HOST_RANGE = 100_000
+
+
+def expand_hosts(value: Any, field_path: str) -> list[str]:
+    """A host list as a scenario takes it: a list of names, or a range "s0..s39" (both ends
+    included; a range may also be an item of the list). The engine expands ranges the same
+    way when it reads a scenario file; this is the mirror for the dataclasses.
+
+    >>> expand_hosts("s0..s2", "servers")
+    ['s0', 's1', 's2']
+    """
+    import re
+
+    from ccscope.errors import ScenarioError, shown
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(x, str) for x in items):
+        raise ScenarioError(f"{field_path} = {shown(value)}: expected a list of host names or a range such as "
+                            f"\"s0..s39\"")
+    allowed = 'expected PREFIXa..PREFIXb with the same prefix and a <= b, e.g. "s0..s39"'
+    out: list[str] = []
+    for it in items:
+        if ".." not in it:
+            out.append(it)
+            continue
+        lo, _, hi = it.partition("..")
+        ma, mb = re.fullmatch(r"(.*?)(\d{1,18})", lo), re.fullmatch(r"(.*?)(\d{1,18})", hi)
+        if not ma or not mb:
+            raise ScenarioError(f"{field_path}: host range {shown(it)}: both ends need a number; {allowed}")
+        if ma.group(1) != mb.group(1):
+            raise ScenarioError(f"{field_path}: host range {shown(it)}: the prefixes {ma.group(1)!r} and {mb.group(1)!r} "
+                                f"differ; {allowed}")
+        a, b = int(ma.group(2)), int(mb.group(2))
+        if a > b:
+            raise ScenarioError(f"{field_path}: host range {shown(it)}: the start {a} is after the end {b}; {allowed}")
+        if b - a >= MAX_HOST_RANGE:
+            raise ScenarioError(f"{field_path}: host range {shown(it)}: {b - a + 1} hosts; expected at most {MAX_HOST_RANGE}")
+        out.extend(f"{ma.group(1)}{i}" for i in range(a, b + 1))
+    return out
+
+
 @dataclass
 class Incast:
     """Synchronized responses from `servers` to `client`, repeated `rounds` times."""
@@ -205,6 +246,9 @@ class Incast:
     gap_s: float = 0.0
     start_s: float = 0.0
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
+
+    def __post_init__(self) -> None:
+        self.servers = expand_hosts(self.servers, "workload.servers")
 
 
 @dataclass
@@ -219,6 +263,10 @@ class Poisson:
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
     start_s: float = 0.0
     stop_s: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        self.src = expand_hosts(self.src, "workload.src")
+        self.dst = expand_hosts(self.dst, "workload.dst")
 
 
 Workload = Union[Incast, Poisson]

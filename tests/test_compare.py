@@ -36,7 +36,7 @@ def test_dctcp_n2_defaults_fluid_and_packet_agree_loosely(dctcp_n2):
     assert fl["queue p2 (pkts)"] == pytest.approx(51.5, abs=1.0)
     assert fl["queue period (ms)"] == pytest.approx(2.14, rel=0.05)
     assert 0.4 <= pk["queue period (ms)"] / fl["queue period (ms)"] <= 1.2
-    assert pk["utilization (packet)"] >= 0.98
+    assert pk["bottleneck utilization"] >= 0.98 and fl["bottleneck utilization"] == 1.0
 
 
 def test_figure_holds_both_series_and_the_numbers(dctcp_n2):
@@ -68,7 +68,8 @@ def test_set_applies_to_both_sides():
     ("dctcp", ["k_pkts"], "expected NAME=VALUE"),
     ("dctcp", ["n=2.5"], "whole number of flows"),
     ("dctcp", ["g=-1"], "must be a finite number > 0"),
-    ("tcp_red", [], "unknown model; allowed: dctcp, dx, qcn; tcp_red:"),
+    ("cubic", [], "MODEL \"cubic\": unknown model; allowed: dctcp, dx, qcn, tcp_red, asm"),
+    ("dctcp_normalized", [], "(dctcp_normalized: normalized units"),
 ])
 def test_bad_model_or_set_is_one_clear_error(model, sets, msg):
     with pytest.raises(ScenarioError, match=None) as e:
@@ -101,3 +102,18 @@ def test_queue_cycle_period_of_a_known_square_wave():
     assert c["amplitude_pkts"] == pytest.approx(10)
     flat = queue_cycle(t, np.full_like(t, 3.0), 0.0)
     assert flat["amplitude_pkts"] == 0 and flat["period_s"] != flat["period_s"]
+
+
+@pytest.mark.parametrize("model, until", [("dx", "20ms"), ("qcn", "20ms"), ("tcp_red", "1s"), ("asm", "20ms")])
+def test_every_model_with_a_packet_counterpart_draws_both_series(model, until):
+    c = compare(model, [f"until_s={until}"])
+    num = c.numbers.set_index("quantity")
+    assert num.loc["queue mean (pkts)"].notna().all()
+    flow_label = MODELS[model].flow[0][0]
+    assert num.loc[f"{flow_label}, mean per flow"].notna().all()
+    fig = c.plot()
+    assert "fluid model" in [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert "fluid" in [ln.get_label() for ln in fig.axes[1].get_lines()]
+    assert any(ln.get_label() == "packet flow 0" for ln in fig.axes[1].get_lines())
+    # the scenario field of every parameter is named (docs/workbench.md lists the same mapping)
+    assert set(MODELS[model].mapping) == set(MODELS[model].defaults)

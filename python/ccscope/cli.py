@@ -481,7 +481,7 @@ def demo(out: Path = typer.Option(Path("demo-out"), "--out", "-o", help="Where t
 
 
 @app.command()
-def compare(model: str = typer.Argument(..., help="Fluid model with a packet counterpart: dctcp, dx, qcn."),
+def compare(model: str = typer.Argument(..., help="Fluid model with a packet counterpart: dctcp, dx, qcn, tcp_red, asm."),
             sets: List[str] = typer.Option([], "--set", help="NAME=VALUE: a parameter of the model (its fluid name, "
                                            "e.g. k_pkts=40; docs/workbench.md maps each to the scenario) or until_s."),
             output: Path = typer.Option(None, "-o", "--output", help="Figure (.png/.pdf/.svg); default "

@@ -93,6 +93,44 @@ def _qcn_fluid(p: dict, until_s: float) -> pd.DataFrame:
     return pd.DataFrame({"time_s": t.time_s, "queue_pkts": t.queue_pkts, "rate_gbps": t.rate_pps * 1500 * 8 / 1e9})
 
 
+def _red_scenario(p: dict):
+    import ccscope as cc
+    return cc.scenario.dumbbell(int(p["n_flows"]), cc="new_reno", bottleneck_bps=p["rate_bps"], rtt_s=p["tp_s"],
+                                aqm=cc.aqm.red(min_th_pkts=p["min_th_pkts"], max_th_pkts=p["max_th_pkts"],
+                                               max_p=p["max_p"], w_q=p["w_q"], action="drop"),
+                                buffer_pkts=int(2 * p["max_th_pkts"]), start_jitter_s=p["tp_s"], packet_bytes=1000,
+                                record=cc.scenario.RecordConfig(queue_interval_s=p["tp_s"] / 100,
+                                                                flow_interval_s=p["tp_s"] / 10),
+                                name="compare tcp_red")
+
+
+def _red_fluid(p: dict, until_s: float) -> pd.DataFrame:
+    from ccscope.fluid import tcp_red
+    m = tcp_red(p["n_flows"], p["rate_bps"], p["tp_s"], min_th_pkts=p["min_th_pkts"], max_th_pkts=p["max_th_pkts"],
+                max_p=p["max_p"], w_q=p["w_q"], packet_bytes=1000)
+    return m.solve(until_s).traces
+
+
+def _asm_scenario(p: dict):
+    import ccscope as cc
+    sc = cc.scenario.dumbbell(int(p["n_flows"]), cc="asm", bottleneck_bps=p["rate_bps"], rtt_s=p["delay_s"],
+                              aqm={"kind": "asm", "q0_pkts": p["q0_pkts"]}, buffer_pkts=2000,
+                              record=cc.scenario.RecordConfig(queue_interval_s=1e-6, flow_interval_s=1e-5),
+                              name="compare asm")
+    sc.asm_rp.adaptive_gains = False  # one gain set, as the fluid model: set A (approach)
+    return sc
+
+
+def _asm_fluid(p: dict, until_s: float) -> pd.DataFrame:
+    from ccscope.fluid.asm import GAINS_A, asm_fluid
+    n = int(p["n_flows"])
+    m = asm_fluid(p["rate_bps"], gains=GAINS_A, delay_s=p["delay_s"], q0_pkts=p["q0_pkts"])
+    # start: empty queue, every source at line rate (the packet sources' initial rate), A = N C
+    t = m.solve(-p["q0_pkts"], (n - 1) * m.c_pps, until_s=until_s, dt_s=min(p["delay_s"], 1e-6)).traces
+    return pd.DataFrame({"time_s": t.time_s, "queue_pkts": p["q0_pkts"] + t.queue_offset_pkts,
+                         "rate_gbps": (m.c_pps + t.rate_excess_pps) / n * 1500 * 8 / 1e9})
+
+
 MODELS: dict[str, ModelPair] = {
     "dctcp": ModelPair(
         "dctcp", "DCTCP: fluid model (DCTCP-analysis eqs 5-8) vs packet simulation",
@@ -100,13 +138,13 @@ MODELS: dict[str, ModelPair] = {
         {"n": "flows.count (= topology.senders)", "rate_bps": "topology.bottleneck_bps", "rtt_s": "topology.rtt_s",
          "k_pkts": "aqm.k_pkts (aqm.kind = threshold)", "g": "dctcp.g"},
         0.06, _dctcp_scenario, _dctcp_fluid,
-        [("window (pkts)", "window_pkts", "cwnd", "cwnd_pkts", 1.0), ("alpha", "alpha", "alpha", "alpha", 1.0)],
+        [("window (pkts)", "window_pkts", "cwnd", "window_pkts", 1.0), ("alpha", "alpha", "alpha", "alpha", 1.0)],
         notes="packet side: buffer 1000 pkts, alpha starts at 1, starts jittered in [0, 1 ms], no delayed ACKs"),
     "dx": ModelPair(
         "dx", "DX: fluid model (DX paper eqs 3-4) vs packet simulation",
         {"n_flows": 10, "rate_bps": 10e9, "r0_s": 120e-6},
         {"n_flows": "flows.count (= topology.senders)", "rate_bps": "topology.bottleneck_bps", "r0_s": "topology.rtt_s"},
-        0.06, _dx_scenario, _dx_fluid, [("window (pkts)", "window_pkts", "cwnd", "cwnd_pkts", 1.0)],
+        0.06, _dx_scenario, _dx_fluid, [("window (pkts)", "window_pkts", "cwnd", "window_pkts", 1.0)],
         notes="packet side: buffer 256 kB, min RTO 10 ms, starts jittered in [0, 1 ms]; fluid queue delay x C = pkts"),
     "qcn": ModelPair(
         "qcn", "QCN: fluid model (Alizadeh et al. 2008) vs packet simulation",
@@ -114,20 +152,39 @@ MODELS: dict[str, ModelPair] = {
         {"n_flows": "flows.count (= topology.senders)", "rate_bps": "topology.bottleneck_bps"},
         0.2, _qcn_scenario, _qcn_fluid, [("rate (Gb/s)", "rate_gbps", "rate", "rate_bps", 1e-9)],
         notes="packet side: RTT 20 us, buffer 2000 pkts, QCN congestion point at the bottleneck; fluid delay 0"),
+    "tcp_red": ModelPair(
+        "tcp_red", "TCP/RED: fluid model (Misra-Gong-Towsley, Hollot et al.) vs packet simulation (NewReno, RED drop)",
+        {"n_flows": 20, "rate_bps": 100e6, "tp_s": 10e-3, "min_th_pkts": 20, "max_th_pkts": 80, "max_p": 0.1,
+         "w_q": 0.002},
+        {"n_flows": "flows.count (= topology.senders), cc = new_reno", "rate_bps": "topology.bottleneck_bps",
+         "tp_s": "topology.rtt_s", "min_th_pkts": "aqm.min_th_pkts (aqm.kind = red, action = drop)",
+         "max_th_pkts": "aqm.max_th_pkts (and topology.buffer_pkts = 2 max_th, the fluid model's buffer)",
+         "max_p": "aqm.max_p", "w_q": "aqm.w_q"},
+        4.0, _red_scenario, _red_fluid, [("window (pkts)", "window_pkts", "cwnd", "window_pkts", 1.0)],
+        notes="packet side: 1000-byte packets (the fluid model's), starts jittered over one RTT"),
+    "asm": ModelPair(
+        "asm", "ASM: fluid model (P002 eq 26, feedback delay App. D) vs packet simulation",
+        {"n_flows": 10, "rate_bps": 10e9, "q0_pkts": 5, "delay_s": 20e-6},
+        {"n_flows": "flows.count (= topology.senders), cc = asm", "rate_bps": "topology.bottleneck_bps",
+         "q0_pkts": "aqm.q0_pkts (aqm.kind = asm)", "delay_s": "topology.rtt_s (the feedback delay)"},
+        0.2, _asm_scenario, _asm_fluid, [("rate (Gb/s)", "rate_gbps", "rate", "rate_bps", 1e-9)],
+        notes="gains: set A on both sides (asm_rp.adaptive_gains = false), w = 32, p = 0.01; sources start at "
+              "line rate; fluid per-flow rate = A / N"),
 }
 
-#: Models with a fluid model but no packet counterpart in this command yet, and why.
-NOT_YET = {"asm": "the ASM fluid model is written in the offsets x1 = q - q0, x2 = A - C around its set point "
-                  "(use `repro run asm/...`)",
-           "tcp_red": "the TCP/RED fluid model's reference setting (1.5 Mb/s, 1.34 s) needs minutes of packet "
-                      "simulation (use `repro run periodic/...`)"}
+#: Fluid models without a packet counterpart here, and why (the MODEL error names them).
+NO_PACKET_COUNTERPART = {
+    "dctcp_normalized": "normalized units (time in R*, no rates); compare `dctcp` instead",
+    "dctcp_poincare": "a return map, not a trajectory; compare `dctcp` instead",
+    "qcn_fluid": "this is `qcn` here", "asm_fluid": "this is `asm` here",
+}
 
 
 def parse_sets(model: str, sets: list[str]) -> tuple[dict, float]:
     """The parameters of `model` with `--set NAME=VALUE` applied, and `until_s` (also a --set).
     Raises ScenarioError naming the option for an unknown model or name, or a value that is not a number."""
     if model not in MODELS:
-        extra = f"; {model}: {NOT_YET[model]}" if model in NOT_YET else ""
+        extra = f" ({model}: {NO_PACKET_COUNTERPART[model]})" if model in NO_PACKET_COUNTERPART else ""
         raise ScenarioError(f"MODEL {shown(model)}: unknown model; allowed: {', '.join(MODELS)}{extra}")
     m = MODELS[model]
     params = dict(m.defaults)
@@ -166,7 +223,9 @@ def queue_cycle(t: np.ndarray, q: np.ndarray, settle_s: float) -> dict:
     t, q = t[keep], q[keep]
     out = {"q_mean_pkts": float(q.mean()), "q_p2_pkts": float(np.percentile(q, 2)),
            "q_p98_pkts": float(np.percentile(q, 98))}
-    out["amplitude_pkts"] = out["q_p98_pkts"] - out["q_p2_pkts"]
+    amp = out["q_p98_pkts"] - out["q_p2_pkts"]
+    # a fixed point reached to solver precision is no oscillation (1e-6 pkts: far below one packet)
+    out["amplitude_pkts"] = amp if amp > 1e-6 else 0.0
     grid = np.linspace(t[0], t[-1], 8192)
     # a step trace (packet queue) is sampled on change: hold the last value, not interpolate
     idx = np.clip(np.searchsorted(t, grid, side="right") - 1, 0, len(q) - 1)
@@ -203,7 +262,7 @@ def compare(model: str, sets: Optional[list[str]] = None) -> Comparison:
     m = MODELS[model]
     settle = until / 2
     fl = m.fluid(params, until)
-    traces = ["queue"] + sorted({tr for _, _, tr, _, _ in m.flow})
+    traces = ["queue", "link"] + sorted({tr for _, _, tr, _, _ in m.flow})
     sc = m.scenario(params)
     res = cc.simulate(sc, until_s=until, record=traces)
     rows = {}
@@ -220,15 +279,49 @@ def compare(model: str, sets: Optional[list[str]] = None) -> Comparison:
         rows[label] = (scale * fq[key], scale * pq[key])
     for label, fcol, tr, pcol, scale in m.flow:
         f = fl[fl.time_s >= settle][fcol].to_numpy(float)
-        d = res.traces[tr]
+        d = _packet_frame(res, tr)
         d = d[d.time_s >= settle]
         per_flow = d.groupby("flow")[pcol].mean() * scale
         rows[f"{label}, mean per flow"] = (float(f.mean()), float(per_flow.mean()))
-    rows["utilization (packet)"] = (float("nan"), float(res.summary["bottleneck_utilization"]))
+    from ccscope.analysis import utilization
+    rows["bottleneck utilization"] = (_fluid_utilization(fl, settle), utilization(res, start_s=settle))
     num = pd.DataFrame([(k, a, b) for k, (a, b) in rows.items()], columns=["quantity", "fluid", "packet"])
     with np.errstate(divide="ignore", invalid="ignore"):
-        num["packet/fluid"] = num.packet / num.fluid
+        ratio = num.packet / num.fluid
+    num["packet/fluid"] = ratio.where(np.isfinite(ratio))
     return Comparison(model, params, until, fl, res, num)
+
+
+def _packet_frame(res, trace: str) -> pd.DataFrame:
+    """A packet trace with the derived columns the pairs compare: `window_pkts` of the cwnd trace is
+    the window without the dupack inflation of fast recovery (ssthresh there, as ns-2's `cwnd_` and the
+    fluid models' W: analysis.window_without_inflation)."""
+    d = res.traces[trace]
+    if trace == "cwnd":
+        from ccscope.analysis import window_without_inflation
+        d = d.assign(window_pkts=window_without_inflation(d))
+    return d
+
+
+def _fluid_utilization(fl: pd.DataFrame, settle: float) -> float:
+    """Fraction of time after `settle` with a queue above 0.01 pkt (a fluid queue that is empty is
+    underused only while the arrival rate is below C, which this lower bound leaves out: NaN when the
+    queue is empty most of the time and utilization cannot be told from it)."""
+    q = fl[fl.time_s >= settle].queue_pkts.to_numpy(float)
+    busy = float((q > 0.01).mean())
+    return 1.0 if busy > 0.999 else float("nan")
+
+
+def _param_text(params: dict) -> str:
+    out = []
+    for k, v in params.items():
+        if k.endswith("_bps"):
+            out.append(f"{k} = {v / 1e9:g} Gb/s")
+        elif k.endswith("_s"):
+            out.append(f"{k} = {v * 1e6:g} us" if v < 1e-3 else f"{k} = {v * 1e3:g} ms")
+        else:
+            out.append(f"{k} = {v:g}")
+    return ", ".join(out)
 
 
 def plot_comparison(c: Comparison, title: Optional[str] = None):
@@ -240,7 +333,7 @@ def plot_comparison(c: Comparison, title: Optional[str] = None):
     m = MODELS[c.model]
     settle = c.until_s / 2
     n_panels = 1 + len(m.flow)
-    fig, axes = plt.subplots(n_panels + 1, 1, figsize=(8, 2.6 * n_panels + 2.2), sharex=False,
+    fig, axes = plt.subplots(n_panels + 1, 1, figsize=(9.5, 2.6 * n_panels + 2.2), sharex=False,
                              gridspec_kw={"height_ratios": [3] * n_panels + [2.2]})
     fl = c.fluid[c.fluid.time_s >= settle]
     q = c.packet.traces["queue"]
@@ -251,10 +344,10 @@ def plot_comparison(c: Comparison, title: Optional[str] = None):
     if "k_pkts" in c.params:
         ax.axhline(c.params["k_pkts"], ls="--", color="0.5", lw=0.8, label=f"K = {c.params['k_pkts']:g}")
     ax.set_ylabel("queue (pkts)")
-    ax.legend(fontsize=7, loc="lower left", ncol=3, framealpha=0.9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     for i, (label, fcol, tr, pcol, scale) in enumerate(m.flow, start=1):
         ax = axes[i]
-        d = c.packet.traces[tr]
+        d = _packet_frame(c.packet, tr)
         d = d[d.time_s >= settle]
         for j, (fid, g) in enumerate(d.groupby("flow")):
             if j >= 4:
@@ -262,7 +355,7 @@ def plot_comparison(c: Comparison, title: Optional[str] = None):
             ax.plot(1e3 * g.time_s, g[pcol] * scale, lw=0.6, label=f"packet flow {fid}" if j < 2 else None)
         ax.plot(1e3 * fl.time_s, fl[fcol], lw=2, color="k", label="fluid")
         ax.set_ylabel(label)
-        ax.legend(fontsize=7, loc="lower left", ncol=3, framealpha=0.9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     for ax in axes[:n_panels]:
         ax.set_xlim(1e3 * settle, 1e3 * c.until_s)
         ax.grid(alpha=0.3)
@@ -275,9 +368,11 @@ def plot_comparison(c: Comparison, title: Optional[str] = None):
     t.auto_set_font_size(False)
     t.set_fontsize(7.5)
     t.scale(1, 1.15)
-    params = ", ".join(f"{k} = {v:g}" for k, v in c.params.items())
+    params = _param_text(c.params)
     axes[0].set_title(title or f"{m.title}\n{params}, after {1e3 * settle:g} ms", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    if m.notes:
+        fig.text(0.01, 0.005, m.notes, fontsize=7, color="0.3", ha="left", va="bottom")
     return fig
 
 

@@ -144,6 +144,8 @@ pub fn build_with_budget(
         qcn_rp: sc.qcn_rp.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
+        seed: sc.seed,
+        made: Default::default(),
     };
     let first_rate = |r: RouteId| -> f64 {
         let (off, _) = routes.borrow()[r.idx()];

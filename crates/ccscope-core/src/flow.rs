@@ -108,6 +108,20 @@ pub struct FlowFactory {
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub packet_bytes: u32,
+    /// The scenario seed (external controllers' random streams).
+    pub seed: u64,
+    /// Flows made so far: the index of the next one (build and workloads push each flow made).
+    pub made: FlowCounter,
+}
+
+/// A count of flows made (atomic only so that a simulation stays `Sync`; one thread uses it).
+#[derive(Debug, Default)]
+pub struct FlowCounter(std::sync::atomic::AtomicU32);
+
+impl Clone for FlowCounter {
+    fn clone(&self) -> Self {
+        FlowCounter(self.0.load(std::sync::atomic::Ordering::Relaxed).into())
+    }
 }
 
 impl FlowFactory {
@@ -126,6 +140,10 @@ impl FlowFactory {
     ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
+        let flow = self
+            .made
+            .0
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let cc = Cc::new(
             cc_kind,
             &CcParams {
@@ -145,6 +163,10 @@ impl FlowFactory {
                 ns2_halve_whole: t.ns2_halve_whole_segments,
                 rwnd_pkts: t.rwnd_pkts,
                 initial_ssthresh_pkts: t.initial_ssthresh_pkts,
+                flow,
+                seed: matches!(cc_kind, CcKind::Ext(_))
+                    .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
+                    .unwrap_or(0),
             },
         );
         let rate = match cc_kind {
@@ -173,7 +195,7 @@ impl FlowFactory {
             granularity: SimDuration::from_secs_f64(t.clock_granularity_s),
             dupack_threshold: t.dupack_threshold,
             rwnd_segments: t.rwnd_pkts.unwrap_or(u32::MAX),
-            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.is_dctcp()),
+            ect_on_retransmissions: t.ect_on_retransmissions.unwrap_or(cc_kind.dctcp_echo()),
             reno_recovery: cc_kind == CcKind::Reno,
             rtt_sampling: t.rtt_sampling,
             rto_estimator: t.rto_estimator,
@@ -189,7 +211,7 @@ impl FlowFactory {
         let rcfg = TcpReceiverConfig {
             mss_bytes: mss,
             size_bytes,
-            dctcp_echo: cc_kind.is_dctcp(),
+            dctcp_echo: cc_kind.dctcp_echo(),
             delayed_ack: t.delayed_ack,
             delack_count: t.delack_count,
             delack_timeout: SimDuration::from_secs_f64(t.delack_timeout_s),

@@ -3,6 +3,7 @@
 //! and the GIL released while the engine runs.
 
 mod fluid;
+mod py_cc;
 
 use ccscope_core::output::{Column, RunOutput, Segment};
 use ccscope_core::scenario::{self, Format, Scenario};
@@ -166,7 +167,7 @@ impl Slicer {
             } else if took > CHUNK_TARGET * 2 {
                 self.chunk = (self.chunk / 2).max(1);
             }
-            if stop.load(Ordering::Relaxed) || now - start >= budget {
+            if stop.load(Ordering::Relaxed) || now - start >= budget || py_cc::failed() {
                 return false;
             }
         }
@@ -217,8 +218,10 @@ impl Simulation {
                     "spill_chunk_rows = 0: must be an integer >= 1",
                 ));
             }
+            py_cc::take_failure();
             let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
                 .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+            py_cc::check()?;
             if let Some(dir) = spill_dir {
                 let cap = spill_disk_cap_bytes.ok_or_else(|| {
                     PyValueError::new_err(
@@ -261,6 +264,7 @@ impl Simulation {
                     Ok(slicer.run(sim, t, SIGNAL_CHECK_INTERVAL, &never))
                 })
             })?;
+            py_cc::check()?;
             if done {
                 return Ok(());
             }
@@ -278,12 +282,14 @@ impl Simulation {
     /// (BENCHMARKS.md). tests/test_run_speed_path.py checks the handler stays inlined.
     fn step(&mut self) -> PyResult<Option<f64>> {
         let sim = self.sim()?;
-        guarded("step", || {
+        let t = guarded("step", || {
             Ok(sim.peek().map(|t| {
                 sim.run_until_bounded(t, 1);
                 t.as_secs_f64()
             }))
-        })
+        })?;
+        py_cc::check()?;
+        Ok(t)
     }
 
     /// Time of the next event in seconds, or None.
@@ -326,6 +332,7 @@ impl Simulation {
                     .map_err(|e| SimulationError::new_err(e.to_string()))
             })
         })?;
+        py_cc::check()?;
         let d = output_to_dict(py, out)?;
         d.set_item("max_memory_bytes", self.budget_bytes)?;
         Ok(d)
@@ -365,14 +372,24 @@ fn run_item(
         check_until(until_s).map_err(ItemFailure::Scenario)?;
         let sc = ccscope_core::budget::parse_within(json, Format::Json, max_memory_bytes)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
+        py_cc::take_failure();
         let mut sim = ccscope_core::Simulation::with_budget(&sc, until_s, max_memory_bytes)
             .map_err(|e| ItemFailure::Scenario(e.to_string()))?;
         let end = sim.end();
-        if !Slicer::new().run(&mut sim, end, Duration::MAX, cancel) {
+        let done = Slicer::new().run(&mut sim, end, Duration::MAX, cancel);
+        if let Some(m) = py_cc::take_failure() {
+            return Err(ItemFailure::Simulation(m));
+        }
+        if !done {
             return Err(ItemFailure::Cancelled);
         }
-        sim.finish()
-            .map_err(|e| ItemFailure::Simulation(e.to_string()))
+        let out = sim
+            .finish()
+            .map_err(|e| ItemFailure::Simulation(e.to_string()))?;
+        match py_cc::take_failure() {
+            Some(m) => Err(ItemFailure::Simulation(m)),
+            None => Ok(out),
+        }
     };
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(r) => r.map(|out| (out, t0.elapsed().as_secs_f64())),
@@ -728,6 +745,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(red_replay, m)?)?;
     fluid::register(m)?;
+    py_cc::register(m)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -3,6 +3,7 @@
 //! ns-2 window options apply to which kind.
 
 use super::dctcp::DctcpRule;
+use super::ext::{ExtCc, ExtFlow};
 use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};
 use super::{CaIncrease, Cc, CcKind, Dctcp, DctcpConfig, Dx, DxConfig, NewReno, RenoBased};
 
@@ -41,6 +42,9 @@ pub struct CcParams {
     pub rwnd_pkts: Option<u32>,
     /// Initial ssthresh, segments (`tcp.initial_ssthresh_pkts`); None: infinite.
     pub initial_ssthresh_pkts: Option<f64>,
+    /// The flow's index in the run and its random seed (external controllers only).
+    pub flow: u32,
+    pub seed: u64,
 }
 
 impl Cc {
@@ -66,6 +70,21 @@ impl Cc {
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
+            CcKind::Ext(id) => {
+                let f = ExtFlow {
+                    flow: p.flow,
+                    seed: p.seed,
+                    mss_bytes: mss,
+                    iw_pkts: iw,
+                    dupack_threshold: dupacks,
+                    ss_limit_pkts: if p.delayed_ack {
+                        ABC_LIMIT_SEGMENTS
+                    } else {
+                        1.0
+                    },
+                };
+                return Cc::Ext(Box::new(ExtCc::new(id, &f)));
+            }
         };
         configure_window(cc.window_mut(), kind, p);
         cc
@@ -78,6 +97,7 @@ impl Cc {
             Cc::NewReno(c) => c.window(),
             Cc::Dctcp(c) => c.window(),
             Cc::Dx(c) => c.window(),
+            Cc::Ext(c) => c.window(),
         }
     }
 
@@ -88,6 +108,7 @@ impl Cc {
             Cc::NewReno(c) => c.window_mut(),
             Cc::Dctcp(c) => c.window_mut(),
             Cc::Dx(c) => c.window_mut(),
+            Cc::Ext(c) => c.window_mut(),
         }
     }
 }
@@ -139,6 +160,8 @@ mod tests {
             ns2_halve_whole: true,
             rwnd_pkts: Some(20),
             initial_ssthresh_pkts: Some(8.0),
+            flow: 0,
+            seed: 1,
         }
     }
 

@@ -1,11 +1,13 @@
 //! Which controller a flow runs, chosen by name in the scenario (`cc = "dctcp"`): the window
 //! algorithms of this module and the rate-based sources of `rate/`.
 
+use super::ext::{self, ExtId};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Window congestion-control algorithm of a TCP flow.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+/// Window congestion-control algorithm of a TCP flow, or the name of a controller registered
+/// with `ccscope.cc.register_cc` (docs/extending.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CcKind {
     /// TCP NewReno (RFC 5681/6582); ECN-capable only when tcp.ecn = true.
@@ -25,9 +27,69 @@ pub enum CcKind {
     Asm,
     /// Unresponsive constant-bit-rate source (UDP-like) at the flow's `rate_bps`.
     Cbr,
+    /// A registered external controller (by registry id; its name in scenarios).
+    #[schemars(skip)]
+    Ext(ExtId),
+}
+
+/// The built-in kinds, in the order of the schema.
+pub const BUILTIN: [CcKind; 8] = [
+    CcKind::NewReno,
+    CcKind::Reno,
+    CcKind::Dctcp,
+    CcKind::DctcpPerAck,
+    CcKind::Dx,
+    CcKind::Qcn,
+    CcKind::Asm,
+    CcKind::Cbr,
+];
+
+impl Serialize for CcKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for CcKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        CcKind::from_name(&name).map_err(serde::de::Error::custom)
+    }
 }
 
 impl CcKind {
+    /// The built-in kind of this name.
+    pub fn builtin(name: &str) -> Option<CcKind> {
+        BUILTIN.into_iter().find(|k| k.name() == name)
+    }
+
+    /// A built-in or registered controller by name; the error lists both.
+    pub fn from_name(name: &str) -> Result<CcKind, String> {
+        if let Some(k) = CcKind::builtin(name) {
+            return Ok(k);
+        }
+        if let Some(id) = ext::lookup(name) {
+            return Ok(CcKind::Ext(id));
+        }
+        let list = |v: Vec<&str>| {
+            v.iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let cut: String = name.chars().take(80).collect();
+        let registered = ext::names();
+        Err(format!(
+            "unknown variant `{cut}`, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
+            list(BUILTIN.iter().map(|k| k.name()).collect()),
+            if registered.is_empty() {
+                "none".to_string()
+            } else {
+                list(registered)
+            }
+        ))
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             CcKind::NewReno => "new_reno",
@@ -38,6 +100,15 @@ impl CcKind {
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
+            CcKind::Ext(id) => ext::spec(id).name,
+        }
+    }
+    /// The receiver echoes CE per packet as DCTCP's (DCTCP, and external controllers that
+    /// ask for it); also the default of `tcp.ect_on_retransmissions`.
+    pub fn dctcp_echo(self) -> bool {
+        match self {
+            CcKind::Ext(id) => ext::spec(id).dctcp_echo,
+            k => k.is_dctcp(),
         }
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.

@@ -43,6 +43,7 @@
 
 pub mod dctcp;
 pub mod dx;
+pub mod ext;
 pub mod factory;
 pub mod kind;
 pub mod new_reno;
@@ -52,6 +53,7 @@ pub mod reno_based;
 use crate::units::{SimDuration, SimTime};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use dx::{Dx, DxConfig};
+pub use ext::{ExtCc, ExtController, ExtFactory, ExtFlow, ExtId, ExtSpec};
 pub use factory::CcParams;
 pub use kind::CcKind;
 pub use new_reno::NewReno;
@@ -108,7 +110,7 @@ pub trait CongestionControl {
     /// Called when the transport detects congestion of the given kind.
     fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64);
     /// Called when NewReno fast recovery ends with a full ACK.
-    fn on_recovery_end(&mut self, flight_bytes: u64);
+    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64);
     /// The congestion window, bytes.
     fn cwnd_bytes(&self) -> f64;
     /// Whether data packets are sent ECN-capable (ECT).
@@ -125,6 +127,8 @@ pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
     Dx(Dx),
+    /// A registered external controller (`cc/ext.rs`; boxed: cold for the built-ins).
+    Ext(Box<ExtCc>),
 }
 
 /// Calls a [`CongestionControl`] hook on the variant (by path: the `RenoBased` hooks share the
@@ -135,6 +139,7 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Dctcp($c) => $e,
             Cc::Dx($c) => $e,
+            Cc::Ext($c) => $e,
         }
     };
 }
@@ -151,8 +156,8 @@ impl CongestionControl for Cc {
     fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
         dispatch!(self, c => CongestionControl::on_congestion(c, now, kind, flight_bytes))
     }
-    fn on_recovery_end(&mut self, flight_bytes: u64) {
-        dispatch!(self, c => CongestionControl::on_recovery_end(c, flight_bytes))
+    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64) {
+        dispatch!(self, c => CongestionControl::on_recovery_end(c, now, flight_bytes))
     }
     #[inline]
     fn cwnd_bytes(&self) -> f64 {

@@ -124,7 +124,7 @@ impl<T: RenoBased> CongestionControl for T {
         RenoBased::on_congestion(self, now, kind, flight_bytes)
     }
     #[inline]
-    fn on_recovery_end(&mut self, flight_bytes: u64) {
+    fn on_recovery_end(&mut self, _now: SimTime, flight_bytes: u64) {
         RenoBased::on_recovery_end(self, flight_bytes)
     }
     #[inline]
@@ -196,7 +196,7 @@ mod tests {
         }
         c.on_ack(&ack(15, 3000, false, true));
         rec(c);
-        c.on_recovery_end(9000);
+        c.on_recovery_end(SimTime(0), 9000);
         rec(c);
         for k in 16..=30 {
             c.on_ack(&ack(k, 1000, false, false));
@@ -253,7 +253,7 @@ mod tests {
         for c in [&mut d as &mut dyn CongestionControl, &mut n] {
             c.on_congestion(SimTime(0), Congestion::FastRetransmit, 20_000);
             c.on_dup_ack(&ack(1, 0, false, true));
-            c.on_recovery_end(5_000);
+            c.on_recovery_end(SimTime(0), 5_000);
             c.on_congestion(SimTime(0), Congestion::Timeout, 6_000);
         }
         assert_eq!((d.w.cwnd, d.w.ssthresh), (n.w.cwnd, n.w.ssthresh));

@@ -510,9 +510,9 @@ impl TcpSender {
                         // then `dupwnd_ = 0` keeps the cut window
                         self.ns2_count_ack_first(&sample);
                         self.reno_window().fold_inflation();
-                        self.maybe_ecn_reduce(ece, self.flight_bytes());
+                        self.maybe_ecn_reduce(now, ece, self.flight_bytes());
                     } else {
-                        self.cc.on_recovery_end(self.flight_bytes());
+                        self.cc.on_recovery_end(now, self.flight_bytes());
                         if ecn_first {
                             self.ns2_count_ack_first(&sample);
                         }
@@ -535,7 +535,7 @@ impl TcpSender {
                 if ecn_first {
                     // tcp-newreno.cc recv: ecn() before recv_newack_helper -> opencwnd()
                     self.ns2_count_ack_first(&sample);
-                    self.maybe_ecn_reduce(ece, self.flight_bytes());
+                    self.maybe_ecn_reduce(now, ece, self.flight_bytes());
                     self.ns2_open_rule(&mut sample);
                 }
                 self.cc.on_ack(&sample);
@@ -543,7 +543,7 @@ impl TcpSender {
             self.lt_pending = false;
             self.lt_sent = 0;
             if !ecn_first {
-                self.maybe_ecn_reduce(ece, self.flight_bytes());
+                self.maybe_ecn_reduce(now, ece, self.flight_bytes());
             }
             if !self.in_recovery || !self.partial_seen {
                 self.rto_deadline = if self.snd_una < self.snd_nxt {
@@ -573,7 +573,7 @@ impl TcpSender {
                 if self.cfg.ns2_dupack_action {
                     // tcp-newreno.cc recv: `if (hdr_flags::access(pkt)->ecnecho() && ecn_)
                     // ecn(tcph->seqno());` before the duplicate ACK is counted
-                    self.maybe_ecn_reduce(ece, flight);
+                    self.maybe_ecn_reduce(now, ece, flight);
                 }
                 self.cc.on_dup_ack(&sample);
                 if self.cfg.limited_transmit && self.dupacks < self.cfg.dupack_threshold {
@@ -651,7 +651,7 @@ impl TcpSender {
                     // otherwise `if (bug_fix_) return;`, and with exitFastRetrans_ true recv
                     // neither sets nor grows dupwnd_ (last_cwnd_action_ != CWND_ACTION_DUPACK)
                 } else {
-                    self.maybe_ecn_reduce(ece, flight);
+                    self.maybe_ecn_reduce(now, ece, flight);
                 }
             }
         }
@@ -663,13 +663,12 @@ impl TcpSender {
     }
 
     /// RFC 3168 §6.1.2: react to ECN-Echo at most once per window of data, not during loss recovery.
-    fn maybe_ecn_reduce(&mut self, ece: bool, flight: u64) {
+    fn maybe_ecn_reduce(&mut self, now: SimTime, ece: bool, flight: u64) {
         if !ece || self.in_recovery || !self.cc.reacts_to_ecn_once_per_window() {
             return;
         }
         if self.ecn_gate_open() {
-            self.cc
-                .on_congestion(SimTime::ZERO, Congestion::EcnEcho, flight);
+            self.cc.on_congestion(now, Congestion::EcnEcho, flight);
             // tcp.cc ecn: `recover_ = maxseq_` (the highest segment sent; snd_nxt but during
             // go-back-N, which ns2_ecn_after_timeout lets a cut fall into)
             self.ecn_recover = Some(if self.cfg.ns2_ecn_after_timeout {

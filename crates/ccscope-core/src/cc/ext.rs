@@ -1,0 +1,344 @@
+//! Controllers from outside the engine (Python classes registered with
+//! `ccscope.cc.register_cc`), chosen by name in scenarios like a built-in.
+//!
+//! The engine knows them only through [`ExtController`] (the hooks, as [`CongestionControl`]'s)
+//! and [`ExtFactory`] (one controller per flow). A process-wide registry maps a name to an
+//! [`ExtId`]; [`super::CcKind::Ext`] carries that id, so `CcKind` stays `Copy` and the built-in
+//! kinds' dispatch is unchanged (one more arm, boxed, in the closed enum [`super::Cc`]).
+//!
+//! A controller cannot fail inside a hook: the bridge that implements [`ExtController`] records
+//! the error (with the flow and the simulated time) where its driver looks between chunks of
+//! events, and keeps the window it had.
+//!
+//! ns-2 options (`tcp.ns2_*`) apply to the built-in NewReno and DCTCP only: an external
+//! controller sees the RFC behaviour of the transport.
+
+use super::{AckSample, CcProbe, Congestion, CongestionControl, RenoWindow};
+use crate::units::SimTime;
+use std::sync::{Arc, RwLock};
+
+/// Index of a registered controller in the registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExtId(pub u16);
+
+/// The hooks of an external controller (see [`CongestionControl`] for when each is called).
+pub trait ExtController: Send + Sync + std::fmt::Debug {
+    fn on_ack(&mut self, s: &AckSample);
+    fn on_dup_ack(&mut self, s: &AckSample);
+    fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64);
+    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64);
+    /// The window after the last hook, bytes (the bridge checked it: finite and > 0).
+    fn cwnd_bytes(&self) -> f64;
+    fn probe(&self, p: &mut CcProbe);
+    /// A second handle on the same controller.
+    fn clone_box(&self) -> Box<dyn ExtController>;
+}
+
+/// What a controller is made from: the flow and its TCP settings.
+#[derive(Clone, Copy, Debug)]
+pub struct ExtFlow {
+    /// The flow's index in the run (scenario flows first, then workload flows as they start).
+    pub flow: u32,
+    /// Seed of the flow's own random stream (from the scenario seed and the flow index).
+    pub seed: u64,
+    pub mss_bytes: u32,
+    pub iw_pkts: u32,
+    pub dupack_threshold: u32,
+    /// Slow-start growth limit per ACK, segments (2 with delayed ACKs, RFC 3465; else 1).
+    pub ss_limit_pkts: f64,
+}
+
+/// Makes one controller per flow.
+pub trait ExtFactory: Send + Sync + std::fmt::Debug {
+    fn make(&self, name: &'static str, f: &ExtFlow) -> Box<dyn ExtController>;
+}
+
+/// A registered controller: its name, its static properties and its factory.
+#[derive(Clone, Debug)]
+pub struct ExtSpec {
+    pub name: &'static str,
+    /// Data packets are ECN-capable (ECT).
+    pub ecn: bool,
+    /// ECN-Echo reaches `on_congestion` at most once per window (RFC 3168); false: the
+    /// controller sees every ECN-Echo in `on_ack` only.
+    pub ecn_once_per_window: bool,
+    /// The receiver echoes CE per packet with DCTCP's delayed-ACK state machine, and
+    /// retransmissions stay ECT unless `tcp.ect_on_retransmissions` says otherwise.
+    pub dctcp_echo: bool,
+    pub factory: Arc<dyn ExtFactory>,
+}
+
+static REGISTRY: RwLock<Vec<ExtSpec>> = RwLock::new(Vec::new());
+
+fn read() -> std::sync::RwLockReadGuard<'static, Vec<ExtSpec>> {
+    REGISTRY.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Register (or replace, under the same id) a controller. Built-in names are refused.
+pub fn register(spec: ExtSpec) -> Result<ExtId, String> {
+    if let Some(k) = super::CcKind::builtin(spec.name) {
+        return Err(format!(
+            "cc name {:?} is a built-in controller ({}); choose another name",
+            spec.name,
+            k.name()
+        ));
+    }
+    let ok = !spec.name.is_empty()
+        && spec
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    if !ok {
+        return Err(format!(
+            "cc name {:?}: must be non-empty letters, digits, '_', '-' or '.'",
+            spec.name
+        ));
+    }
+    let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = r.iter().position(|s| s.name == spec.name) {
+        r[i] = spec;
+        return Ok(ExtId(i as u16));
+    }
+    if r.len() >= u16::MAX as usize {
+        return Err("too many registered controllers".into());
+    }
+    r.push(spec);
+    Ok(ExtId((r.len() - 1) as u16))
+}
+
+/// The id of a registered name.
+pub fn lookup(name: &str) -> Option<ExtId> {
+    read()
+        .iter()
+        .position(|s| s.name == name)
+        .map(|i| ExtId(i as u16))
+}
+
+/// Registered names, in registration order.
+pub fn names() -> Vec<&'static str> {
+    read().iter().map(|s| s.name).collect()
+}
+
+/// The registered controller `id`.
+pub fn spec(id: ExtId) -> ExtSpec {
+    read()[id.0 as usize].clone()
+}
+
+/// A leaked copy of `name` (names live as long as the process, as the registry).
+pub fn static_name(name: &str) -> &'static str {
+    if let Some(s) = read().iter().find(|s| s.name == name) {
+        return s.name;
+    }
+    Box::leak(name.to_owned().into_boxed_str())
+}
+
+/// An external controller in the closed enum: the hooks go to the boxed controller; the
+/// static properties are copied from the registry at creation.
+#[derive(Debug)]
+pub struct ExtCc {
+    pub id: ExtId,
+    pub name: &'static str,
+    pub inner: Box<dyn ExtController>,
+    ecn: bool,
+    once_per_window: bool,
+    /// Only for `Cc::window` (the ns-2 mechanisms of the transport, which are off for
+    /// external controllers); never read by the hooks.
+    w: RenoWindow,
+}
+
+impl Clone for ExtCc {
+    fn clone(&self) -> Self {
+        ExtCc {
+            id: self.id,
+            name: self.name,
+            inner: self.inner.clone_box(),
+            ecn: self.ecn,
+            once_per_window: self.once_per_window,
+            w: self.w,
+        }
+    }
+}
+
+impl ExtCc {
+    pub fn new(id: ExtId, f: &ExtFlow) -> Self {
+        let s = spec(id);
+        let mut w = RenoWindow::new(f.mss_bytes, f.iw_pkts, 1.0);
+        w.dupack_threshold = f.dupack_threshold;
+        w.ecn = s.ecn;
+        ExtCc {
+            id,
+            name: s.name,
+            inner: s.factory.make(s.name, f),
+            ecn: s.ecn,
+            once_per_window: s.ecn_once_per_window,
+            w,
+        }
+    }
+    pub fn window(&self) -> &RenoWindow {
+        &self.w
+    }
+    pub fn window_mut(&mut self) -> &mut RenoWindow {
+        &mut self.w
+    }
+}
+
+impl CongestionControl for ExtCc {
+    fn on_ack(&mut self, s: &AckSample) {
+        self.inner.on_ack(s)
+    }
+    fn on_dup_ack(&mut self, s: &AckSample) {
+        self.inner.on_dup_ack(s)
+    }
+    fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
+        self.inner.on_congestion(now, kind, flight_bytes)
+    }
+    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64) {
+        self.inner.on_recovery_end(now, flight_bytes)
+    }
+    fn cwnd_bytes(&self) -> f64 {
+        self.inner.cwnd_bytes()
+    }
+    fn needs_ecn(&self) -> bool {
+        self.ecn
+    }
+    fn reacts_to_ecn_once_per_window(&self) -> bool {
+        self.once_per_window
+    }
+    fn probe(&self, p: &mut CcProbe) {
+        self.inner.probe(p)
+    }
+}
+
+/// The boxed form [`super::Cc::Ext`] holds.
+impl CongestionControl for Box<ExtCc> {
+    fn on_ack(&mut self, s: &AckSample) {
+        self.inner.on_ack(s)
+    }
+    fn on_dup_ack(&mut self, s: &AckSample) {
+        self.inner.on_dup_ack(s)
+    }
+    fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
+        self.inner.on_congestion(now, kind, flight_bytes)
+    }
+    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64) {
+        self.inner.on_recovery_end(now, flight_bytes)
+    }
+    fn cwnd_bytes(&self) -> f64 {
+        self.inner.cwnd_bytes()
+    }
+    fn needs_ecn(&self) -> bool {
+        self.ecn
+    }
+    fn reacts_to_ecn_once_per_window(&self) -> bool {
+        self.once_per_window
+    }
+    fn probe(&self, p: &mut CcProbe) {
+        self.inner.probe(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CcKind, CongestionControl, NewReno};
+    use super::*;
+
+    /// NewReno behind the external interface.
+    #[derive(Debug, Clone)]
+    struct Wrapped(NewReno);
+    impl ExtController for Wrapped {
+        fn on_ack(&mut self, s: &AckSample) {
+            CongestionControl::on_ack(&mut self.0, s)
+        }
+        fn on_dup_ack(&mut self, s: &AckSample) {
+            CongestionControl::on_dup_ack(&mut self.0, s)
+        }
+        fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
+            CongestionControl::on_congestion(&mut self.0, now, kind, flight_bytes)
+        }
+        fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64) {
+            CongestionControl::on_recovery_end(&mut self.0, now, flight_bytes)
+        }
+        fn cwnd_bytes(&self) -> f64 {
+            CongestionControl::cwnd_bytes(&self.0)
+        }
+        fn probe(&self, p: &mut CcProbe) {
+            CongestionControl::probe(&self.0, p)
+        }
+        fn clone_box(&self) -> Box<dyn ExtController> {
+            Box::new(self.clone())
+        }
+    }
+    #[derive(Debug)]
+    struct Make;
+    impl ExtFactory for Make {
+        fn make(&self, _name: &'static str, f: &ExtFlow) -> Box<dyn ExtController> {
+            Box::new(Wrapped(NewReno::new(
+                f.mss_bytes,
+                f.iw_pkts,
+                false,
+                f.dupack_threshold,
+            )))
+        }
+    }
+    fn spec(name: &str) -> ExtSpec {
+        ExtSpec {
+            name: static_name(name),
+            ecn: false,
+            ecn_once_per_window: true,
+            dctcp_echo: false,
+            factory: Arc::new(Make),
+        }
+    }
+
+    #[test]
+    fn built_in_names_are_refused_and_unknown_names_list_both_kinds() {
+        let e = register(spec("dctcp")).unwrap_err();
+        assert!(e.contains("built-in"), "{e}");
+        assert!(register(spec("a b")).is_err());
+        let id = register(spec("ext_test_reno")).unwrap();
+        assert_eq!(
+            register(spec("ext_test_reno")).unwrap(),
+            id,
+            "same name, same id"
+        );
+        assert_eq!(CcKind::from_name("ext_test_reno"), Ok(CcKind::Ext(id)));
+        assert_eq!(CcKind::Ext(id).name(), "ext_test_reno");
+        let e = CcKind::from_name("cubic").unwrap_err();
+        assert!(
+            e.starts_with("unknown variant `cubic`, expected one of `new_reno`"),
+            "{e}"
+        );
+        assert!(e.contains("`ext_test_reno`"), "{e}");
+    }
+
+    /// A scenario naming the registered controller runs it: NewReno behind the interface gives
+    /// the built-in's run exactly.
+    #[test]
+    fn a_registered_controller_runs_a_scenario_like_the_built_in() {
+        register(spec("ext_test_reno2")).unwrap();
+        let text = |cc: &str| {
+            format!(
+                "seed = 1\nuntil_s = 0.02\n[topology]\nkind = \"dumbbell\"\nbottleneck_bps = 1e9\nrtt_s = 100e-6\nbuffer_pkts = 30\n[flows]\ncount = 2\ncc = \"{cc}\"\n"
+            )
+        };
+        let run = |cc: &str| {
+            let sc = crate::scenario::parse(&text(cc), crate::scenario::Format::Toml).unwrap();
+            let mut sim = crate::Simulation::new(&sc, None).unwrap();
+            let end = sim.end();
+            sim.run_until(end);
+            let out = sim.finish().unwrap();
+            (
+                out.events,
+                format!("{:?}", out.ledger),
+                format!(
+                    "{:?}",
+                    out.tables
+                        .iter()
+                        .filter(|t| t.name != "flows")
+                        .collect::<Vec<_>>()
+                ),
+            )
+        };
+        assert_eq!(run("ext_test_reno2"), run("new_reno"));
+    }
+}

@@ -162,3 +162,9 @@ def test_tour_metrics_are_reachable_from_ccscope_analysis_with_docstrings():
         assert name in ccscope.analysis.__all__
         assert obj.__doc__ and len(obj.__doc__) > 40, name
     assert "fct_stats" in ccscope.analysis.__doc__
+    # `import ccscope as cc` is enough (a fresh interpreter: no earlier import of ccscope.analysis)
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", "import ccscope as cc; print(cc.analysis.fct_stats.__name__)"],
+                       capture_output=True, text=True)
+    assert p.stdout.strip() == "fct_stats", p.stderr

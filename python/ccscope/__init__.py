@@ -21,7 +21,7 @@ _NAMES = {
     "simulate": "ccscope.sim",
 }
 #: subpackages reachable as attributes (`ccscope.fluid` pulls in scipy, and JAX when installed)
-_SUBMODULES = ("aqm", "scenario", "units", "fluid", "sweep")
+_SUBMODULES = ("aqm", "scenario", "units", "fluid", "sweep", "analysis")
 
 
 def __getattr__(name: str):

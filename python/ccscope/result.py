@@ -31,6 +31,8 @@ FEEDBACK_EVENTS = ["sent", "applied"]
 WARMUP_FRACTION = 0.2
 #: The tables of a result besides its traces, in the order `save` writes them.
 _TABLES = ("flows", "ports", "rounds")
+#: tables a run has only for some scenarios (`classes`: ports with traffic classes, `[sched]`); saved when present
+_OPTIONAL_TABLES = ("classes",)
 
 
 class SimResult:
@@ -51,11 +53,12 @@ class SimResult:
 
     def __init__(self, traces: "dict[str, pd.DataFrame]", flows: "pd.DataFrame", ports: "pd.DataFrame",
                  summary: dict[str, Any], scenario: dict, meta: Optional[dict[str, Any]] = None,
-                 rounds: "Optional[pd.DataFrame]" = None):
+                 rounds: "Optional[pd.DataFrame]" = None, classes: "Optional[pd.DataFrame]" = None):
         self._traces = traces
         self._flows = flows
         self._ports = ports
         self._rounds = rounds
+        self._classes = classes
         self.summary = summary
         self.scenario = scenario
         self.meta = {} if meta is None else meta
@@ -98,16 +101,20 @@ class SimResult:
     flows = property(lambda self: self._table("flows"), lambda self, v: self._set_table("flows", v))
     ports = property(lambda self: self._table("ports"), lambda self, v: self._set_table("ports", v))
     rounds = property(lambda self: self._table("rounds"), lambda self, v: self._set_table("rounds", v))
+    #: per port with traffic classes (`[sched]`) and class: arrivals, tx_pkts, tx_bytes, drops, marks, max_q_pkts
+    #: (empty when no port has classes)
+    classes = property(lambda self: self._table("classes"), lambda self, v: self._set_table("classes", v))
 
     def _column(self, table: str, name: str) -> list:
         """Column `name` of table `table` ("flows", "ports" or a trace) as a list, without making
         the DataFrame when it has not been made yet."""
-        lazy = self._cols.get(table) if table in _TABLES else (self._cols.get("traces") or {}).get(table)
+        tables = _TABLES + _OPTIONAL_TABLES
+        lazy = self._cols.get(table) if table in tables else (self._cols.get("traces") or {}).get(table)
         if lazy is not None:
             return list(lazy[name])
         if isinstance(self._traces, Traces) and table in self._traces._lazy:
             return list(self._traces._lazy[table][name])
-        df = getattr(self, table) if table in _TABLES else self.traces[table]
+        df = getattr(self, table) if table in tables else self.traces[table]
         return df[name].tolist()
 
     def _has_trace(self, name: str) -> bool:
@@ -128,7 +135,7 @@ class SimResult:
 
     def __reduce__(self):  # pickled with every table made (Traces pickles as a plain dict)
         return (SimResult, (self.traces, self.flows, self.ports, self.summary, self.scenario, self.meta,
-                            self.rounds))
+                            self.rounds, self.classes))
 
     def __repr__(self) -> str:  # a few lines: scenario, duration, flows, traces with row counts, headline
         from ccscope._repr import sim_text
@@ -192,8 +199,11 @@ class SimResult:
                         _write_trace(path, name, lazy, tr._port_names)
                     else:
                         tr[name].to_parquet(path, index=False)
-            for key in _TABLES:
+            for key in _TABLES + _OPTIONAL_TABLES:
                 path = tmp / f"{key}.parquet"
+                if key in _OPTIONAL_TABLES and not (self._cols.get(key) or (getattr(self, "_" + key) is not None
+                                                                            and len(getattr(self, key)))):
+                    continue  # a table this run does not have
                 if getattr(self, "_" + key) is None:
                     _write_columns(path, self._cols.get(key), {}, lambda key=key: self._table(key))
                 else:
@@ -714,6 +724,7 @@ def load(out_dir: Union[str, Path]) -> SimResult:
     ports = _read_table(d, "ports.parquet")
     flows = _read_table(d, "flows.parquet")
     rounds = _read_table(d, "rounds.parquet", required=False)
+    classes = _read_table(d, "classes.parquet", required=False)
     names = ports["name"]
     if names.isna().any() or names.duplicated().any():
         raise ResultError(f"{d / 'ports.parquet'}: column name must hold one distinct name per port")
@@ -737,7 +748,8 @@ def load(out_dir: Union[str, Path]) -> SimResult:
                 raise ResultError(f"{tdir / (name + '.parquet')}: column {col} holds {bad}; expected {allowed}")
             df[col] = values.astype(cat)
     return SimResult(traces=traces, flows=flows, ports=ports, summary=summary, scenario=scenario, meta=meta,
-                     rounds=rounds if rounds is not None else pd.DataFrame())
+                     rounds=rounds if rounds is not None else pd.DataFrame(),
+                     classes=classes if classes is not None else pd.DataFrame())
 
 
 def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = False,
@@ -756,6 +768,7 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     ports["recorded"] = np.asarray(ports["recorded"]).astype(bool)
     flows = dict(tables.pop("flows"))
     rounds = tables.pop("rounds", None)
+    classes = tables.pop("classes", None)
     port_names = list(ports["name"])
     manifests = raw.get("spilled") or {}
     budget = int(raw.get("max_memory_bytes") or 0)
@@ -787,7 +800,7 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     if partial:
         meta["interrupted_at_s"] = sim_time
         meta["scheduled_end_s"] = end_s
-    cols = {"flows": flows, "ports": ports, "rounds": rounds, "port_names": port_names}
+    cols = {"flows": flows, "ports": ports, "rounds": rounds, "classes": classes, "port_names": port_names}
     if traces is None:
         cols["traces"] = memory
     return SimResult._from_columns(traces, cols, summary, scenario, meta)

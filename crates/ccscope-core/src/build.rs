@@ -7,7 +7,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
 use crate::flow::{path_rtt_s, FlowFactory};
 use crate::net::routing::{PortEnds, Router};
-use crate::net::Port;
+use crate::net::{Port, PortPath, Sched};
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
 use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
@@ -74,6 +74,7 @@ pub fn build_with_budget(
     let mut ports = Vec::with_capacity(g.links.len());
     let mut ends = Vec::with_capacity(g.links.len());
     let mut port_names = Vec::with_capacity(g.links.len());
+    let sc_packet_bytes = sc.packet_bytes;
     for l in &g.links {
         let name = port_name(&l.from, &l.to);
         let rate = BitsPerSec(l.rate_bps.round() as u64);
@@ -83,14 +84,25 @@ pub fn build_with_budget(
             ports.len() as u32,
         );
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
-        ports.push(Port::new(
+        let mut port = Port::new(
             rate,
             SimDuration::from_secs_f64(l.delay_s),
             l.buffer_pkts,
             l.buffer_bytes,
             aqm,
             rng,
-        ));
+        );
+        if let Some(sch) = l.sched.as_ref().filter(|s| s.needs_general_path()) {
+            if port.aqm.needs_engine() {
+                return Err(ScenarioError::new(
+                    "sched.classes",
+                    format!("{} at port {name} (aqm {})", sch.classes, l.aqm.as_ref().map_or("drop_tail", |a| a.kind_name())),
+                    "a port with traffic classes (or path = \"general\") takes drop_tail, threshold or red; choke, qcn and asm need the committed FIFO (one class)",
+                ));
+            }
+            port.set_sched(Sched::new(sch, sc_packet_bytes));
+        }
+        ports.push(port);
         ends.push(PortEnds {
             from: node_ids[l.from.as_str()],
             to: node_ids[l.to.as_str()],
@@ -229,7 +241,7 @@ pub fn build_with_budget(
                 (sc.packet_bytes, sc.ack_bytes),
             )
         };
-        flows.push(factory.make(
+        let mut fl = factory.make(
             f.cc,
             f.size_bytes,
             fwd,
@@ -243,7 +255,9 @@ pub fn build_with_budget(
                 line
             },
             path_rtt,
-        ));
+        );
+        fl.set_class(f.class, sc.tcp.ack_class);
+        flows.push(fl);
     }
     let mut workloads = Vec::new();
     for (i, w) in sc.workload.iter().enumerate() {
@@ -453,7 +467,9 @@ pub(crate) fn sole_feeders(
         let ok = *f < NONE - 1
             && !recorded[i]
             && ports[i].aqm.may_be_fed_ahead()
-            && !ports[*f as usize].aqm.takes_back_queued();
+            && !ports[*f as usize].aqm.takes_back_queued()
+            && ports[i].path() != PortPath::General
+            && ports[*f as usize].path() != PortPath::General;
         if !ok {
             *f = NONE;
         }

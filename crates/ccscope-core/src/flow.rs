@@ -32,6 +32,10 @@ pub struct FlowState {
     pub workload: Option<(u32, u32)>,
     /// The receiver has the whole flow.
     pub completed: bool,
+    /// Traffic class of the flow's data packets (`[sched]`).
+    pub class: u8,
+    /// Traffic class of its ACKs and feedback frames (`tcp.ack_class`, else `class`).
+    pub ack_class: u8,
     /// Rate-based (802.1Qau) source state; None for TCP flows (boxed: cold for TCP flows).
     pub rate: Option<Box<RateState>>,
 }
@@ -47,6 +51,14 @@ pub struct RateState {
     mss: u32,
     pub timer_event: Option<SimTime>,
     pub frames_sent: u64,
+}
+
+impl FlowState {
+    /// Put the flow's data in class `class`; its ACKs follow unless `tcp.ack_class` names one.
+    pub fn set_class(&mut self, class: u8, ack_class: Option<u8>) {
+        self.class = class;
+        self.ack_class = ack_class.unwrap_or(class);
+    }
 }
 
 impl RateState {
@@ -231,6 +243,8 @@ impl FlowFactory {
             first_sent: None,
             workload: None,
             completed: false,
+            class: 0,
+            ack_class: t.ack_class.unwrap_or(0),
             rate,
         }
     }

@@ -304,6 +304,9 @@ impl RunOutput {
             ],
         });
         tables.push(ports_table(&sim));
+        if let Some(t) = classes_table(&sim) {
+            tables.push(t);
+        }
         RunOutput {
             tables,
             spilled: spills,
@@ -514,6 +517,44 @@ fn flows_table(sim: &Simulation) -> Table {
         name: "flows",
         columns: c,
     }
+}
+
+/// Per traffic class of every general-path port (`[sched]`): arrivals, transmitted packets and
+/// bytes, drops, marks and the largest queue. None when no port has classes.
+fn classes_table(sim: &Simulation) -> Option<Table> {
+    let mut port = Vec::new();
+    let mut name = Vec::new();
+    let mut class = Vec::new();
+    let mut st = Vec::new();
+    for (i, p) in sim.ports.iter().enumerate() {
+        if let Some(s) = &p.sched {
+            for (c, q) in s.classes.iter().enumerate() {
+                port.push(i as u32);
+                name.push(sim.port_names[i].clone());
+                class.push(c as u32);
+                st.push(q.stats);
+            }
+        }
+    }
+    if port.is_empty() {
+        return None;
+    }
+    let col =
+        |f: fn(&crate::net::sched::ClassStats) -> u64| Column::U64(st.iter().map(f).collect());
+    Some(Table {
+        name: "classes",
+        columns: vec![
+            ("port", Column::U32(port)),
+            ("name", Column::Str(name)),
+            ("class", Column::U32(class)),
+            ("arrivals", col(|s| s.arrivals)),
+            ("tx_pkts", col(|s| s.tx_pkts)),
+            ("tx_bytes", col(|s| s.tx_bytes)),
+            ("drops", col(|s| s.drops)),
+            ("marks", col(|s| s.marks)),
+            ("max_q_pkts", col(|s| s.max_q_pkts as u64)),
+        ],
+    })
 }
 
 fn ports_table(sim: &Simulation) -> Table {

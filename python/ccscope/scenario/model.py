@@ -118,6 +118,16 @@ class NodeSpec:
 
 
 @dataclass
+class SchedConfig:
+    """Traffic classes of a port and the scheduler between them (docs/engine.md)."""
+    classes: int = 1
+    scheduler: Literal["strict", "drr"] = "strict"
+    weights: Optional[list[float]] = None
+    class_buffer_pkts: Optional[list[int]] = None
+    path: Literal["auto", "general"] = "auto"
+
+
+@dataclass
 class LinkSpec:
     from_: str
     to: str
@@ -126,6 +136,7 @@ class LinkSpec:
     buffer_pkts: Optional[int] = None
     buffer_bytes: Optional[int] = None
     aqm: Optional[AqmConfig] = None
+    sched: Optional[SchedConfig] = None
     duplex: bool = False
 
 
@@ -160,6 +171,7 @@ class FlowsTemplate:
     start_s: float = 0.0
     start_jitter_s: float = 0.0
     size_bytes: Optional[int] = None
+    class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
 
 
 @dataclass
@@ -171,6 +183,7 @@ class FlowSpec:
     size_bytes: Optional[int] = None
     stop_s: Optional[float] = None
     rate_bps: Optional[float] = None
+    class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
 
 
 @dataclass
@@ -301,6 +314,7 @@ class TcpConfig:
     ns2_ecn_after_timeout: bool = False
     ns2_ecn_first: bool = False
     ns2_old_ecn: bool = False
+    ack_class: Optional[int] = None
 
 
 @dataclass
@@ -375,6 +389,7 @@ class Scenario:
     packet_bytes: int = 1500
     ack_bytes: int = 40
     aqm: AqmConfig = field(default_factory=DropTail)
+    sched: Optional[SchedConfig] = None
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
@@ -395,6 +410,11 @@ class Scenario:
         for link in links if isinstance(links, list) else []:
             if isinstance(link, dict) and "from_" in link:
                 link["from"] = link.pop("from_")
+        # `class` too (FlowsTemplate.class_, FlowSpec.class_)
+        flows = [d.get("flows")] + list(d.get("flow") or [])
+        for f in flows:
+            if isinstance(f, dict) and "class_" in f:
+                f["class"] = f.pop("class_")
         for key in ("flow", "workload"):
             if not d.get(key):
                 d.pop(key, None)
@@ -409,6 +429,7 @@ SCHEMA_MIRROR = {
     LeafSpine: "LeafSpine",
     NodeSpec: "NodeSpec",
     LinkSpec: "LinkSpec",
+    SchedConfig: "SchedConfig",
     FlowsTemplate: "FlowsTemplate",
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",

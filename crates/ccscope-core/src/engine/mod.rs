@@ -41,6 +41,8 @@ pub enum Event {
     RateSend(FlowId),
     /// A rate-based source's reaction-point timer may have expired.
     RateTimer(FlowId),
+    /// A port on the general path ends a transmission and picks its next packet.
+    TxDone(PortId),
 }
 
 /// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
@@ -58,6 +60,7 @@ enum Slot {
     Workload(u32),
     RateSend(FlowId),
     RateTimer(FlowId),
+    TxDone(PortId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -222,6 +225,7 @@ impl EventQueue {
             Event::Workload(w) => (Slot::Workload(w), false),
             Event::RateSend(f) => (Slot::RateSend(f), false),
             Event::RateTimer(f) => (Slot::RateTimer(f), true),
+            Event::TxDone(p) => (Slot::TxDone(p), false),
         };
         let e = Entry { time, seq, slot };
         if timer {
@@ -416,6 +420,7 @@ impl EventQueue {
             Slot::Workload(w) => Event::Workload(w),
             Slot::RateSend(f) => Event::RateSend(f),
             Slot::RateTimer(f) => Event::RateTimer(f),
+            Slot::TxDone(p) => Event::TxDone(p),
             Slot::Pipe(_) | Slot::Loose(_) => {
                 unreachable!("packet slots are resolved by the caller")
             }

@@ -1,4 +1,6 @@
 //! Network: output ports (egress queue + link) and routes computed once.
 pub mod port;
 pub mod routing;
-pub use port::{Admit, DropReason, Port, PortStats};
+pub mod sched;
+pub use port::{Admit, DropReason, Port, PortPath, PortStats};
+pub use sched::Sched;

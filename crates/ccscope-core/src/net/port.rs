@@ -16,8 +16,14 @@
 //! Arrivals at a port whose policy needs no engine help take [`Port::offer`]; the others
 //! ([`Aqm::needs_engine`]) take [`Port::judge`], then the engine applies the decision's
 //! victims and feedback, then [`Port::admit`].
+//!
+//! **General path.** A port with traffic classes (`[sched]`, [`Port::set_sched`]) does not
+//! commit departures: [`Port::enqueue`] queues an accepted packet in its class, and
+//! [`Port::start_next`] takes the packet the scheduler picks when the link is free, at the end
+//! of each transmission (`Event::TxDone`). See `sched` and docs/engine.md.
 
 use crate::aqm::{Aqm, Decision, QueuePolicy, QueueView, Queued, Verdict};
+use crate::net::sched::Sched;
 use crate::packet::{flags, Packet};
 use crate::rng::Rng;
 use crate::units::{BitsPerSec, Serializer, SimDuration, SimTime};
@@ -80,6 +86,17 @@ pub enum Admit {
     Dropped(DropReason),
 }
 
+/// Which path a port's arrivals take (fixed when the port is built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortPath {
+    /// Committed FIFO, the policy needs nothing from the engine ([`Port::offer`]).
+    Fifo,
+    /// Committed FIFO, the policy needs the engine ([`Aqm::needs_engine`], [`Port::judge`]).
+    Judged,
+    /// Classes and a scheduler that decide at dequeue ([`Port::enqueue`], [`Port::start_next`]).
+    General,
+}
+
 #[derive(Clone, Debug)]
 pub struct Port {
     ser: Serializer,
@@ -97,6 +114,9 @@ pub struct Port {
     pub stats: PortStats,
     /// (time, queue pkts, queue bytes) at every change, when enabled.
     pub change_log: Option<crate::record::ChangeLog>,
+    path: PortPath,
+    /// Classes and scheduler of the general path (None on the committed FIFO).
+    pub sched: Option<Box<Sched>>,
 }
 
 impl Port {
@@ -109,6 +129,7 @@ impl Port {
         aqm: Aqm,
         rng: Rng,
     ) -> Self {
+        let aqm_needs_engine = aqm.needs_engine();
         Port {
             ser: Serializer::new(rate),
             delay,
@@ -124,7 +145,25 @@ impl Port {
             last_change: SimTime::ZERO,
             stats: PortStats::default(),
             change_log: None,
+            path: if aqm_needs_engine {
+                PortPath::Judged
+            } else {
+                PortPath::Fifo
+            },
+            sched: None,
         }
+    }
+
+    /// Put the port on the general path with these classes and scheduler (before the run).
+    pub fn set_sched(&mut self, s: Sched) {
+        self.sched = Some(Box::new(s));
+        self.path = PortPath::General;
+    }
+
+    /// The path its arrivals take.
+    #[inline(always)]
+    pub fn path(&self) -> PortPath {
+        self.path
     }
 
     pub fn rate(&self) -> BitsPerSec {
@@ -326,6 +365,96 @@ impl Port {
             marked,
             queued: start > now,
         }
+    }
+}
+
+impl Port {
+    /// General path: the policy judges a packet arriving at `now` (with the size of the whole
+    /// queue, as on the committed FIFO), then the port's and the class's limits; an accepted
+    /// packet waits in class `class` (`Sched::class_index`). Returns whether it was marked.
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: &mut Packet,
+        class: u8,
+    ) -> Result<bool, DropReason> {
+        self.integrate(now);
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += pkt.size_bytes as u64;
+        let verdict = if let Aqm::DropTail = self.aqm {
+            Verdict::Enqueue
+        } else {
+            let view = self.view();
+            self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
+        };
+        let Some(s) = self.sched.as_mut() else {
+            unreachable!("Port::enqueue on a port without classes");
+        };
+        let c = s.class_index(class);
+        s.classes[c].stats.arrivals += 1;
+        let mut marked = false;
+        match verdict {
+            Verdict::Enqueue => {}
+            Verdict::Mark if pkt.has(flags::ECT) => marked = true,
+            Verdict::Mark | Verdict::Drop => {
+                self.stats.drops_aqm += 1;
+                s.classes[c].stats.drops += 1;
+                return Err(DropReason::Aqm);
+            }
+        }
+        if self.q_pkts >= self.limit_pkts
+            || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
+            || s.classes[c].q.len() as u32 >= s.classes[c].limit_pkts
+        {
+            self.stats.drops_overflow += 1;
+            s.classes[c].stats.drops += 1;
+            return Err(DropReason::Overflow);
+        }
+        if marked {
+            pkt.flags |= flags::CE;
+            self.stats.marks += 1;
+            s.classes[c].stats.marks += 1;
+        }
+        s.push(c, *pkt, now);
+        self.q_pkts += 1;
+        self.q_bytes += pkt.size_bytes as u64;
+        if self.q_pkts > self.stats.max_q_pkts {
+            self.stats.max_q_pkts = self.q_pkts;
+        }
+        self.log_change(now);
+        Ok(marked)
+    }
+
+    /// General path: when the link is free at `now` (its transmission ends by `now`, within
+    /// `SIMULTANEOUS_PS`, as on the committed FIFO), start transmitting the packet the scheduler
+    /// picks, at the end of the previous transmission or now. Returns it with its arrival time
+    /// at the far end and the end of its transmission (an `Event::TxDone` then); None when the
+    /// link is busy or nothing waits.
+    pub fn start_next(&mut self, now: SimTime) -> Option<(Packet, SimTime, SimTime)> {
+        if self.busy_until.0 > now.0 + SIMULTANEOUS_PS {
+            return None;
+        }
+        let s = self.sched.as_mut()?;
+        let (c, q) = s.pop()?;
+        let bytes = q.pkt.size_bytes as u64;
+        let cs = &mut s.classes[c].stats;
+        cs.tx_pkts += 1;
+        cs.tx_bytes += bytes;
+        let start = if self.busy_until > now {
+            self.busy_until
+        } else {
+            now
+        };
+        self.integrate(now);
+        self.q_pkts -= 1;
+        self.q_bytes -= bytes;
+        self.stats.tx_pkts += 1;
+        self.stats.tx_bytes += bytes;
+        let end = start + self.ser.tx_time(q.pkt.size_bytes);
+        self.busy_until = end;
+        self.last_start = start;
+        self.log_change(now);
+        Some((q.pkt, end + self.delay, end))
     }
 }
 

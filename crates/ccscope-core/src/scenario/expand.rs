@@ -49,6 +49,9 @@ impl Scenario {
                             AqmConfig::DropTail
                         });
                     }
+                    if fwd.sched.is_none() && kinds[l.from.as_str()] == NodeKind::Switch {
+                        fwd.sched = self.sched.clone();
+                    }
                     if l.duplex {
                         let mut rev = fwd.clone();
                         std::mem::swap(&mut rev.from, &mut rev.to);
@@ -58,6 +61,13 @@ impl Scenario {
                             } else {
                                 AqmConfig::DropTail
                             });
+                        }
+                        if l.sched.is_none() {
+                            rev.sched = if kinds[l.to.as_str()] == NodeKind::Switch {
+                                self.sched.clone()
+                            } else {
+                                None
+                            };
                         }
                         links.push(fwd);
                         links.push(rev);
@@ -98,6 +108,7 @@ impl Scenario {
                             size_bytes: t.size_bytes,
                             stop_s: None,
                             rate_bps: None,
+                            class: t.class,
                         });
                     }
                 } else {
@@ -177,6 +188,7 @@ impl Scenario {
                     } else {
                         bb
                     },
+                    sched: None,
                     aqm: Some(aqm),
                     duplex: false,
                 }
@@ -261,6 +273,17 @@ impl Scenario {
             }
             port_name("sw0", "sw1")
         };
+        if let Some(sc) = &self.sched {
+            // the bottleneck port takes the scenario's sched; the template's other switch ports
+            // keep one FIFO class (named, so that the graph pass does not fill them)
+            for l in links.iter_mut() {
+                if port_name(&l.from, &l.to) == bottleneck {
+                    l.sched = Some(sc.clone());
+                } else if l.from.starts_with("sw") {
+                    l.sched = Some(Default::default());
+                }
+            }
+        }
         Ok((
             Graph {
                 nodes,
@@ -286,6 +309,7 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
                 buffer_pkts,
                 buffer_bytes: None,
                 aqm: Some(aqm),
+                sched: None,
                 duplex: false,
             }
         };

@@ -27,6 +27,25 @@ pub struct FlowsTemplate {
     /// Flow size, bytes (>= 1). Default: long-lived (infinite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
+    /// Traffic class of the flows' data packets, 0 to 7 (`[sched]`; class 0 is served first under strict priority). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub class: u8,
+}
+
+pub(super) fn is_zero(c: &u8) -> bool {
+    *c == 0
+}
+
+/// Check a traffic class (`[sched]`): 0 to 7.
+pub(super) fn check_class(path: &str, c: u8) -> Result<(), ScenarioError> {
+    if c >= super::sched::MAX_CLASSES {
+        return Err(ScenarioError::new(
+            path,
+            c,
+            format!("must be between 0 and {}", super::sched::MAX_CLASSES - 1),
+        ));
+    }
+    Ok(())
 }
 
 /// One explicit flow.
@@ -52,6 +71,9 @@ pub struct FlowSpec {
     /// Sending rate of a cc = "cbr" flow, bits/s (> 0). Default: its host link rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_bps: Option<f64>,
+    /// Traffic class of the flow's data packets, 0 to 7 (`[sched]`). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub class: u8,
 }
 
 impl FlowsTemplate {
@@ -70,6 +92,7 @@ impl FlowsTemplate {
         if let Some(s) = self.size_bytes {
             at_least(&format!("{path}.size_bytes"), s, 1)?;
         }
+        check_class(&format!("{path}.class"), self.class)?;
         if !matches!(topology, Topology::Dumbbell(_)) {
             return Err(ScenarioError::new(path, "{...}", "the [flows] template needs the dumbbell topology; otherwise list flows as [[flow]] or use a [[workload]]"));
         }
@@ -109,6 +132,7 @@ impl FlowSpec {
         if let Some(s) = f.size_bytes {
             at_least(&format!("{p}.size_bytes"), s, 1)?;
         }
+        check_class(&format!("{p}.class"), f.class)?;
         if let Some(h) = hosts {
             for (k, v) in [("src", &f.src), ("dst", &f.dst)] {
                 check_host(Some(h), format!("{p}.{k}"), v)?;

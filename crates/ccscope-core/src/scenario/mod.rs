@@ -18,6 +18,7 @@ mod check;
 mod expand;
 mod flows;
 mod record;
+mod sched;
 mod tcp;
 mod topology;
 mod workloads;
@@ -26,6 +27,7 @@ pub use crate::cc::CcKind;
 pub use check::fmt_f;
 pub use flows::{FlowSpec, FlowsTemplate};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
+pub use sched::{PathKind, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use tcp::TcpConfig;
 pub use topology::{
     port_name, Dumbbell, Graph, LeafSpine, LinkSpec, NodeKind, NodeSpec, Topology,
@@ -92,6 +94,9 @@ pub struct Scenario {
     /// Queue policy of the bottleneck port(s) of a template, and of graph switch ports that do not name one. Default drop_tail.
     #[serde(default)]
     pub aqm: AqmConfig,
+    /// Traffic classes and scheduler of the bottleneck port(s) of a template, and of graph switch ports that do not name one (docs/engine.md). Default: one FIFO class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched: Option<SchedConfig>,
     /// TCP transport options shared by all TCP flows.
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -240,6 +245,9 @@ impl Scenario {
             self.packet_bytes,
             "topology.buffer_pkts",
         )?;
+        if let Some(s) = &self.sched {
+            s.validate("sched", buf_pkts)?;
+        }
         if let Some(f) = &self.flows {
             f.validate("flows", &self.topology)?;
         }

@@ -183,6 +183,9 @@ pub struct TcpConfig {
     /// (ns-2's default `old_ecn_ 0`: no ECN-Echo ACK but the flow's first opens the window).
     #[serde(default)]
     pub ns2_old_ecn: bool,
+    /// Traffic class of ACKs (and of a rate-based flow's feedback frames), 0 to 7 (`[sched]`). Default: the class of the flow's data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_class: Option<u8>,
 }
 
 impl Default for TcpConfig {
@@ -215,6 +218,7 @@ impl Default for TcpConfig {
             ns2_ecn_after_timeout: false,
             ns2_ecn_first: false,
             ns2_old_ecn: false,
+            ack_class: None,
         }
     }
 }
@@ -223,6 +227,9 @@ impl TcpConfig {
     /// Check ranges (timers, windows, thresholds); errors name `{path}.<field>`.
     pub(super) fn validate(&self, path: &str) -> Result<(), ScenarioError> {
         at_least(&format!("{path}.iw_pkts"), self.iw_pkts as u64, 1)?;
+        if let Some(c) = self.ack_class {
+            super::flows::check_class(&format!("{path}.ack_class"), c)?;
+        }
         if let Some(s) = self.initial_ssthresh_pkts {
             if !s.is_finite() || s < 1.0 {
                 return Err(ScenarioError::new(

@@ -118,6 +118,9 @@ pub struct LinkSpec {
         deserialize_with = "crate::aqm::option_aqm"
     )]
     pub aqm: Option<AqmConfig>,
+    /// Traffic classes and scheduler of this port (docs/engine.md). Default: the scenario's `sched` at switch ports, one FIFO class at hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched: Option<super::sched::SchedConfig>,
     /// Also create the reverse direction `to -> from` with the same rate, delay, buffer and queue policy. Default false.
     #[serde(default)]
     pub duplex: bool,
@@ -370,6 +373,9 @@ impl Graph {
                     packet_bytes,
                     &format!("{p}.buffer_pkts"),
                 )?;
+            }
+            if let Some(s) = &l.sched {
+                s.validate(&format!("{p}.sched"), l.buffer_pkts)?;
             }
             let mut dirs = vec![(l.from.clone(), l.to.clone())];
             if l.duplex {

@@ -17,7 +17,7 @@ pub(crate) use lookahead::Lookahead;
 
 use crate::engine::{Event, EventQueue};
 use crate::flow::FlowState;
-use crate::net::{Admit, DropReason, Port};
+use crate::net::{Admit, DropReason, Port, PortPath};
 use crate::packet::{flags, Packet, PacketKind};
 use crate::record::{Ledger, PortEventKind, Recorder};
 use crate::scenario::Scenario;
@@ -187,6 +187,7 @@ impl Simulation {
             Event::SampleFlows => self.sample_flows(),
             Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Workload(w) => self.on_workload(w),
+            Event::TxDone(p) => self.on_tx_done(p),
         }
     }
 
@@ -216,12 +217,79 @@ impl Simulation {
 
     #[inline]
     fn forward(&mut self, port: PortId, mut pkt: Packet) {
-        if self.ports[port.idx()].aqm.needs_engine() {
-            return self.forward_judged(port, pkt);
+        match self.ports[port.idx()].path() {
+            PortPath::Fifo => {
+                let now = self.now;
+                let admit = self.ports[port.idx()].offer(now, &mut pkt);
+                self.settle(port, pkt, admit);
+            }
+            PortPath::Judged => self.forward_judged(port, pkt),
+            PortPath::General => self.forward_general(port, pkt),
         }
+    }
+
+    /// The general path (`net::sched`): the packet waits in its class; the link, when free,
+    /// starts the packet the scheduler picks.
+    fn forward_general(&mut self, port: PortId, mut pkt: Packet) {
         let now = self.now;
-        let admit = self.ports[port.idx()].offer(now, &mut pkt);
-        self.settle(port, pkt, admit);
+        let fl = &self.flows[pkt.flow.idx()];
+        let class = if pkt.kind == PacketKind::Data {
+            fl.class
+        } else {
+            fl.ack_class
+        };
+        // a transmission that ends by now frees the link first, as on the committed FIFO (an
+        // arrival at the instant a transmission starts sees the queue after that departure)
+        self.start_next(port);
+        match self.ports[port.idx()].enqueue(now, &mut pkt, class) {
+            Ok(marked) => {
+                if marked {
+                    self.rec.port_event(
+                        now.0,
+                        port,
+                        pkt.flow,
+                        pkt.seq,
+                        PortEventKind::Mark,
+                        pkt.kind == PacketKind::Ack,
+                    );
+                }
+                self.start_next(port);
+            }
+            Err(reason) => self.record_drop(port, &pkt, reason),
+        }
+    }
+
+    /// A port on the general path starts its next transmission if its link is free.
+    fn start_next(&mut self, port: PortId) {
+        let now = self.now;
+        if let Some((pkt, arrive_at, end)) = self.ports[port.idx()].start_next(now) {
+            self.events.schedule_arrival(port, arrive_at, pkt);
+            self.events.schedule(end, Event::TxDone(port));
+        }
+    }
+
+    /// `Event::TxDone`: the port's transmission ended; the next one starts (unless an arrival
+    /// at this instant has started it already).
+    fn on_tx_done(&mut self, port: PortId) {
+        self.start_next(port);
+    }
+
+    /// Count and record a dropped packet.
+    #[cold]
+    fn record_drop(&mut self, port: PortId, pkt: &Packet, reason: DropReason) {
+        self.ledger.dropped += 1;
+        let k = match reason {
+            DropReason::Overflow => PortEventKind::DropOverflow,
+            DropReason::Aqm => PortEventKind::DropAqm,
+        };
+        self.rec.port_event(
+            self.now.0,
+            port,
+            pkt.flow,
+            pkt.seq,
+            k,
+            pkt.kind == PacketKind::Ack,
+        );
     }
 
     /// The general path, for a queue policy that needs more than the committed FIFO gives it
@@ -382,21 +450,7 @@ impl Simulation {
                     self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
                 }
             }
-            Admit::Dropped(reason) => {
-                self.ledger.dropped += 1;
-                let k = match reason {
-                    DropReason::Overflow => PortEventKind::DropOverflow,
-                    DropReason::Aqm => PortEventKind::DropAqm,
-                };
-                self.rec.port_event(
-                    now.0,
-                    port,
-                    pkt.flow,
-                    pkt.seq,
-                    k,
-                    pkt.kind == PacketKind::Ack,
-                );
-            }
+            Admit::Dropped(reason) => self.record_drop(port, &pkt, reason),
         }
     }
 
@@ -411,9 +465,16 @@ impl Simulation {
     }
 
     /// Packet-conservation ledger now (packets inside arrival events count as in flight).
+    /// Packets waiting in the class queues of general-path ports count as in flight too.
     pub fn ledger(&self) -> Ledger {
+        let queued: u64 = self
+            .ports
+            .iter()
+            .filter_map(|p| p.sched.as_ref())
+            .map(|s| s.queued_pkts())
+            .sum();
         Ledger {
-            in_flight: self.events.packets_in_flight(),
+            in_flight: self.events.packets_in_flight() + queued,
             ..self.ledger
         }
     }

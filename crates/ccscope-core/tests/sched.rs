@@ -1,0 +1,297 @@
+//! The general path of a port (traffic classes and a scheduler deciding at dequeue, `[sched]`,
+//! docs/engine.md): its results against the committed FIFO where the two must agree, and the
+//! published rules of strict priority and deficit round robin on small runs. Every run goes
+//! through `finish()`, which fails on a conservation violation (packets waiting in class queues
+//! count as in flight).
+
+use ccscope_core::output::{Column, RunOutput};
+use ccscope_core::{parse, Format, Simulation};
+
+fn run(toml: &str) -> RunOutput {
+    let sc = parse(toml, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&sc, None).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.finish().expect("packet conservation holds")
+}
+
+fn col<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a Column {
+    o.table(table)
+        .and_then(|t| t.column(c))
+        .unwrap_or_else(|| panic!("no column {table}.{c}"))
+}
+fn u64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [u64] {
+    match col(o, table, c) {
+        Column::U64(v) => v,
+        _ => panic!("{table}.{c} is not u64"),
+    }
+}
+fn f64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [f64] {
+    match col(o, table, c) {
+        Column::F64(v) => v,
+        _ => panic!("{table}.{c} is not f64"),
+    }
+}
+
+fn dctcp(extra: &str) -> String {
+    format!(
+        r#"
+seed = 3
+until_s = 0.03
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 10e9
+rtt_s = 100e-6
+buffer_pkts = 200
+[aqm]
+kind = "threshold"
+k_pkts = 65
+[flows]
+count = 4
+cc = "dctcp"
+start_jitter_s = 1e-3
+[record]
+traces = ["queue", "link", "cwnd", "drops"]
+queue_interval_s = 1e-6
+flow_interval_s = 1e-5
+{extra}
+"#
+    )
+}
+
+/// One class on the general path is the same FIFO as the committed one: the same packets leave
+/// at the same times, so every per-flow count and the queue trace agree.
+#[test]
+fn one_class_on_the_general_path_gives_the_committed_fifo_results() {
+    let fifo = run(&dctcp(""));
+    let general = run(&dctcp("[sched]\npath = \"general\""));
+    for c in [
+        "delivered_bytes",
+        "segments_sent",
+        "ecn_reductions",
+        "retransmits",
+    ] {
+        assert_eq!(u64s(&fifo, "flows", c), u64s(&general, "flows", c), "{c}");
+    }
+    assert_eq!(
+        f64s(&fifo, "queue", "time_s").len(),
+        f64s(&general, "queue", "time_s").len()
+    );
+    match (
+        col(&fifo, "queue", "queue_pkts"),
+        col(&general, "queue", "queue_pkts"),
+    ) {
+        (Column::U32(a), Column::U32(b)) => assert_eq!(a, b, "queue trace"),
+        _ => panic!("queue_pkts is u32"),
+    }
+    assert!(general.table("classes").is_some() && fifo.table("classes").is_none());
+    // the general path costs one more event per packet at the port
+    assert!(general.events > fifo.events);
+}
+
+/// Rows of classes 0 and 1 of the port sw->r in the classes table.
+fn bottleneck_classes(o: &RunOutput) -> (usize, usize) {
+    let Column::Str(names) = col(o, "classes", "name") else {
+        panic!("classes.name is text")
+    };
+    let Column::U32(class) = col(o, "classes", "class") else {
+        panic!("classes.class is u32")
+    };
+    let row = |c: u32| {
+        (0..names.len())
+            .find(|&i| names[i] == "sw->r" && class[i] == c)
+            .expect("sw->r row")
+    };
+    (row(0), row(1))
+}
+
+/// Two hosts into one 1 Gb/s port: `low` saturates it (2 Gb/s of constant-rate class-1 frames),
+/// `high` sends 100 class-0 frames at 100 Mb/s.
+fn two_classes(sched: &str, high_class: u8) -> RunOutput {
+    run(&format!(
+        r#"
+seed = 1
+until_s = 0.02
+packet_bytes = 1500
+[topology]
+kind = "graph"
+[[topology.nodes]]
+name = "h0"
+kind = "host"
+[[topology.nodes]]
+name = "h1"
+kind = "host"
+[[topology.nodes]]
+name = "sw"
+kind = "switch"
+[[topology.nodes]]
+name = "r"
+kind = "host"
+[[topology.links]]
+from = "h0"
+to = "sw"
+rate_bps = 10e9
+delay_s = 1e-6
+duplex = true
+[[topology.links]]
+from = "h1"
+to = "sw"
+rate_bps = 10e9
+delay_s = 1e-6
+duplex = true
+[[topology.links]]
+from = "sw"
+to = "r"
+rate_bps = 1e9
+delay_s = 1e-6
+buffer_pkts = 100
+duplex = true
+[sched]
+{sched}
+[[flow]]
+src = "h0"
+dst = "r"
+cc = "cbr"
+rate_bps = 2e9
+class = 1
+[[flow]]
+src = "h1"
+dst = "r"
+cc = "cbr"
+rate_bps = 1e8
+size_bytes = 150000
+start_s = 0.005
+class = {high_class}
+"#
+    ))
+}
+
+/// Strict priority (802.1Q; ns-3 PrioQueueDisc): a class-0 frame waits at most for the frame
+/// on the wire, one maximum-size transmission (12 us at 1 Gb/s), however full class 1 is. The
+/// high flow's last frame leaves its host at 5 ms + 99 x 120 us; its completion is bounded by
+/// that, the path's propagation and serializations, and one 12-us wait. In one FIFO class the
+/// same frames wait behind the full buffer (100 x 12 us) or are dropped.
+#[test]
+fn strict_priority_bounds_the_high_class_wait_by_one_frame_time() {
+    let o = two_classes(
+        "classes = 2\nscheduler = \"strict\"\nclass_buffer_pkts = [100, 50]",
+        0,
+    );
+    let fct = f64s(&o, "flows", "fct_s")[1];
+    let send_span = 99.0 * 1500.0 * 8.0 / 1e8;
+    // serializations: 1.2 us on the 10 Gb/s access link, 12 us on the bottleneck; 2 x 1 us
+    let path = 1.2e-6 + 12e-6 + 2e-6;
+    let wait_bound = 12e-6;
+    assert!(
+        fct <= send_span + path + wait_bound + 1e-9,
+        "fct {fct} > {}",
+        send_span + path + wait_bound
+    );
+    assert!(fct >= send_span + path - 1e-9);
+    // no high-class frame is dropped; the low class loses what exceeds the link
+    let (c0, c1) = bottleneck_classes(&o);
+    let drops = u64s(&o, "classes", "drops");
+    assert_eq!(drops[c0], 0);
+    assert!(drops[c1] > 0);
+    // the same frames in one FIFO class wait behind the saturating flow
+    let fifo = two_classes("classes = 1", 0);
+    let fifo_fct = f64s(&fifo, "flows", "fct_s")[1];
+    assert!(
+        fifo_fct.is_nan() || fifo_fct > send_span + path + 50.0 * wait_bound,
+        "FIFO fct {fifo_fct}"
+    );
+}
+
+/// Deficit round robin (Shreedhar and Varghese 1995): two saturating classes with weights 1 and
+/// 3 share the link's bytes 1:3 within 1 % over more than 10^4 frames. Each class has its own
+/// 100 frames of the buffer, so both stay backlogged (with one shared limit, two constant-rate
+/// sources in lock step can leave one class nothing to send).
+#[test]
+fn drr_shares_the_link_in_the_ratio_of_the_weights() {
+    let o = run(r#"
+seed = 1
+until_s = 0.2
+[topology]
+kind = "graph"
+[[topology.nodes]]
+name = "h0"
+kind = "host"
+[[topology.nodes]]
+name = "h1"
+kind = "host"
+[[topology.nodes]]
+name = "sw"
+kind = "switch"
+[[topology.nodes]]
+name = "r"
+kind = "host"
+[[topology.links]]
+from = "h0"
+to = "sw"
+rate_bps = 10e9
+delay_s = 1e-6
+duplex = true
+[[topology.links]]
+from = "h1"
+to = "sw"
+rate_bps = 10e9
+delay_s = 1e-6
+duplex = true
+[[topology.links]]
+from = "sw"
+to = "r"
+rate_bps = 1e9
+delay_s = 1e-6
+buffer_pkts = 200
+duplex = true
+[sched]
+classes = 2
+scheduler = "drr"
+weights = [1, 3]
+class_buffer_pkts = [100, 100]
+[[flow]]
+src = "h0"
+dst = "r"
+cc = "cbr"
+rate_bps = 2e9
+class = 0
+[[flow]]
+src = "h1"
+dst = "r"
+cc = "cbr"
+rate_bps = 2e9
+class = 1
+"#);
+    let (c0, c1) = bottleneck_classes(&o);
+    let tx = u64s(&o, "classes", "tx_bytes");
+    let tx = [tx[c0], tx[c1]];
+    let pkts = u64s(&o, "classes", "tx_pkts")[c0] + u64s(&o, "classes", "tx_pkts")[c1];
+    assert!(pkts > 10_000, "{pkts} frames");
+    let share = tx[1] as f64 / (tx[0] + tx[1]) as f64;
+    assert!((share - 0.75).abs() <= 0.01 * 0.75, "class 1 share {share}");
+}
+
+/// Bad `[sched]` values are errors naming the field.
+#[test]
+fn bad_sched_values_name_the_field() {
+    for (extra, field) in [
+        ("[sched]\nclasses = 9", "sched.classes"),
+        (
+            "[sched]\nclasses = 2\nscheduler = \"drr\"\nweights = [1, -1]",
+            "sched.weights[1]",
+        ),
+        ("[sched]\nclasses = 2\nweights = [1, 1]", "sched.weights"),
+        (
+            "[sched]\nclasses = 2\nclass_buffer_pkts = [10, 500]",
+            "sched.class_buffer_pkts[1]",
+        ),
+    ] {
+        let e = parse(&dctcp(extra), Format::Toml).unwrap_err();
+        assert_eq!(e.path, field, "{extra}: {e}");
+    }
+    let e = parse(
+        &dctcp("").replace("cc = \"dctcp\"", "cc = \"dctcp\"\nclass = 8"),
+        Format::Toml,
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows.class", "{e}");
+}

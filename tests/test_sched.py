@@ -1,0 +1,75 @@
+"""Traffic classes and schedulers (`[sched]`, docs/engine.md) as a user reaches them from Python and
+the CLI: the per-class table, its round trip through `save`/`load` and pickling, the dataclass mirror,
+and clear errors for bad values. The mechanisms themselves are tested in
+crates/ccscope-core/tests/sched.rs."""
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+import ccscope as cc
+from ccscope.scenario import SchedConfig
+from ccscope.scenario.io import as_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _dumbbell(sched: dict | None, **flows) -> dict:
+    d = dict(as_dict(ROOT / "scenarios" / "dctcp_dumbbell.toml"))
+    d["until_s"] = 0.003
+    if sched is not None:
+        d["sched"] = sched
+    d["flows"] = {**d["flows"], **flows}
+    return d
+
+
+def test_a_two_class_port_reports_its_classes_and_round_trips(tmp_path):
+    r = cc.simulate(_dumbbell({"classes": 2, "scheduler": "strict"}, **{"class": 1}))
+    t = r.classes
+    assert list(t["class"]) == [0, 1] and set(t["name"]) == {"sw->r0"}
+    # every data packet of the flows is in class 1; class 0 sees nothing
+    assert t["arrivals"].iloc[0] == 0 and t["tx_pkts"].iloc[1] > 0
+    assert t["tx_bytes"].sum() == r.ports.set_index("name").loc["sw->r0", "tx_bytes"]
+    out = r.save(tmp_path / "run")
+    assert (out / "classes.parquet").exists()
+    back = cc.load(out)
+    assert back.classes.equals(r.classes)
+    assert pickle.loads(pickle.dumps(r)).classes.equals(r.classes)
+
+
+def test_a_run_without_classes_keeps_its_files(tmp_path):
+    r = cc.simulate(_dumbbell(None))
+    assert r.classes.empty
+    out = r.save(tmp_path / "run")
+    assert not (out / "classes.parquet").exists()
+
+
+def test_the_general_path_with_one_class_gives_the_fifo_results():
+    fifo = cc.simulate(_dumbbell(None))
+    general = cc.simulate(_dumbbell({"path": "general"}))
+    assert fifo.flows["delivered_bytes"].tolist() == general.flows["delivered_bytes"].tolist()
+    assert fifo.traces["queue"]["queue_pkts"].tolist() == general.traces["queue"]["queue_pkts"].tolist()
+
+
+def test_the_dataclass_serializes_to_the_sched_table():
+    s = SchedConfig(classes=2, scheduler="drr", weights=[1.0, 3.0])
+    d = _dumbbell(None)
+    d["sched"] = {k: v for k, v in vars(s).items() if v is not None}
+    r = cc.simulate(d)
+    assert len(r.classes) == 2
+
+
+@pytest.mark.parametrize("sched,flows,field", [
+    ({"classes": 9}, {}, "sched.classes"),
+    ({"classes": 2, "scheduler": "drr", "weights": [1, 0]}, {}, "sched.weights[1]"),
+    ({"classes": 2, "weights": [1, 2]}, {}, "sched.weights"),
+    ({"classes": 2, "class_buffer_pkts": [10]}, {}, "sched.class_buffer_pkts"),
+    ({"classes": 2, "scheduler": "fifo"}, {}, "sched.scheduler"),
+    (None, {"class": 8}, "flows.class"),
+])
+def test_bad_values_name_the_field(sched, flows, field):
+    with pytest.raises(cc.ScenarioError) as e:
+        cc.simulate(_dumbbell(sched, **flows))
+    assert field in str(e.value)

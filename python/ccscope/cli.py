@@ -278,6 +278,27 @@ def _run_spilling(data, until_s, out, quiet, seed, record, force, protect, max_m
     return res
 
 
+PLUGIN_HELP = ("A module (mypkg.mycc) or .py file that registers Python congestion controllers with "
+               "ccscope.cc.register_cc, imported before the scenario is read (repeatable; docs/extending.md).")
+
+
+def load_plugins(plugins: List[str]) -> None:
+    """Import each --plugin; an error in it is one line naming the plugin, then its traceback."""
+    if not plugins:
+        return
+    import traceback
+
+    from ccscope import cc
+    for p in plugins:
+        try:
+            cc.load_plugin(p)
+        except ValueError as e:
+            fail(str(e))
+        except Exception as e:  # noqa: BLE001 - the plugin's own error, shown with its traceback
+            tb = "".join(traceback.format_exception(e)).rstrip()
+            fail(f"--plugin {p!r}: importing it failed:\n{tb}")
+
+
 @app.command()
 def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
         until: Optional[str] = typer.Option(None, "--until", help="Simulated time, e.g. 1s, 200ms (default: the scenario's until_s)."),
@@ -292,9 +313,11 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary table."),
         json_summary: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
         allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
-        max_memory: Optional[str] = typer.Option(None, "--max-memory", help="Memory budget, e.g. 4GiB, 512MiB (default: half the machine's memory). A scenario estimated above it is refused before it runs; event traces are capped inside it.")):
+        max_memory: Optional[str] = typer.Option(None, "--max-memory", help="Memory budget, e.g. 4GiB, 512MiB (default: half the machine's memory). A scenario estimated above it is refused before it runs; event traces are capped inside it."),
+        plugin: List[str] = typer.Option([], "--plugin", help=PLUGIN_HELP)):
     """Run a scenario file and print a summary; --out writes the results."""
     import ccscope as cc
+    load_plugins(plugin)
     budget = _max_memory(max_memory)
     try:
         data = _load(scenario, set_, allow_path)

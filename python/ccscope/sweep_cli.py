@@ -103,7 +103,7 @@ def _plot_app() -> typer.Typer:
 
 def register(app: typer.Typer) -> None:
     """Add the `sweep` command (and `sweep plot`) to the main app."""
-    from ccscope.cli import ALLOW_PATH_HELP
+    from ccscope.cli import ALLOW_PATH_HELP, PLUGIN_HELP
 
     @app.command("sweep", cls=_SweepCommand, epilog="Plot the results: ccscope sweep plot OUT --x PARAM --y METRIC "
                  "[--y METRIC ...] -o FILE (ccscope sweep plot --help).")
@@ -140,6 +140,7 @@ def register(app: typer.Typer) -> None:
                                            "exit status 1 if any.", metavar="OUT"),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table."),
         allow_path: list[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
+        plugin: list[str] = typer.Option([], "--plugin", help=PLUGIN_HELP),
     ) -> None:
         """Run a scenario (or a fluid model) over a grid of parameter values; one Parquet summary table."""
         from rich.markup import escape
@@ -148,6 +149,9 @@ def register(app: typer.Typer) -> None:
         from ccscope import sweep as sw
         from ccscope.cli import _sigterm_as_interrupt, _until, err_console, fail
         from ccscope.errors import ScenarioError
+
+        from ccscope.cli import load_plugins
+        load_plugins(plugin)
 
         if verify is not None:
             _verify(verify, quiet)

@@ -103,7 +103,8 @@ fn window_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
         .map_err(|e| format!("{what} = {}: {e}", shown(v)))?;
     if !x.is_finite() || x <= 0.0 {
         return Err(format!(
-            "{what} = {x}: must be a finite number of bytes > 0"
+            "{what} = {}: must be a finite number of bytes > 0",
+            shown(v)
         ));
     }
     Ok(x)

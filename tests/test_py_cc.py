@@ -1,0 +1,190 @@
+"""Python congestion controllers (ccscope.cc): registration, selection by name, the errors of a
+bad controller (named controller, flow, simulated time, hook, and the user's traceback; nothing
+written), the seeded random stream, and `--plugin` on `ccscope run` and `ccscope sweep`.
+Equivalence with the built-ins: test_py_cc_equivalence.py."""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ccscope
+from ccscope import cc
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "ccscope"]
+
+
+def scenario(cc_name: str, until: float = 0.01, **flows) -> dict:
+    return {"seed": 1, "until_s": until,
+            "topology": {"kind": "dumbbell", "bottleneck_bps": 1e9, "rtt_s": 1e-4, "buffer_pkts": 50},
+            "flows": {"count": 2, "cc": cc_name, **flows}}
+
+
+class Aimd(cc.Controller):
+    """+1 MSS per window, halve on any congestion."""
+    def on_ack(self, now_s, acked_bytes, ece, rtt_s, flight_bytes, in_recovery, snd_una, snd_nxt):
+        self.cwnd_bytes += self.mss * acked_bytes / self.cwnd_bytes
+
+    def on_congestion(self, now_s, kind, flight_bytes):
+        self.cwnd_bytes = max(self.cwnd_bytes / 2, self.mss)
+
+
+def test_a_registered_class_runs_by_name_and_per_flow():
+    cc.register_cc("test_aimd", Aimd)
+    res = ccscope.simulate(scenario("test_aimd"))
+    assert list(res.flows["cc"]) == ["test_aimd", "test_aimd"]
+    assert (res.flows["throughput_bps"] > 0).all()
+    # one flow of each, listed per flow
+    sc = scenario("new_reno")
+    del sc["flows"]
+    sc["topology"]["senders"] = 2
+    sc["flow"] = [{"src": "s0", "dst": "r0", "cc": "test_aimd"}, {"src": "s1", "dst": "r0", "cc": "new_reno"}]
+    res = ccscope.simulate(sc)
+    assert list(res.flows["cc"]) == ["test_aimd", "new_reno"]
+
+
+def test_built_in_names_cannot_be_registered_and_unknown_names_list_both():
+    with pytest.raises(ValueError, match="'dctcp' is a built-in controller"):
+        cc.register_cc("dctcp", Aimd)
+    with pytest.raises(TypeError, match="not a class"):
+        cc.register_cc("x_inst", Aimd.__new__(Aimd))
+
+    class NoHooks:
+        pass
+    with pytest.raises(TypeError, match="no method on_ack, on_dup_ack, on_congestion, on_recovery_end"):
+        cc.register_cc("x_nohooks", NoHooks)
+
+    class BadFlag(cc.Controller):
+        ecn = "yes"
+    with pytest.raises(TypeError, match="ecn = 'yes': must be True or False"):
+        cc.register_cc("x_badflag", BadFlag)
+    cc.register_cc("test_aimd", Aimd)
+    with pytest.raises(ccscope.ScenarioError) as e:
+        ccscope.simulate(scenario("cubic"))
+    msg = str(e.value)
+    assert msg.startswith("flows.cc: unknown variant `cubic`, expected one of `new_reno`")
+    assert "registered controllers:" in msg and "`test_aimd`" in msg
+
+
+def _fails_with(cls, *needles, name="test_bad"):
+    cc.register_cc(name, cls)
+    with pytest.raises(cc.ControllerError) as e:
+        ccscope.simulate(scenario(name))
+    msg = str(e.value)
+    assert isinstance(e.value, ccscope.SimulationError)
+    for n in needles:
+        assert n in msg, msg
+    return msg
+
+
+def test_an_exception_in_a_hook_names_controller_flow_time_and_traceback():
+    class Raises(Aimd):
+        def on_ack(self, now_s, acked_bytes, ece, rtt_s, flight_bytes, in_recovery, snd_una, snd_nxt):
+            if now_s > 0.002:
+                raise KeyError("boom_in_user_code")
+            super().on_ack(now_s, acked_bytes, ece, rtt_s, flight_bytes, in_recovery, snd_una, snd_nxt)
+    msg = _fails_with(Raises, 'controller "test_bad" (flow[', "in on_ack", "boom_in_user_code",
+                      "Traceback (most recent call last)", "test_py_cc.py")
+    t = float(msg.split("at t = ")[1].split(" s")[0])
+    assert 0.002 < t < 0.0025
+
+
+@pytest.mark.parametrize("value,needle", [
+    (math.nan, "cwnd_bytes = nan: must be a finite number of bytes > 0"),
+    (-3000.0, "cwnd_bytes = -3000.0: must be a finite number of bytes > 0"),
+    (0, "cwnd_bytes = 0: must be a finite number of bytes > 0"),
+    ("12", "cwnd_bytes = '12' (str): must be a number of bytes (int or float)"),
+    (True, "cwnd_bytes = True (bool): must be a number of bytes (int or float)"),
+])
+def test_a_bad_window_stops_the_run(value, needle):
+    class Bad(Aimd):
+        def on_ack(self, now_s, *rest):
+            self.cwnd_bytes = value if now_s > 0.001 else self.cwnd_bytes
+    _fails_with(Bad, needle, "in on_ack", "at t = 0.001")
+
+
+def test_a_bad_return_value_and_a_failing_constructor():
+    class Returns(Aimd):
+        def on_congestion(self, now_s, kind, flight_bytes):
+            return [kind]
+    sc = scenario("test_ret")
+    sc["topology"]["buffer_pkts"] = 5  # losses: on_congestion is called
+    cc.register_cc("test_ret", Returns)
+    with pytest.raises(cc.ControllerError, match=r"in on_congestion: the value on_congestion returned = \['fast_retransmit'\]"):
+        ccscope.simulate(sc)
+
+    class Ctor(cc.Controller):
+        def __init__(self, ctx):
+            raise RuntimeError("no ctor today")
+    cc.register_cc("test_ctor", Ctor)
+    with pytest.raises(cc.ControllerError, match=r'controller "test_ctor" \(flow\[0\]\), in __init__: (.|\n)*no ctor today'):
+        ccscope.Simulation(scenario("test_ctor"))
+
+
+def test_the_random_stream_is_seeded_per_flow():
+    draws: dict[int, list[float]] = {}
+
+    class Noisy(Aimd):
+        def __init__(self, ctx):
+            super().__init__(ctx)
+            draws.setdefault(ctx.flow, []).append(ctx.rng.random())
+
+        def on_ack(self, now_s, acked_bytes, *rest):
+            self.cwnd_bytes += self.mss * acked_bytes / self.cwnd_bytes * (0.5 + self.ctx.rng.random())
+    cc.register_cc("test_noisy", Noisy)
+    a = ccscope.simulate(scenario("test_noisy"))
+    b = ccscope.simulate(scenario("test_noisy"))
+    assert a.flows["final_cwnd_pkts"].tolist() == b.flows["final_cwnd_pkts"].tolist()
+    assert draws[0][0] == draws[0][1] and draws[0][0] != draws[1][0]
+    sc = scenario("test_noisy")
+    sc["seed"] = 2
+    c = ccscope.simulate(sc)
+    assert c.flows["final_cwnd_pkts"].tolist() != a.flows["final_cwnd_pkts"].tolist()
+
+
+PLUGIN = textwrap.dedent("""
+    from ccscope import cc
+
+    class Broken(cc.Controller):
+        def on_ack(self, now_s, *rest):
+            if now_s > 0.003:
+                return float("nan")
+
+    cc.register_cc("plugin_broken", Broken)
+    """)
+
+
+def test_cli_plugin_run_and_a_failing_controller_writes_nothing(tmp_path):
+    plug = tmp_path / "myplugin.py"
+    plug.write_text(PLUGIN)
+    sc = tmp_path / "s.json"
+    sc.write_text(json.dumps(scenario("py_dctcp", until=0.005)))
+    ok = subprocess.run(CLI + ["run", str(sc), "-q", "--plugin", str(ROOT / "examples/controllers/dctcp.py"),
+                               "-o", str(tmp_path / "ok")], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "ok" / "flows.parquet").exists() or any((tmp_path / "ok").iterdir())
+    sc.write_text(json.dumps(scenario("plugin_broken", until=0.005)))
+    bad = subprocess.run(CLI + ["run", str(sc), "-q", "--plugin", str(plug), "-o", str(tmp_path / "bad")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1, bad.stderr
+    assert 'controller "plugin_broken" (flow[' in bad.stderr and "in on_ack: the value on_ack returned = nan" in bad.stderr
+    assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
+    missing = subprocess.run(CLI + ["run", str(sc), "-q"], capture_output=True, text=True)
+    assert missing.returncode == 2 and "unknown variant `plugin_broken`" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_cli_sweep_plugin(tmp_path):
+    sc = tmp_path / "s.json"
+    sc.write_text(json.dumps(scenario("py_new_reno", until=0.005)))
+    r = subprocess.run(CLI + ["sweep", str(sc), "--grid", "topology.buffer_pkts=20,40", "-q", "-j", "2",
+                              "--plugin", str(ROOT / "examples/controllers/new_reno.py"), "-o", str(tmp_path / "sw")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "sw" / "summary.parquet").exists()

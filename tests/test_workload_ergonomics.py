@@ -93,6 +93,8 @@ def test_set_on_list_items_and_on_the_only_workload():
         apply_set({"aqm": {"k_pkts": 1}}, "aqm[0].k_pkts=5")
     with pytest.raises(ScenarioError, match="not a field name or name"):
         apply_set(data2, "workload[x].rounds=5")
+    with pytest.raises(ScenarioError, match=r"the scenario has no workload, so workload\[0\] names nothing"):
+        apply_set({"aqm": {}}, "workload[0].rounds=5")
     lst = {"flow": [{"src": "a"}]}
     apply_set(lst, "flow[0].src=b")
     assert lst == {"flow": [{"src": "b"}]}

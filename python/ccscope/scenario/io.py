@@ -273,6 +273,9 @@ def apply_set(data: dict, assignment: str) -> dict:
             break
         nxt = node.get(k)
         if idx is not None:
+            if nxt is None:
+                raise ScenarioError(f"--set {shown(assignment)}: the scenario has no {done}, so {done}[{idx}] "
+                                    f"names nothing (add the list to the file first)")
             if not isinstance(nxt, list):
                 raise ScenarioError(f"--set {shown(assignment)}: {done} = {shown(nxt)} is not a list, so "
                                     f"{done}[{idx}] names nothing")

@@ -188,3 +188,22 @@ def test_cli_sweep_plugin(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "sw" / "summary.parquet").exists()
+
+
+def test_sweep_keys_follow_the_controller_source(tmp_path):
+    """A point that runs a Python controller is keyed by the controller's source too: an edit of
+    the controller is a new point; built-in-only keys are unchanged."""
+    from ccscope.sweep import point_key
+    sc = scenario("built_in_free")
+    plain = point_key(scenario("dctcp"), until_s=0.01, record=None, seed=1)
+    assert plain == point_key(scenario("dctcp"), until_s=0.01, record=None, seed=1)
+    keys = []
+    for k, body in enumerate(["self.cwnd_bytes += 1", "self.cwnd_bytes += 2"]):
+        f = tmp_path / f"v{k}" / "ctl.py"
+        f.parent.mkdir()
+        f.write_text("from ccscope import cc\n\nclass C(cc.Controller):\n"
+                     f"    def on_ack(self, *a):\n        {body}\n\ncc.register_cc('built_in_free', C)\n")
+        cc.load_plugin(str(f))
+        keys.append(point_key(sc, until_s=0.01, record=None, seed=1))
+    assert keys[0] != keys[1]
+    assert cc.used_controllers(sc) == ["built_in_free"] and cc.used_controllers(scenario("dctcp")) == []

@@ -33,7 +33,7 @@ from pathlib import Path
 from ccscope import _native
 
 __all__ = ["Controller", "ControllerError", "FlowContext", "builtin_names", "load_plugin", "register_cc",
-           "registered", "source_hash"]
+           "registered", "source_hash", "used_controllers"]
 
 #: A Python controller failed during a run (a `SimulationError`): the message names the controller,
 #: the flow, the simulated time and the hook, and ends with the controller's traceback.
@@ -145,6 +145,19 @@ def register_cc(name: str, cls: type) -> None:
 
     _native.register_cc(name, maker, flags["ecn"], flags["ecn_once_per_window"], flags["dctcp_echo"])
     _REGISTERED[name] = cls
+
+
+def used_controllers(scenario) -> list[str]:
+    """The registered Python controllers a scenario (a dict) names, in `flows`, `flow` or `workload`."""
+    names: set[str] = set()
+    if not isinstance(scenario, dict):
+        return []
+    sections = [scenario.get("flows")] + list(scenario.get("flow") or []) + list(scenario.get("workload") or [])
+    for sec in sections:
+        if isinstance(sec, dict):
+            v = sec.get("cc")
+            names.update(x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str))
+    return sorted(names & set(_REGISTERED))
 
 
 def source_hash(names) -> str:

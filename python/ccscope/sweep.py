@@ -267,11 +267,16 @@ def _canonical(obj: Any) -> str:
 
 def point_key(resolved_scenario: Mapping, *, until_s: float | None, record: Sequence[str] | None,
               seed: int, version: str | None = None) -> str:
-    """Content address (sha256 hex) of one run: resolved scenario, run options, seed, ccscope version."""
+    """Content address (sha256 hex) of one run: resolved scenario, run options, seed, ccscope version,
+    and the source of the Python controllers it uses."""
     if version is None:
         from ccscope import __version__ as version
     doc = {"scenario": resolved_scenario, "until_s": None if until_s is None else float(until_s),
            "record": None if record is None else sorted(record), "seed": int(seed), "ccscope_version": version}
+    from ccscope import cc
+    used = cc.used_controllers(resolved_scenario)
+    if used:  # Python controllers: an edit of their source is a new point (built-in-only keys unchanged)
+        doc["controllers"] = cc.source_hash(used)
     return hashlib.sha256(_canonical(doc).encode()).hexdigest()
 
 

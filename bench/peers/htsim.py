@@ -294,6 +294,15 @@ def git_rev(path: Path) -> str:
     return "unknown (not a git checkout)"
 
 
+def tool_version(cmd: list[str]) -> str:
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError:
+        return f"{cmd[0]} (version unknown)"
+    first = r.stdout.strip().splitlines()[:1]
+    return first[0] if r.returncode == 0 and first else f"{cmd[0]} (version unknown)"
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -376,8 +385,8 @@ def compare(a: argparse.Namespace, exe: Path, binary: Path) -> int:
     # the checkout the binary was built in (<checkout>/target/release/ccscope-bench)
     ccscope_rev = git_rev(binary.parents[2]) if len(binary.parents) > 2 else "unknown"
     lines = [
-        f"Peer comparison, {started:%Y-%m-%d %H:%M} UTC: ccscope {ccscope_rev} vs htsim {git_rev(a.sim.parent)} "
-        f"({a.cxx} {a.cxxflags}).",
+        f"Peer comparison, {started:%Y-%m-%d %H:%M} UTC: ccscope {ccscope_rev} ({tool_version(['rustc', '--version'])}, "
+        f"release profile) vs htsim {git_rev(a.sim.parent)} ({tool_version([a.cxx, '--version'])}, {a.cxxflags}).",
         f"Machine: {cpu_model()}, {os.cpu_count()} cores; load average {load_before[0]:.2f} before, "
         f"{load_after[0]:.2f} after. {UNTIL_S} s simulated; whole-process times, median of {a.reps} "
         "(interleaved); ratio = median of the per-repetition ratios ccscope / htsim.",

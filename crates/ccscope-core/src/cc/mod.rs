@@ -14,6 +14,10 @@
 //!   `CongestionControl`.
 //! - [`Cc::new`] (`factory.rs`): kind + [`CcParams`] (the scenario's settings) -> controller.
 //! - [`CcKind`] (`kind.rs`): the names scenarios use.
+//! - [`ExtCc`] (`ext.rs`): controllers from outside the engine (Python classes registered with
+//!   `ccscope.cc.register_cc`, or any [`ExtFactory`]), by name through a process-wide registry;
+//!   [`Cc::Ext`] boxes them, so the built-ins' dispatch is unchanged. Tutorial:
+//!   docs/extending.md.
 //!
 //! # Adding a window algorithm
 //!

@@ -178,6 +178,14 @@ def test_cli_plugin_run_and_a_failing_controller_writes_nothing(tmp_path):
     missing = subprocess.run(CLI + ["run", str(sc), "-q"], capture_output=True, text=True)
     assert missing.returncode == 2 and "unknown variant `plugin_broken`" in missing.stderr
     assert "Traceback" not in missing.stderr
+    for cmd in (["scenario", "validate"], ["scenario", "expand"]):
+        r = subprocess.run(CLI + cmd + [str(sc), "--plugin", str(plug)], capture_output=True, text=True)
+        assert r.returncode == 0, (cmd, r.stderr)
+    crash = tmp_path / "crash.py"
+    crash.write_text("raise ImportError('plugin cannot start')\n")
+    r = subprocess.run(CLI + ["run", str(sc), "-q", "--plugin", str(crash)], capture_output=True, text=True)
+    assert r.returncode == 2 and f"--plugin {str(crash)!r}: importing it failed" in r.stderr
+    assert "plugin cannot start" in r.stderr
 
 
 def test_cli_sweep_plugin(tmp_path):
@@ -207,3 +215,32 @@ def test_sweep_keys_follow_the_controller_source(tmp_path):
         keys.append(point_key(sc, until_s=0.01, record=None, seed=1))
     assert keys[0] != keys[1]
     assert cc.used_controllers(sc) == ["built_in_free"] and cc.used_controllers(scenario("dctcp")) == []
+
+
+def test_every_hook_sees_the_simulated_time_of_its_event():
+    """ECN-Echo cuts and the end of recovery carry the time of the ACK that triggered them (the
+    transport once passed time zero for an ECN cut)."""
+    seen: list[tuple[str, float]] = []
+
+    class Log(Aimd):
+        ecn = True
+
+        def on_ack(self, now_s, *rest):
+            seen.append(("ack", now_s))
+            return super().on_ack(now_s, *rest)
+
+        def on_congestion(self, now_s, kind, flight_bytes):
+            seen.append((kind, now_s))
+            return super().on_congestion(now_s, kind, flight_bytes)
+
+        def on_recovery_end(self, now_s, flight_bytes):
+            seen.append(("end", now_s))
+    cc.register_cc("test_log", Log)
+    sc = scenario("test_log", until=0.02)
+    sc["aqm"] = {"kind": "threshold", "k_pkts": 10}
+    ccscope.simulate(sc)
+    kinds = {k for k, _ in seen}
+    assert "ecn" in kinds, kinds
+    assert all(t > 0 for k, t in seen if k != "ack")
+    times = [t for _, t in seen]
+    assert times == sorted(times)

@@ -354,9 +354,11 @@ def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.t
                     set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
                     fmt: str = typer.Option("toml", "--format", help="Output format: toml or json."),
                     allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
-                    max_memory: Optional[str] = typer.Option(None, "--max-memory", help=EXPAND_MAX_MEMORY_HELP)):
+                    max_memory: Optional[str] = typer.Option(None, "--max-memory", help=EXPAND_MAX_MEMORY_HELP),
+                    plugin: List[str] = typer.Option([], "--plugin", help=PLUGIN_HELP)):
     """Print the fully expanded scenario (explicit graph, every flow, every default)."""
     import ccscope as cc
+    load_plugins(plugin)
     from ccscope import _native
     from ccscope.errors import engine_call
     if fmt not in ("toml", "json"):
@@ -378,9 +380,11 @@ def scenario_expand(scenario: Path = typer.Argument(..., help="Scenario file (.t
 def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (.toml or .json)."),
                       set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
                       allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
-                      max_memory: Optional[str] = typer.Option(None, "--max-memory", help=VALIDATE_MAX_MEMORY_HELP)):
+                      max_memory: Optional[str] = typer.Option(None, "--max-memory", help=VALIDATE_MAX_MEMORY_HELP),
+                      plugin: List[str] = typer.Option([], "--plugin", help=PLUGIN_HELP)):
     """Check a scenario as `run` does (schema, hosts, routes, congestion points, memory budget); prints 'ok' or the first error."""
     import ccscope as cc
+    load_plugins(plugin)
     budget = _max_memory(max_memory)
     try:
         cc.scenario.validate(_load(scenario, set_, allow_path), max_memory_bytes=budget)

@@ -25,6 +25,7 @@
 
 pub mod asm_cp;
 pub mod choke;
+pub mod codel;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;

@@ -15,7 +15,7 @@ $(UV):
 	$(VENV)/bin/pip install -q uv==0.13.8
 
 $(STAMP): $(UV) pyproject.toml requirements-dev.txt
-	$(UV) pip install -q --python $(VPY) -r requirements-dev.txt
+	$(UV) pip install -q --compile-bytecode --python $(VPY) -r requirements-dev.txt
 	touch $@
 
 venv: $(STAMP)

@@ -244,3 +244,27 @@ def test_every_hook_sees_the_simulated_time_of_its_event():
     assert all(t > 0 for k, t in seen if k != "ack")
     times = [t for _, t in seen]
     assert times == sorted(times)
+
+
+def test_a_ctrl_c_inside_a_hook_is_an_interrupt_not_a_controller_error():
+    """A Ctrl-C lands in the Python hook that is running (most of a Python-controller run is
+    spent there): the run stops as at any Ctrl-C (KeyboardInterrupt, the simulation at an event
+    boundary, resumable), not with a ControllerError."""
+    fired = []
+
+    class Interrupts(Aimd):
+        def on_ack(self, now_s, *rest):
+            if now_s > 0.002 and not fired:
+                fired.append(now_s)
+                raise KeyboardInterrupt
+            return super().on_ack(now_s, *rest)
+    cc.register_cc("test_sigint", Interrupts)
+    sim = ccscope.Simulation(scenario("test_sigint"))
+    with pytest.raises(KeyboardInterrupt) as e:
+        sim.run_until(0.01)
+    assert not isinstance(e.value, cc.ControllerError)
+    assert 'controller "test_sigint"' in str(e.value) and "interrupted (Ctrl-C)" in str(e.value)
+    assert 0.002 < sim.now_s < 0.01
+    sim.run_until(0.01)  # goes on
+    res = sim.finish()
+    assert (res.flows["throughput_bps"] > 0).all()

@@ -73,3 +73,19 @@ def test_bad_values_name_the_field(sched, flows, field):
     with pytest.raises(cc.ScenarioError) as e:
         cc.simulate(_dumbbell(sched, **flows))
     assert field in str(e.value)
+
+
+def test_flow_classes_of_a_dataclass_scenario_serialize_and_a_wrong_flow_type_is_named():
+    from ccscope.scenario import Dumbbell, FlowSpec, FlowsTemplate, Scenario
+    from ccscope.scenario.io import to_engine_json
+    sc = Scenario(topology=Dumbbell(senders=2, bottleneck_bps=1e9, rtt_s=1e-4),
+                  flows=FlowsTemplate(count=2, class_=1))
+    assert '"class": 1' in to_engine_json(sc).replace('"class":1', '"class": 1')
+    sc.flow = [FlowSpec(src="s0", dst="r0", class_=2)]
+    assert sc.to_dict()["flow"][0]["class"] == 2
+    # a value of the wrong type passes through to the engine, which names the field (the fuzzer's
+    # case: `flow` given as a number)
+    sc.flow = 9223372036854775807
+    with pytest.raises(cc.ScenarioError) as e:
+        cc.simulate(sc)
+    assert "flow" in str(e.value)

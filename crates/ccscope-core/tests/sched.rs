@@ -88,31 +88,10 @@ fn one_class_on_the_general_path_gives_the_committed_fifo_results() {
     assert!(general.events > fifo.events);
 }
 
-/// Rows of classes 0 and 1 of the port sw->r in the classes table.
-fn bottleneck_classes(o: &RunOutput) -> (usize, usize) {
-    let Column::Str(names) = col(o, "classes", "name") else {
-        panic!("classes.name is text")
-    };
-    let Column::U32(class) = col(o, "classes", "class") else {
-        panic!("classes.class is u32")
-    };
-    let row = |c: u32| {
-        (0..names.len())
-            .find(|&i| names[i] == "sw->r" && class[i] == c)
-            .expect("sw->r row")
-    };
-    (row(0), row(1))
-}
-
-/// Two hosts into one 1 Gb/s port: `low` saturates it (2 Gb/s of constant-rate class-1 frames),
-/// `high` sends 100 class-0 frames at 100 Mb/s.
-fn two_classes(sched: &str, high_class: u8) -> RunOutput {
-    run(&format!(
-        r#"
-seed = 1
-until_s = 0.02
-packet_bytes = 1500
-[topology]
+/// Two hosts h0, h1 on 10 Gb/s links into a switch `sw` whose port to host `r` runs at 1 Gb/s
+/// with `buffer` frames (1-us links).
+fn two_hosts_into_one_port(buffer: u32) -> String {
+    r#"[topology]
 kind = "graph"
 [[topology.nodes]]
 name = "h0"
@@ -143,8 +122,38 @@ from = "sw"
 to = "r"
 rate_bps = 1e9
 delay_s = 1e-6
-buffer_pkts = 100
+buffer_pkts = BUFFER
 duplex = true
+"#
+    .replace("BUFFER", &buffer.to_string())
+}
+
+/// Rows of classes 0 and 1 of the port sw->r in the classes table.
+fn bottleneck_classes(o: &RunOutput) -> (usize, usize) {
+    let Column::Str(names) = col(o, "classes", "name") else {
+        panic!("classes.name is text")
+    };
+    let Column::U32(class) = col(o, "classes", "class") else {
+        panic!("classes.class is u32")
+    };
+    let row = |c: u32| {
+        (0..names.len())
+            .find(|&i| names[i] == "sw->r" && class[i] == c)
+            .expect("sw->r row")
+    };
+    (row(0), row(1))
+}
+
+/// Two hosts into one 1 Gb/s port: `low` saturates it (2 Gb/s of constant-rate class-1 frames),
+/// `high` sends 100 class-0 frames at 100 Mb/s.
+fn two_classes(sched: &str, high_class: u8) -> RunOutput {
+    let topo = two_hosts_into_one_port(100);
+    run(&format!(
+        r#"
+seed = 1
+until_s = 0.02
+packet_bytes = 1500
+{topo}
 [sched]
 {sched}
 [[flow]]
@@ -207,42 +216,12 @@ fn strict_priority_bounds_the_high_class_wait_by_one_frame_time() {
 /// sources in lock step can leave one class nothing to send).
 #[test]
 fn drr_shares_the_link_in_the_ratio_of_the_weights() {
-    let o = run(r#"
+    let topo = two_hosts_into_one_port(200);
+    let o = run(&format!(
+        r#"
 seed = 1
 until_s = 0.2
-[topology]
-kind = "graph"
-[[topology.nodes]]
-name = "h0"
-kind = "host"
-[[topology.nodes]]
-name = "h1"
-kind = "host"
-[[topology.nodes]]
-name = "sw"
-kind = "switch"
-[[topology.nodes]]
-name = "r"
-kind = "host"
-[[topology.links]]
-from = "h0"
-to = "sw"
-rate_bps = 10e9
-delay_s = 1e-6
-duplex = true
-[[topology.links]]
-from = "h1"
-to = "sw"
-rate_bps = 10e9
-delay_s = 1e-6
-duplex = true
-[[topology.links]]
-from = "sw"
-to = "r"
-rate_bps = 1e9
-delay_s = 1e-6
-buffer_pkts = 200
-duplex = true
+{topo}
 [sched]
 classes = 2
 scheduler = "drr"
@@ -260,7 +239,8 @@ dst = "r"
 cc = "cbr"
 rate_bps = 2e9
 class = 1
-"#);
+"#
+    ));
     let (c0, c1) = bottleneck_classes(&o);
     let tx = u64s(&o, "classes", "tx_bytes");
     let tx = [tx[c0], tx[c1]];

@@ -13,7 +13,7 @@ use ccscope_core::cc::ext::{self, ExtController, ExtFactory, ExtFlow, ExtSpec};
 use ccscope_core::cc::{AckSample, CcProbe, Congestion};
 use ccscope_core::units::SimTime;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
@@ -28,7 +28,8 @@ create_exception!(
 );
 
 thread_local! {
-    static FAILURE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// (message, the failure is a Ctrl-C inside a hook).
+    static FAILURE: RefCell<Option<(String, bool)>> = const { RefCell::new(None) };
 }
 
 /// A Python controller of this thread failed (the run should stop).
@@ -38,22 +39,29 @@ pub fn failed() -> bool {
 
 /// The error of the failed Python controller of this thread, cleared.
 pub fn take_failure() -> Option<String> {
-    FAILURE.with(|f| f.borrow_mut().take())
+    FAILURE.with(|f| f.borrow_mut().take()).map(|(m, _)| m)
 }
 
-/// Raise the failure of this thread, if any, as a ControllerError.
+/// Raise the failure of this thread, if any, as a ControllerError (KeyboardInterrupt for a
+/// Ctrl-C that arrived while a hook ran: the run stops as at any Ctrl-C, the controller intact
+/// but for the hook it was in).
 pub fn check() -> PyResult<()> {
-    match take_failure() {
-        Some(m) => Err(ControllerError::new_err(m)),
+    match FAILURE.with(|f| f.borrow_mut().take()) {
+        Some((m, true)) => Err(PyKeyboardInterrupt::new_err(m)),
+        Some((m, false)) => Err(ControllerError::new_err(m)),
         None => Ok(()),
     }
 }
 
 fn record(msg: String) {
+    record_as(msg, false)
+}
+
+fn record_as(msg: String, interrupt: bool) {
     FAILURE.with(|f| {
         let mut f = f.borrow_mut();
         if f.is_none() {
-            *f = Some(msg);
+            *f = Some((msg, interrupt));
         }
     })
 }
@@ -146,23 +154,35 @@ impl PyController {
             return;
         }
         let Some(m) = self.m.clone() else { return };
-        let r = Python::attach(|py| -> Result<f64, String> {
-            let ret = f(py, &m).map_err(|e| describe(py, &e))?;
+        let r = Python::attach(|py| -> Result<f64, Option<String>> {
+            let ret = f(py, &m).map_err(|e| {
+                (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
+            })?;
             let ret = ret.bind(py);
             if ret.is_none() {
                 let v = self
                     .obj
                     .bind(py)
                     .getattr(intern!(py, "cwnd_bytes"))
-                    .map_err(|e| describe(py, &e))?;
-                window_value(&v, "cwnd_bytes")
+                    .map_err(|e| Some(describe(py, &e)))?;
+                window_value(&v, "cwnd_bytes").map_err(Some)
             } else {
-                window_value(ret, &format!("the value {hook} returned"))
+                window_value(ret, &format!("the value {hook} returned")).map_err(Some)
             }
         });
         match r {
             Ok(c) => self.cwnd = c,
-            Err(msg) => self.fail(Some(now), hook, msg),
+            Err(Some(msg)) => self.fail(Some(now), hook, msg),
+            Err(None) => record_as(
+                where_(
+                    self.name,
+                    self.flow,
+                    Some(now),
+                    hook,
+                    "interrupted (Ctrl-C)",
+                ),
+                true,
+            ),
         }
     }
 }

@@ -411,8 +411,9 @@ class Scenario:
             if isinstance(link, dict) and "from_" in link:
                 link["from"] = link.pop("from_")
         # `class` too (FlowsTemplate.class_, FlowSpec.class_)
-        flows = [d.get("flows")] + list(d.get("flow") or [])
-        for f in flows:
+        # (values of the wrong type pass through unchanged: the engine names their field)
+        flow = d.get("flow")
+        for f in [d.get("flows")] + (flow if isinstance(flow, list) else []):
             if isinstance(f, dict) and "class_" in f:
                 f["class"] = f.pop("class_")
         for key in ("flow", "workload"):

@@ -182,33 +182,6 @@ impl ExtCc {
     }
 }
 
-impl CongestionControl for ExtCc {
-    fn on_ack(&mut self, s: &AckSample) {
-        self.inner.on_ack(s)
-    }
-    fn on_dup_ack(&mut self, s: &AckSample) {
-        self.inner.on_dup_ack(s)
-    }
-    fn on_congestion(&mut self, now: SimTime, kind: Congestion, flight_bytes: u64) {
-        self.inner.on_congestion(now, kind, flight_bytes)
-    }
-    fn on_recovery_end(&mut self, now: SimTime, flight_bytes: u64) {
-        self.inner.on_recovery_end(now, flight_bytes)
-    }
-    fn cwnd_bytes(&self) -> f64 {
-        self.inner.cwnd_bytes()
-    }
-    fn needs_ecn(&self) -> bool {
-        self.ecn
-    }
-    fn reacts_to_ecn_once_per_window(&self) -> bool {
-        self.once_per_window
-    }
-    fn probe(&self, p: &mut CcProbe) {
-        self.inner.probe(p)
-    }
-}
-
 /// The boxed form [`super::Cc::Ext`] holds.
 impl CongestionControl for Box<ExtCc> {
     fn on_ack(&mut self, s: &AckSample) {

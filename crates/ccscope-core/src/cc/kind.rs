@@ -77,10 +77,19 @@ impl CcKind {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let cut: String = name.chars().take(80).collect();
+        // a long name is cut as the Python side cuts quoted values: `head...` (N chars)
+        let n = name.chars().count();
+        let shown = if n > 80 {
+            format!(
+                "`{}...` ({n} chars)",
+                name.chars().take(80).collect::<String>()
+            )
+        } else {
+            format!("`{name}`")
+        };
         let registered = ext::names();
         Err(format!(
-            "unknown variant `{cut}`, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
+            "unknown variant {shown}, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
             list(BUILTIN.iter().map(|k| k.name()).collect()),
             if registered.is_empty() {
                 "none".to_string()

@@ -244,14 +244,7 @@ impl Simulation {
         match self.ports[port.idx()].enqueue(now, &mut pkt, class) {
             Ok(marked) => {
                 if marked {
-                    self.rec.port_event(
-                        now.0,
-                        port,
-                        pkt.flow,
-                        pkt.seq,
-                        PortEventKind::Mark,
-                        pkt.kind == PacketKind::Ack,
-                    );
+                    self.record_mark(port, &pkt);
                 }
                 self.start_next(port);
             }
@@ -272,6 +265,19 @@ impl Simulation {
     /// at this instant has started it already).
     fn on_tx_done(&mut self, port: PortId) {
         self.start_next(port);
+    }
+
+    /// Record a mark set on an arriving packet (the port counted it).
+    #[inline(always)]
+    fn record_mark(&mut self, port: PortId, pkt: &Packet) {
+        self.rec.port_event(
+            self.now.0,
+            port,
+            pkt.flow,
+            pkt.seq,
+            PortEventKind::Mark,
+            pkt.kind == PacketKind::Ack,
+        );
     }
 
     /// Count and record a dropped packet.
@@ -394,14 +400,7 @@ impl Simulation {
                 queued,
             } => {
                 if marked {
-                    self.rec.port_event(
-                        now.0,
-                        port,
-                        pkt.flow,
-                        pkt.seq,
-                        PortEventKind::Mark,
-                        pkt.kind == PacketKind::Ack,
-                    );
+                    self.record_mark(port, &pkt);
                 }
                 if let Some(next) = self
                     .la

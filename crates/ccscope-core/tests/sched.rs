@@ -275,3 +275,59 @@ fn bad_sched_values_name_the_field() {
     .unwrap_err();
     assert_eq!(e.path, "flows.class", "{e}");
 }
+
+/// CoDel (RFC 8289) on a 100 Mb/s bottleneck, RTT 20 ms, 4 NewReno flows without ECN and a large
+/// buffer: the standing queue settles near the 5-ms target instead of filling the buffer.
+#[test]
+fn codel_keeps_the_standing_queue_near_its_target() {
+    let run_with = |aqm: &str| {
+        run(&format!(
+            r#"
+seed = 1
+until_s = 10
+[topology]
+kind = "dumbbell"
+bottleneck_bps = 100e6
+access_bps = 1e9
+rtt_s = 0.02
+buffer_pkts = 1000
+[aqm]
+{aqm}
+[flows]
+count = 4
+cc = "new_reno"
+start_jitter_s = 0.01
+[record]
+traces = ["queue", "drops"]
+queue_interval_s = 1e-3
+"#
+        ))
+    };
+    let codel = run_with("kind = \"codel\"");
+    let droptail = run_with("kind = \"drop_tail\"");
+    let delay_median = |o: &RunOutput| {
+        let t = f64s(o, "queue", "time_s");
+        let Column::U64(b) = col(o, "queue", "queue_bytes") else {
+            panic!("queue_bytes is u64")
+        };
+        let mut d: Vec<f64> = t
+            .iter()
+            .zip(b)
+            .filter(|(t, _)| **t >= 2.0)
+            .map(|(_, b)| *b as f64 * 8.0 / 100e6)
+            .collect();
+        d.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        d[d.len() / 2]
+    };
+    let (c, dt) = (delay_median(&codel), delay_median(&droptail));
+    eprintln!("median queueing delay after 2 s: codel {c} s, drop-tail {dt} s");
+    let Column::F64(soj) = col(&codel, "classes", "mean_sojourn_s") else {
+        panic!("mean_sojourn_s is f64")
+    };
+    eprintln!("codel mean sojourn {:?}", soj);
+    assert!(
+        dt > 4.0 * 0.005,
+        "drop-tail holds a standing queue far above the target: {dt}"
+    );
+    assert!((c - 0.005).abs() <= 0.2 * 0.005, "codel median delay {c}");
+}

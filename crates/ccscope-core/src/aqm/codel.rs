@@ -20,6 +20,41 @@
 //! the same.
 
 use crate::units::{SimDuration, SimTime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+fn d_target() -> f64 {
+    0.005
+}
+fn d_interval() -> f64 {
+    0.1
+}
+
+/// `aqm.kind = "codel"`: RFC 8289's parameters.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CodelConfig {
+    /// Acceptable standing queue delay, seconds (> 0, < interval_s). Default 0.005 (RFC 8289 §4.3).
+    #[serde(default = "d_target")]
+    pub target_s: f64,
+    /// Sliding window over which the minimum sojourn must stay above target before dropping starts, seconds (> target_s). Default 0.1 (RFC 8289 §4.2).
+    #[serde(default = "d_interval")]
+    pub interval_s: f64,
+    /// Mark ECN-capable packets instead of dropping them. Default false.
+    #[serde(default)]
+    pub ecn: bool,
+}
+
+impl CodelConfig {
+    /// The state machine's parameters at a port whose MTU is `mtu_bytes`.
+    pub fn params(&self, mtu_bytes: u32) -> CodelParams {
+        CodelParams {
+            target: SimDuration::from_secs_f64(self.target_s),
+            interval: SimDuration::from_secs_f64(self.interval_s),
+            mtu_bytes: mtu_bytes as u64,
+        }
+    }
+}
 
 /// CoDel's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]

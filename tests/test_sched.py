@@ -89,3 +89,13 @@ def test_flow_classes_of_a_dataclass_scenario_serialize_and_a_wrong_flow_type_is
     with pytest.raises(cc.ScenarioError) as e:
         cc.simulate(sc)
     assert "flow" in str(e.value)
+
+
+def test_a_workload_dataclass_carries_its_class():
+    from ccscope.scenario import Dumbbell, Incast, Scenario
+    sc = Scenario(topology=Dumbbell(senders=2, bottleneck_bps=1e9, rtt_s=1e-4), until_s=0.01,
+                  workload=[Incast(client="r0", servers=["s0", "s1"], total_bytes=20000, class_=1)],
+                  sched=SchedConfig(classes=2))
+    assert sc.to_dict()["workload"][0]["class"] == 1
+    t = cc.simulate(sc).classes.set_index("class")
+    assert t.loc[0, "tx_pkts"] == 0 and t.loc[1, "tx_pkts"] > 0

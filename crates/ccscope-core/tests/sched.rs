@@ -275,3 +275,35 @@ fn bad_sched_values_name_the_field() {
     .unwrap_err();
     assert_eq!(e.path, "flows.class", "{e}");
 }
+
+/// Workload flows take their workload's class: an incast whose responses are class 1 puts every
+/// data packet at the bottleneck in class 1 (class 0 sees none); a class above 7 is refused.
+#[test]
+fn an_incast_workload_puts_its_flows_in_its_class() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/incast_dctcp.toml"
+    ))
+    .expect("scenarios/incast_dctcp.toml")
+    .replace("until_s = 1.0", "until_s = 0.2")
+    .replace("rounds = 10", "rounds = 3\nclass = 1")
+        + "\n[sched]\nclasses = 2\n";
+    let o = run(&text);
+    let (c0, c1) = {
+        let Column::Str(names) = col(&o, "classes", "name") else {
+            panic!("classes.name is text")
+        };
+        let row = |c: usize| {
+            (0..names.len())
+                .find(|&i| names[i] == "sw->r0" && i % 2 == c)
+                .expect("sw->r0 rows")
+        };
+        (row(0), row(1))
+    };
+    let tx = u64s(&o, "classes", "tx_pkts");
+    assert_eq!(tx[c0], 0);
+    assert!(tx[c1] > 1000, "class 1 frames: {}", tx[c1]);
+    let bad = text.replace("class = 1", "class = 9");
+    let e = parse(&bad, Format::Toml).unwrap_err();
+    assert_eq!(e.path, "workload[0].class", "{e}");
+}

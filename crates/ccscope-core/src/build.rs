@@ -293,6 +293,7 @@ pub fn build_with_budget(
                     round_start: SimTime::ZERO,
                     gap: SimDuration::from_secs_f64(x.gap_s),
                     cc: x.cc.clone(),
+                    class: x.class,
                 });
             }
             WorkloadSpec::Poisson(x) => {
@@ -323,6 +324,7 @@ pub fn build_with_budget(
                     arrivals: 0,
                     stop,
                     rng,
+                    class: x.class,
                 });
             }
         }

@@ -144,6 +144,13 @@ pub struct IncastSpec {
     /// Congestion control of the responses, assigned to the servers in turn (["dctcp", "new_reno"] alternates, E66). Default ["new_reno"].
     #[serde(default = "d_cc")]
     pub cc: Vec<CcKind>,
+    /// Traffic class of the responses' data packets, 0 to 7 (`[sched]`). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub class: u8,
+}
+
+fn is_zero(c: &u8) -> bool {
+    *c == 0
 }
 
 /// Flow-size distribution, chosen by `kind`.
@@ -334,6 +341,9 @@ pub struct PoissonSpec {
     /// No arrivals after this time, seconds. Default: the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_s: Option<f64>,
+    /// Traffic class of the flows' data packets, 0 to 7 (`[sched]`). Default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub class: u8,
 }
 
 impl PoissonSpec {
@@ -367,6 +377,7 @@ pub enum WorkloadState {
         round_start: SimTime,
         gap: SimDuration,
         cc: Vec<CcKind>,
+        class: u8,
     },
     Poisson {
         src: Vec<NodeId>,
@@ -377,6 +388,7 @@ pub enum WorkloadState {
         arrivals: u64,
         stop: SimTime,
         rng: Rng,
+        class: u8,
     },
 }
 
@@ -398,6 +410,8 @@ pub struct Spawn {
     pub bytes: u64,
     /// (workload index, round), kept on the flow.
     pub tag: (u32, u32),
+    /// Traffic class of its data packets.
+    pub class: u8,
 }
 
 impl WorkloadState {
@@ -415,6 +429,7 @@ impl WorkloadState {
                 outstanding,
                 round_start,
                 cc,
+                class,
                 ..
             } => {
                 if *rounds_left == 0 {
@@ -430,6 +445,7 @@ impl WorkloadState {
                         cc: cc[j % cc.len()],
                         bytes: *block,
                         tag: (w, *round),
+                        class: *class,
                     });
                 }
                 None
@@ -443,6 +459,7 @@ impl WorkloadState {
                 arrivals,
                 stop,
                 rng,
+                class,
             } => {
                 let a = src[rng.below(src.len() as u64) as usize];
                 let mut b = dst[rng.below(dst.len() as u64) as usize];
@@ -462,6 +479,7 @@ impl WorkloadState {
                         cc: kind,
                         bytes,
                         tag: (w, 0),
+                        class: *class,
                     });
                 }
                 (next <= *stop).then_some(next)

@@ -276,15 +276,13 @@ fn bad_sched_values_name_the_field() {
     assert_eq!(e.path, "flows.class", "{e}");
 }
 
-/// CoDel (RFC 8289) on a 100 Mb/s bottleneck, RTT 20 ms, 4 NewReno flows without ECN and a large
-/// buffer: the standing queue settles near the 5-ms target instead of filling the buffer.
-#[test]
-fn codel_keeps_the_standing_queue_near_its_target() {
-    let run_with = |aqm: &str| {
-        run(&format!(
-            r#"
+/// A 100 Mb/s dumbbell, RTT 20 ms, 4 NewReno flows without ECN and a 1000-packet buffer, with
+/// the given `[aqm]` body.
+fn codel_dumbbell(aqm: &str, until_s: f64) -> RunOutput {
+    run(&format!(
+        r#"
 seed = 1
-until_s = 10
+until_s = {until_s}
 [topology]
 kind = "dumbbell"
 bottleneck_bps = 100e6
@@ -301,8 +299,14 @@ start_jitter_s = 0.01
 traces = ["queue", "drops"]
 queue_interval_s = 1e-3
 "#
-        ))
-    };
+    ))
+}
+
+/// CoDel (RFC 8289) on that dumbbell: the standing queue settles near the 5-ms target instead
+/// of filling the buffer.
+#[test]
+fn codel_keeps_the_standing_queue_near_its_target() {
+    let run_with = |aqm: &str| codel_dumbbell(aqm, 10.0);
     let codel = run_with("kind = \"codel\"");
     let droptail = run_with("kind = \"drop_tail\"");
     let delay_median = |o: &RunOutput| {
@@ -330,4 +334,84 @@ queue_interval_s = 1e-3
         "drop-tail holds a standing queue far above the target: {dt}"
     );
     assert!((c - 0.005).abs() <= 0.2 * 0.005, "codel median delay {c}");
+}
+
+/// RFC 8289's control law on the packet run: within a dropping episode the k-th gap between
+/// CoDel's drops is interval / sqrt(k) (§5.7), k rising by one per drop, each drop at the first
+/// dequeue at or after its scheduled time, so a measured gap is off by less than one frame time
+/// (1500 B at 100 Mb/s = 120 us). Gaps longer than 0.95 interval (k = 1, or between episodes)
+/// are not judged; the run must show at least ten judged gaps.
+#[test]
+fn codel_drops_follow_the_control_law_on_a_packet_run() {
+    let o = codel_dumbbell("kind = \"codel\"", 10.0);
+    let t = f64s(&o, "drops", "time_s");
+    let Column::U8(ev) = col(&o, "drops", "event") else {
+        panic!("drops.event is u8")
+    };
+    let times: Vec<f64> = t
+        .iter()
+        .zip(ev)
+        .filter(|(_, e)| **e == 1)
+        .map(|(t, _)| *t)
+        .collect();
+    let (interval, frame) = (0.1, 1500.0 * 8.0 / 100e6);
+    let mut judged = 0;
+    let mut last_k: Option<u64> = None;
+    for w in times.windows(2) {
+        let g = w[1] - w[0];
+        if g > 0.95 * interval {
+            last_k = None;
+            continue;
+        }
+        let k = ((interval / g).powi(2)).round().max(1.0) as u64;
+        let want = interval / (k as f64).sqrt();
+        assert!(
+            (g - want).abs() <= frame + 1e-9,
+            "gap {g} s after the drop at {} s is not interval/sqrt(k) for any k (nearest k = {k}: {want} s)",
+            w[0]
+        );
+        if let Some(prev) = last_k {
+            assert_eq!(
+                k,
+                prev + 1,
+                "count rises by one per drop (drop at {} s)",
+                w[1]
+            );
+        }
+        last_k = Some(k);
+        judged += 1;
+    }
+    assert!(judged >= 10, "only {judged} gaps inside dropping episodes");
+}
+
+/// Workload flows take their workload's class: an incast whose responses are class 1 puts every
+/// data packet at the bottleneck in class 1 (class 0 sees none); a class above 7 is refused.
+#[test]
+fn an_incast_workload_puts_its_flows_in_its_class() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/incast_dctcp.toml"
+    ))
+    .expect("scenarios/incast_dctcp.toml")
+    .replace("until_s = 1.0", "until_s = 0.2")
+    .replace("rounds = 10", "rounds = 3\nclass = 1")
+        + "\n[sched]\nclasses = 2\n";
+    let o = run(&text);
+    let (c0, c1) = {
+        let Column::Str(names) = col(&o, "classes", "name") else {
+            panic!("classes.name is text")
+        };
+        let row = |c: usize| {
+            (0..names.len())
+                .find(|&i| names[i] == "sw->r0" && i % 2 == c)
+                .expect("sw->r0 rows")
+        };
+        (row(0), row(1))
+    };
+    let tx = u64s(&o, "classes", "tx_pkts");
+    assert_eq!(tx[c0], 0);
+    assert!(tx[c1] > 1000, "class 1 frames: {}", tx[c1]);
+    let bad = text.replace("class = 1", "class = 9");
+    let e = parse(&bad, Format::Toml).unwrap_err();
+    assert_eq!(e.path, "workload[0].class", "{e}");
 }

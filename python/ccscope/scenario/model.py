@@ -268,6 +268,7 @@ class Incast:
     gap_s: float = 0.0
     start_s: float = 0.0
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
+    class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
 
     def __post_init__(self) -> None:
         self.servers = expand_hosts(self.servers, "workload.servers")
@@ -285,6 +286,7 @@ class Poisson:
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
     start_s: float = 0.0
     stop_s: Optional[float] = None
+    class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
 
     def __post_init__(self) -> None:
         self.src = expand_hosts(self.src, "workload.src")
@@ -421,8 +423,9 @@ class Scenario:
                 link["from"] = link.pop("from_")
         # `class` too (FlowsTemplate.class_, FlowSpec.class_)
         # (values of the wrong type pass through unchanged: the engine names their field)
-        flow = d.get("flow")
-        for f in [d.get("flows")] + (flow if isinstance(flow, list) else []):
+        flow, workload = d.get("flow"), d.get("workload")
+        for f in ([d.get("flows")] + (flow if isinstance(flow, list) else [])
+                  + (workload if isinstance(workload, list) else [])):
             if isinstance(f, dict) and "class_" in f:
                 f["class"] = f.pop("class_")
         for key in ("flow", "workload"):

@@ -15,9 +15,9 @@
 //! - control law (§5.7): `t + interval / sqrt(count)`.
 //!
 //! Parameters (§4.2, §4.3): `target` 5 ms, `interval` 100 ms; MAXPACKET = the port's MTU (the
-//! scenario's packet_bytes). With `ecn = true` an ECN-capable packet is marked instead of dropped
-//! (§5.? "mark instead of drop", as ns-3's CoDelQueueDisc `UseEcn`); the control law counts it
-//! the same.
+//! scenario's packet_bytes). With `ecn = true` an ECN-capable packet is marked instead of dropped,
+//! as Linux's `codel ecn` option (tc-codel(8)) and ns-3's CoDelQueueDisc `UseEcn` do; the control
+//! law counts a mark as it counts a drop.
 
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;

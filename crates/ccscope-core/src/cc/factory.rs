@@ -168,16 +168,7 @@ mod tests {
     #[test]
     fn each_kind_gets_its_controller_and_only_its_ns2_options() {
         let p = params();
-        for kind in [
-            CcKind::NewReno,
-            CcKind::Reno,
-            CcKind::Dctcp,
-            CcKind::DctcpPerAck,
-            CcKind::Dx,
-            CcKind::Qcn,
-            CcKind::Asm,
-            CcKind::Cbr,
-        ] {
+        for kind in crate::cc::kind::BUILTIN {
             let cc = Cc::new(kind, &p);
             let variant_ok = match (&cc, kind) {
                 (Cc::NewReno(_), CcKind::NewReno | CcKind::Reno) => true,

@@ -249,14 +249,74 @@ impl Port {
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
         debug_assert!(!self.aqm.needs_engine(), "Port::judge serves this policy");
         self.advance(now);
-        let verdict = if let Aqm::DropTail = self.aqm {
+        let verdict = self.policy_verdict(now, pkt);
+        self.admit(now, pkt, verdict)
+    }
+
+    /// The enqueue-time policy's verdict on an arrival, with a view of the queue's size alone
+    /// (the port advanced to `now`): the committed FIFO's fast path and the general path.
+    #[inline(always)]
+    fn policy_verdict(&mut self, now: SimTime, pkt: &Packet) -> Verdict {
+        if let Aqm::DropTail = self.aqm {
             // no policy to consult (most host and reverse-path ports)
             Verdict::Enqueue
         } else {
             let view = self.view();
             self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
-        };
-        self.admit(now, pkt, verdict)
+        }
+    }
+
+    /// Count an arrival and apply its verdict and the buffer limits (`class_full`: a limit of
+    /// the general path's class): a mark on a non-ECT packet is an AQM drop; an accepted marked
+    /// packet gets CE. Returns whether it was marked.
+    #[inline(always)]
+    fn screen(
+        &mut self,
+        pkt: &mut Packet,
+        verdict: Verdict,
+        class_full: bool,
+    ) -> Result<bool, DropReason> {
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += pkt.size_bytes as u64;
+        let mut marked = false;
+        match verdict {
+            Verdict::Enqueue => {}
+            Verdict::Mark => {
+                if pkt.has(flags::ECT) {
+                    marked = true;
+                } else {
+                    self.stats.drops_aqm += 1;
+                    return Err(DropReason::Aqm);
+                }
+            }
+            Verdict::Drop => {
+                self.stats.drops_aqm += 1;
+                return Err(DropReason::Aqm);
+            }
+        }
+        if self.q_pkts >= self.limit_pkts
+            || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
+            || class_full
+        {
+            self.stats.drops_overflow += 1;
+            return Err(DropReason::Overflow);
+        }
+        if marked {
+            pkt.flags |= flags::CE;
+            self.stats.marks += 1;
+        }
+        Ok(marked)
+    }
+
+    /// A packet joins the waiting queue at `now`.
+    #[inline(always)]
+    fn grow_queue(&mut self, now: SimTime, bytes: u32) {
+        self.q_pkts += 1;
+        self.q_bytes += bytes as u64;
+        if self.q_pkts > self.stats.max_q_pkts {
+            self.stats.max_q_pkts = self.q_pkts;
+        }
+        self.log_change(now);
     }
 
     /// The policy's decision for a packet arriving at `now` (the port must be advanced to
@@ -308,33 +368,10 @@ impl Port {
     /// Accept or drop a packet the AQM has judged (`verdict`); the port must be advanced to `now`.
     #[inline(always)]
     pub fn admit(&mut self, now: SimTime, pkt: &mut Packet, verdict: Verdict) -> Admit {
-        self.stats.arrivals += 1;
-        self.stats.arrival_bytes += pkt.size_bytes as u64;
-        let mut marked = false;
-        match verdict {
-            Verdict::Enqueue => {}
-            Verdict::Mark => {
-                if pkt.has(flags::ECT) {
-                    marked = true;
-                } else {
-                    self.stats.drops_aqm += 1;
-                    return Admit::Dropped(DropReason::Aqm);
-                }
-            }
-            Verdict::Drop => {
-                self.stats.drops_aqm += 1;
-                return Admit::Dropped(DropReason::Aqm);
-            }
-        }
-        if self.q_pkts >= self.limit_pkts || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
-        {
-            self.stats.drops_overflow += 1;
-            return Admit::Dropped(DropReason::Overflow);
-        }
-        if marked {
-            pkt.flags |= flags::CE;
-            self.stats.marks += 1;
-        }
+        let marked = match self.screen(pkt, verdict, false) {
+            Ok(m) => m,
+            Err(reason) => return Admit::Dropped(reason),
+        };
         let start = if self.busy_until > now {
             self.busy_until
         } else {
@@ -350,12 +387,7 @@ impl Port {
                 bytes: pkt.size_bytes,
                 dur,
             });
-            self.q_pkts += 1;
-            self.q_bytes += pkt.size_bytes as u64;
-            if self.q_pkts > self.stats.max_q_pkts {
-                self.stats.max_q_pkts = self.q_pkts;
-            }
-            self.log_change(now);
+            self.grow_queue(now, pkt.size_bytes);
         } else {
             self.stats.tx_pkts += 1;
             self.stats.tx_bytes += pkt.size_bytes as u64;
@@ -379,49 +411,30 @@ impl Port {
         class: u8,
     ) -> Result<bool, DropReason> {
         self.integrate(now);
-        self.stats.arrivals += 1;
-        self.stats.arrival_bytes += pkt.size_bytes as u64;
-        let verdict = if let Aqm::DropTail = self.aqm {
-            Verdict::Enqueue
-        } else {
-            let view = self.view();
-            self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
-        };
-        let Some(s) = self.sched.as_mut() else {
+        let verdict = self.policy_verdict(now, pkt);
+        let Some(s) = self.sched.as_ref() else {
             unreachable!("Port::enqueue on a port without classes");
         };
         let c = s.class_index(class);
-        s.classes[c].stats.arrivals += 1;
-        let mut marked = false;
-        match verdict {
-            Verdict::Enqueue => {}
-            Verdict::Mark if pkt.has(flags::ECT) => marked = true,
-            Verdict::Mark | Verdict::Drop => {
-                self.stats.drops_aqm += 1;
-                s.classes[c].stats.drops += 1;
-                return Err(DropReason::Aqm);
+        let class_full = s.classes[c].q.len() as u32 >= s.classes[c].limit_pkts;
+        let result = self.screen(pkt, verdict, class_full);
+        let Some(s) = self.sched.as_mut() else {
+            unreachable!("Port::enqueue on a port without classes");
+        };
+        let cs = &mut s.classes[c].stats;
+        cs.arrivals += 1;
+        let marked = match result {
+            Ok(m) => m,
+            Err(reason) => {
+                cs.drops += 1;
+                return Err(reason);
             }
-        }
-        if self.q_pkts >= self.limit_pkts
-            || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
-            || s.classes[c].q.len() as u32 >= s.classes[c].limit_pkts
-        {
-            self.stats.drops_overflow += 1;
-            s.classes[c].stats.drops += 1;
-            return Err(DropReason::Overflow);
-        }
+        };
         if marked {
-            pkt.flags |= flags::CE;
-            self.stats.marks += 1;
-            s.classes[c].stats.marks += 1;
+            cs.marks += 1;
         }
         s.push(c, *pkt, now);
-        self.q_pkts += 1;
-        self.q_bytes += pkt.size_bytes as u64;
-        if self.q_pkts > self.stats.max_q_pkts {
-            self.stats.max_q_pkts = self.q_pkts;
-        }
-        self.log_change(now);
+        self.grow_queue(now, pkt.size_bytes);
         Ok(marked)
     }
 

@@ -20,6 +20,7 @@ impl WorkloadSpec {
         let check_host = |path: String, name: &str| super::topology::check_host(hosts, path, name);
         match self {
             WorkloadSpec::Incast(x) => {
+                super::flows::check_class(&format!("{p}.class"), x.class)?;
                 check_host(format!("{p}.client"), &x.client)?;
                 if x.servers.is_empty() {
                     return Err(ScenarioError::new(
@@ -70,6 +71,7 @@ impl WorkloadSpec {
                 }
             }
             WorkloadSpec::Poisson(x) => {
+                super::flows::check_class(&format!("{p}.class"), x.class)?;
                 for (f, list) in [("src", &x.src), ("dst", &x.dst)] {
                     if list.is_empty() {
                         return Err(ScenarioError::new(

@@ -4,12 +4,12 @@
 //! schedules and spawns).
 
 use super::Simulation;
-use crate::cc::CcKind;
 use crate::engine::Event;
 use crate::packet::{flags, Packet, PacketKind};
 use crate::transport::AckInfo;
 use crate::units::SimDuration;
-use crate::world::{FlowId, NodeId, PortId};
+use crate::workload::Spawn;
+use crate::world::{FlowId, PortId};
 
 impl Simulation {
     /// `Event::FlowStart`: a configured flow starts.
@@ -158,7 +158,15 @@ impl Simulation {
     }
 
     /// Create a flow now (workloads) and start it.
-    fn spawn_flow(&mut self, src: NodeId, dst: NodeId, cc: CcKind, size: u64, tag: (u32, u32)) {
+    fn spawn_flow(&mut self, spawn: Spawn) {
+        let Spawn {
+            src,
+            dst,
+            cc,
+            bytes: size,
+            tag,
+            class,
+        } = spawn;
         let key = self.flows.len() as u64;
         let (fwd, rev) = if let Some(e) = self.ecmp.as_mut() {
             let (Some(a), Some(b)) = (e.path(src, dst, key), e.path(dst, src, key)) else {
@@ -191,6 +199,7 @@ impl Simulation {
             self.factory
                 .make(cc, Some(size), fwd, rev, src, dst, self.now, line, path_rtt);
         fl.workload = Some(tag);
+        fl.set_class(class, self.factory.tcp.ack_class);
         let id = FlowId(self.flows.len() as u32);
         let rate_based = fl.rate.is_some();
         self.flows.push(fl);
@@ -211,7 +220,7 @@ impl Simulation {
             self.events.schedule(next, Event::Workload(w));
         }
         for s in spawn.drain(..) {
-            self.spawn_flow(s.src, s.dst, s.cc, s.bytes, s.tag);
+            self.spawn_flow(s);
         }
         self.spawn_buf = spawn;
     }

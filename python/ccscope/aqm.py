@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, QcnCp, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, QcnCp, Red, Threshold
 
-__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "DropTail", "Threshold", "Red", "choke", "codel", "drop_tail",
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Threshold", "Red", "choke", "codel", "fq_codel", "drop_tail",
            "threshold", "red", "red_replay"]
 
 
@@ -44,6 +44,15 @@ def codel(*, target_s: float = 0.005, interval_s: float = 0.1, ecn: bool = False
     above target_s for interval_s, then at interval_s / sqrt(count). Puts the port on the general
     path (docs/engine.md)."""
     return Codel(target_s=target_s, interval_s=interval_s, ecn=ecn)
+
+
+def fq_codel(*, flows: int = 1024, quantum_bytes: Optional[int] = None, target_s: float = 0.005,
+             interval_s: float = 0.1, ecn: bool = False, drop_batch: int = 64) -> FqCodel:
+    """FQ-CoDel (RFC 8290): packets hashed into `flows` queues served by DRR (quantum one packet by
+    default), a newly active queue first, each queue judged by CoDel; an overflow drops from the
+    head of the fattest queue. Puts the port on the general path (docs/engine.md)."""
+    return FqCodel(flows=flows, quantum_bytes=quantum_bytes, target_s=target_s, interval_s=interval_s, ecn=ecn,
+                   drop_batch=drop_batch)
 
 
 def qcn(**kw) -> QcnCp:

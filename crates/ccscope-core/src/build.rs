@@ -7,6 +7,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
 use crate::flow::{path_rtt_s, FlowFactory};
 use crate::net::routing::{PortEnds, Router};
+use crate::net::sched::DequeuePolicy;
 use crate::net::{Port, PortPath, Sched};
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
@@ -93,7 +94,13 @@ pub fn build_with_budget(
             rng,
         );
         let dequeue_policy = match l.aqm.as_ref() {
-            Some(AqmConfig::Codel(c)) => Some((c.params(sc_packet_bytes), c.ecn)),
+            Some(AqmConfig::Codel(c)) => {
+                Some(DequeuePolicy::Codel(c.params(sc_packet_bytes), c.ecn))
+            }
+            Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
+                *c,
+                Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
+            )),
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();

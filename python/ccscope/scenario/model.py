@@ -102,7 +102,19 @@ class Codel:
     ecn: bool = False
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel]
+@dataclass
+class FqCodel:
+    """FQ-CoDel (RFC 8290): flow queues served by DRR, new flows first, each judged by CoDel."""
+    KIND = "fq_codel"
+    flows: int = 1024
+    quantum_bytes: Optional[int] = None
+    target_s: float = 0.005
+    interval_s: float = 0.1
+    ecn: bool = False
+    drop_batch: int = 64
+
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel]
 
 
 @dataclass
@@ -455,6 +467,7 @@ SCHEMA_MIRROR = {
     QcnCp: "QcnCpConfig",
     AsmCp: "AsmCpConfig",
     Codel: "CodelConfig",
+    FqCodel: "FqCodelConfig",
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",

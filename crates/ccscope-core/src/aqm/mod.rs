@@ -26,6 +26,7 @@
 pub mod asm_cp;
 pub mod choke;
 pub mod codel;
+pub mod fq_codel;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
@@ -206,6 +207,8 @@ pub enum AqmConfig {
     Asm(asm_cp::AsmCpConfig),
     /// CoDel (RFC 8289): drops (or marks) at dequeue on the packets' sojourn time; the port takes the general path.
     Codel(codel::CodelConfig),
+    /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
+    FqCodel(fq_codel::FqCodelConfig),
 }
 
 /// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
@@ -221,6 +224,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("qcn", |v| Ok(AqmConfig::Qcn(variant(v)?))),
     ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
+    ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
 ];
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -244,6 +248,7 @@ impl AqmConfig {
             AqmConfig::Qcn(_) => "qcn",
             AqmConfig::Asm(_) => "asm",
             AqmConfig::Codel(_) => "codel",
+            AqmConfig::FqCodel(_) => "fq_codel",
         }
     }
 }
@@ -278,6 +283,9 @@ pub enum Aqm {
     AsmCp(Box<asm_cp::AsmCp>),
     /// Enqueues every arrival; the port's classes run CoDel at dequeue (`net::sched`).
     Codel(codel::CodelConfig),
+    /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
+    /// which also decide what an overflow drops.
+    FqCodel(Box<fq_codel::FqCodelConfig>),
 }
 
 impl Aqm {
@@ -291,6 +299,7 @@ impl Aqm {
             AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
             AqmConfig::Codel(c) => Aqm::Codel(*c),
+            AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
         }
     }
 }
@@ -308,7 +317,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
-            | Aqm::Codel(_) => false,
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 
@@ -316,7 +326,7 @@ impl Aqm {
     /// its dequeue hook.
     pub fn decides_at_dequeue(&self) -> bool {
         match self {
-            Aqm::Codel(_) => true,
+            Aqm::Codel(_) | Aqm::FqCodel(_) => true,
             Aqm::DropTail
             | Aqm::Threshold(_)
             | Aqm::Red(_)
@@ -338,7 +348,9 @@ impl Aqm {
     pub fn may_be_fed_ahead(&self) -> bool {
         match self {
             Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => true,
-            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) => false,
+            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) | Aqm::FqCodel(_) => {
+                false
+            }
         }
     }
 
@@ -351,7 +363,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
-            | Aqm::Codel(_) => false,
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 
@@ -360,9 +373,12 @@ impl Aqm {
     pub fn sends_feedback(&self) -> bool {
         match self {
             Aqm::QcnCp(_) | Aqm::AsmCp(_) => true,
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Choke(_) | Aqm::Codel(_) => {
-                false
-            }
+            Aqm::DropTail
+            | Aqm::Threshold(_)
+            | Aqm::Red(_)
+            | Aqm::Choke(_)
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 }
@@ -373,7 +389,7 @@ impl QueuePolicy for Aqm {
     #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => Verdict::Enqueue.into(),
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => Verdict::Enqueue.into(),
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
@@ -385,7 +401,7 @@ impl QueuePolicy for Aqm {
     #[inline]
     fn take_feedback(&mut self) -> Option<Feedback> {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => None,
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => None,
             Aqm::Threshold(a) => a.take_feedback(),
             Aqm::Red(a) => a.take_feedback(),
             Aqm::Choke(a) => a.take_feedback(),
@@ -396,7 +412,7 @@ impl QueuePolicy for Aqm {
 
     fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => {}
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => {}
             Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),

@@ -247,13 +247,37 @@ impl Simulation {
                 if marked {
                     self.record_mark(port, &pkt);
                 }
+                self.record_evicted(port);
                 self.start_next(port);
             }
             Err(reason) => self.record_drop(port, &pkt, reason),
         }
     }
 
-    /// A port on the general path starts its next transmission if its link is free.
+    /// Record the packets an arrival pushed out of a port (FQ-CoDel's overflow rule).
+    #[inline(never)]
+    fn record_evicted(&mut self, port: PortId) {
+        let n = self.ports[port.idx()]
+            .sched
+            .as_ref()
+            .map_or(0, |s| s.evicted.len());
+        if n == 0 {
+            return;
+        }
+        for i in 0..n {
+            let v = self.ports[port.idx()].sched.as_ref().map(|s| s.evicted[i]);
+            if let Some(v) = v {
+                self.record_drop(port, &v, DropReason::Overflow);
+            }
+        }
+        if let Some(s) = self.ports[port.idx()].sched.as_mut() {
+            s.evicted.clear();
+        }
+    }
+
+    /// A port on the general path starts its next transmission if its link is free (out of
+    /// line: the committed-FIFO event loop stays small).
+    #[inline(never)]
     fn start_next(&mut self, port: PortId) {
         let now = self.now;
         loop {

@@ -36,7 +36,8 @@ Writes into --out:
                                                          sampled every --sample-s)
   queue.csv      time_s,queue_pkts,queue_bytes          (bottleneck queue disc, every --sample-s)
   sojourn.csv    time_s,sojourn_s                       (each packet dequeued at the bottleneck)
-  run.json       the arguments, the ns-3 version and the wall time
+  run.json       the arguments, the ns-3 version, the wall time and each flow's mean throughput
+                 over the run (throughput_bps, wire bits/s)
 """
 from __future__ import annotations
 
@@ -272,11 +273,25 @@ def run(a: argparse.Namespace) -> dict:
         a.min_rto_s, a.until_s, starts, a.sample_s, str(a.out), a.sack)
     info = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()}
     info.update(ns3_version=_ns3_version(), wall_s=time.perf_counter() - t0,
+                throughput_bps=flow_throughput(a.out / "delivered.csv", a),
                 segment_payload_bytes=a.packet_bytes - HEADER_BYTES, ack_bytes=HEADER_BYTES,
                 ns3_types={"tcp": TCPS[a.tcp], "qdisc": QDISCS[a.qdisc]})
     (a.out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
     del ns
     return info
+
+
+def flow_throughput(delivered_csv: Path, a: argparse.Namespace) -> list[float]:
+    """Each flow's mean throughput from its start to the end of the run, bits/s of wire packets
+    (payload bytes received / segment payload x packet_bytes)."""
+    last: dict[int, float] = {}
+    with open(delivered_csv) as f:
+        next(f)
+        for line in f:
+            _, flow, rx = line.rstrip("\n").split(",")
+            last[int(flow)] = float(rx)
+    seg = a.packet_bytes - HEADER_BYTES
+    return [last.get(k, 0.0) / seg * a.packet_bytes * 8 / (a.until_s - a.starts[k]) for k in range(a.flows)]
 
 
 def _ns3_version() -> str:
@@ -294,8 +309,9 @@ def main(argv: list[str]) -> int:
     except UsageError as e:
         print(f"bench/peers/ns3_dumbbell.py: error: {e}", file=sys.stderr)
         return 2
+    thr = ", ".join(f"{x / 1e6:.4g}" for x in info["throughput_bps"])
     print(f"ns-3 {info['ns3_version']}: {a.flows} x {a.tcp} over {a.qdisc}, {a.until_s:g} s simulated "
-          f"in {info['wall_s']:.1f} s wall -> {a.out}")
+          f"in {info['wall_s']:.1f} s wall, throughput per flow {thr} Mb/s -> {a.out}")
     return 0
 
 

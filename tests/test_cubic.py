@@ -91,3 +91,30 @@ def test_bad_cubic_values_name_the_field(field, value, want):
     msg = str(e.value)
     assert msg.startswith(want), msg
     assert len(msg.splitlines()) == 1
+
+
+def test_ecn_echo_cuts_by_beta_without_a_loss():
+    """RFC 9438 Eq. 5 on ECN-Echo: with tcp.ecn and a marking threshold below the buffer, the
+    window is cut to beta times the flight at each mark (once per window), nothing is lost and
+    fast recovery is never entered."""
+    from ccscope.aqm import threshold
+    sc = dumbbell(1, cc="cubic", bottleneck_bps=20e6, rtt_s=0.02, access_bps=200e6, buffer_pkts=200,
+                  aqm=threshold(k_pkts=20))
+    sc.until_s = 10.0
+    sc.tcp.iw_pkts = 10
+    sc.tcp.ecn = True
+    sc.record.traces = ["cwnd", "drops"]
+    sc.record.flow_interval_s = 1e-3
+    r = ccscope.simulate(sc)
+    events = r.traces["drops"]["event"].astype(str).tolist()
+    assert events and set(events) == {"mark"}, set(events)
+    cw = r.traces["cwnd"]
+    assert cw["in_recovery"].max() == 0
+    w, s, t = cw["cwnd_pkts"].tolist(), cw["ssthresh_pkts"].tolist(), cw["time_s"].tolist()
+    cuts = [(t[i], w[i] / max(w[max(0, i - 50):i])) for i in range(1, len(w))
+            if w[i] < 0.9 * w[i - 1] and t[i] > 1.0]
+    assert len(cuts) >= 3, cuts
+    for when, ratio in cuts:
+        assert abs(ratio - 0.7) < 0.06, (when, ratio)
+    # ssthresh follows each cut (Eq. 5: ssthresh = cwnd = beta x flight)
+    assert min(s[i] for i in range(len(s)) if t[i] > 1.0) < 1e6

@@ -170,6 +170,7 @@ pub fn build_with_budget(
         tcp: sc.tcp.clone(),
         dctcp: sc.dctcp.clone(),
         dx: sc.dx.clone(),
+        cubic: sc.cubic.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,

@@ -359,6 +359,16 @@ class DxConfig:
 
 
 @dataclass
+class CubicConfig:
+    c: float = 0.4
+    beta: float = 0.7
+    fast_convergence: bool = True
+    reno_friendly: bool = True
+    target_rtt: Literal["srtt", "min_rtt"] = "srtt"
+    ssthresh_from: Literal["flight_size", "cwnd"] = "flight_size"
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -416,6 +426,7 @@ class Scenario:
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
+    cubic: CubicConfig = field(default_factory=CubicConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     feedback_bytes: int = 64
@@ -460,6 +471,7 @@ SCHEMA_MIRROR = {
     TcpConfig: "TcpConfig",
     DctcpConfig: "DctcpConfig",
     DxConfig: "DxConfig",
+    CubicConfig: "CubicConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",

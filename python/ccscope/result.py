@@ -151,7 +151,7 @@ class SimResult:
 
     def slowdown(self, *, bins: int = 10, edges_bytes=None, size_cdf=None, percentiles=(50, 95, 99),
                  by: Optional[str] = None) -> "pd.DataFrame":
-        """FCT slowdown (fct_s / ideal_fct_s, docs/metrics.md) of the completed flows in flow-size
+        """FCT slowdown (fct_s / ideal_fct_s, docs/workloads.md) of the completed flows in flow-size
         bins: 10 bins of equal share of the workload's sizes by default, with p50/p95/p99 per bin
         (`ccscope.analysis.slowdown_stats`, which documents the arguments)."""
         from ccscope.analysis.metrics import slowdown_stats
@@ -825,7 +825,7 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
 
 def _add_slowdown(flows: dict, ideal: Optional[Any]) -> None:
     """Add `ideal_fct_s` (the engine's ideal FCT of each flow alone on the empty fabric,
-    docs/metrics.md) and `slowdown` = fct_s / ideal_fct_s (NaN for a flow that did not
+    docs/workloads.md) and `slowdown` = fct_s / ideal_fct_s (NaN for a flow that did not
     complete or has no size) to the flows columns."""
     n = len(flows["fct_s"])
     ideal_arr = np.full(n, np.nan) if ideal is None else np.asarray(ideal, dtype=float)

@@ -128,7 +128,7 @@ pub struct RunOutput {
 
 /// The ideal FCT of a flow of `size` bytes on its forward route, picoseconds: the time from
 /// its start until its last byte reaches the receiver when it is alone on the empty fabric and
-/// sends at line rate from the start (docs/metrics.md, "FCT slowdown").
+/// sends at line rate from the start (docs/workloads.md, "FCT slowdown").
 ///
 /// The flow is n = ceil(size / mss) packets as the sender cuts it (the first min(size, mss)
 /// bytes, the last size - (n-1) mss; a packet's size on the wire is its data, the engine adds

@@ -197,8 +197,10 @@ pub enum SizeDist {
     Uniform { min_bytes: u64, max_bytes: u64 },
     /// Empirical CDF: `points` = [[bytes, cumulative probability], ...], increasing, ending at probability 1; sizes are interpolated linearly between points. Or `builtin` = "websearch" (DCTCP, SIGCOMM 2010), "datamining" (VL2, SIGCOMM 2009) or "hadoop" (Facebook, SIGCOMM 2015): the published distributions shipped in scenarios/cdf/ (docs/workloads.md). Give points or builtin, not both.
     Cdf {
+        /// [[bytes, P(size <= bytes)], ...]: bytes >= 1, both columns non-decreasing, the last probability 1. Give this or builtin.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         points: Vec<[f64; 2]>,
+        /// A published distribution shipped with ccscope: "websearch", "datamining" or "hadoop". Give this or points.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         builtin: Option<CdfBuiltin>,
     },

@@ -582,7 +582,7 @@ def slowdown_bin_edges(res_or_flows, *, bins: int = SLOWDOWN_BINS, size_cdf: Seq
 def slowdown_stats(res_or_flows, *, bins: int = SLOWDOWN_BINS, edges_bytes: Sequence[float] | None = None,
                    size_cdf: Sequence | None = None, percentiles: Sequence[float] = (50, 95, 99),
                    by: str | None = None) -> pd.DataFrame:
-    """FCT slowdown (the flows table's `slowdown` = fct_s / ideal_fct_s, docs/metrics.md) of
+    """FCT slowdown (the flows table's `slowdown` = fct_s / ideal_fct_s, docs/workloads.md) of
     completed flows by flow-size bin: `edges_bytes` if given, else `slowdown_bin_edges` (10 bins
     of equal workload share). A flow of size s is in bin k when edges[k] < s <= edges[k+1] (the
     first bin also holds s = edges[0]; sizes outside the edges are left out). `by` adds a

@@ -71,6 +71,20 @@ with at least two points and the last probability 1:
 
 Sizes between two points are interpolated linearly. A bad line is one error naming the field, the file
 and the line (`workload[0].size.file = 'x.csv' line 3: ...`).
+
+### Published distributions: `builtin`
+
+`size = { kind = "cdf", builtin = "websearch" }` samples a distribution shipped with ccscope, compiled
+into the engine from the files of `scenarios/cdf/` (each file's header cites its source; docs/workloads.md):
+
+| builtin | file | source | mean |
+|---|---|---|---|
+| `"websearch"` | `web_search_dctcp.csv` | Alizadeh et al., DCTCP, SIGCOMM 2010, Fig. 4 (points of the HPCC authors' ns-3 repository) | 1.71 MB |
+| `"datamining"` | `data_mining_vl2.csv` | Greenberg et al., VL2, SIGCOMM 2009, Fig. 2 (points of the PIAS ns-2 scripts, packets x 1460 B) | 7.47 MB |
+| `"hadoop"` | `hadoop_fb.csv` | Roy et al., SIGCOMM 2015, Facebook Hadoop (points of the HPCC authors' ns-3 repository) | 120 KB |
+
+`cdf/websearch.csv` is the older web-search-like table (the same shape in packets x 1000 B, mean
+1.14 MB), kept unchanged for the scenarios that name it.
 """,
 }
 

@@ -302,6 +302,8 @@ pub fn build_with_budget(
                     gap: SimDuration::from_secs_f64(x.gap_s),
                     cc: x.cc.clone(),
                     class: x.class,
+                    jitter_s: x.jitter_s,
+                    jitter_rng: Rng::stream(sc.seed, &format!("workload/{i}/jitter")),
                 });
             }
             WorkloadSpec::Poisson(x) => {
@@ -315,6 +317,19 @@ pub fn build_with_budget(
                         }
                     }
                 }
+                let pairs = crate::workload::PairChoice::new(
+                    x.pattern,
+                    &src,
+                    &dst,
+                    &mut Rng::stream(sc.seed, &format!("workload/{i}/pattern")),
+                )
+                .map_err(|why| {
+                    ScenarioError::new(
+                        format!("{p}.pattern"),
+                        format!("{:?}", x.pattern.name()),
+                        why,
+                    )
+                })?;
                 let mut rng = Rng::stream(sc.seed, &format!("workload/{i}"));
                 let rate = x.arrival_rate();
                 let first = x.start_s + rng.exponential(1.0 / rate);
@@ -333,6 +348,9 @@ pub fn build_with_budget(
                     stop,
                     rng,
                     class: x.class,
+                    pairs,
+                    jitter_s: x.jitter_s,
+                    jitter_rng: Rng::stream(sc.seed, &format!("workload/{i}/jitter")),
                 });
             }
         }

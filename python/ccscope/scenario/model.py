@@ -222,9 +222,12 @@ class UniformSize:
 
 @dataclass
 class CdfSize:
-    """Empirical CDF: points = [[bytes, cumulative probability], ...] ending at probability 1."""
+    """Empirical CDF: points = [[bytes, cumulative probability], ...] ending at probability 1,
+    or builtin = "websearch" (DCTCP), "datamining" (VL2) or "hadoop" (Facebook): the published
+    distributions shipped with ccscope (docs/workloads.md). Give points or builtin."""
     KIND = "cdf"
-    points: list[list[float]]
+    points: Optional[list[list[float]]] = None
+    builtin: Optional[Literal["websearch", "datamining", "hadoop"]] = None
 
 
 #: Most hosts one range may name (the Rust schema's MAX_HOST_RANGE).
@@ -281,6 +284,7 @@ class Incast:
     start_s: float = 0.0
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
     class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
+    jitter_s: float = 0.0  # each response starts U[0, jitter_s) after the round's request
 
     def __post_init__(self) -> None:
         self.servers = expand_hosts(self.servers, "workload.servers")
@@ -299,6 +303,8 @@ class Poisson:
     start_s: float = 0.0
     stop_s: Optional[float] = None
     class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
+    pattern: Literal["random", "all_to_all", "permutation"] = "random"
+    jitter_s: float = 0.0  # each flow starts U[0, jitter_s) after its arrival
 
     def __post_init__(self) -> None:
         self.src = expand_hosts(self.src, "workload.src")

@@ -166,6 +166,7 @@ impl Simulation {
             bytes: size,
             tag,
             class,
+            delay,
         } = spawn;
         let key = self.flows.len() as u64;
         let (fwd, rev) = if let Some(e) = self.ecmp.as_mut() {
@@ -195,15 +196,19 @@ impl Simulation {
                 (self.mss, self.ack_bytes),
             )
         };
-        let mut fl =
-            self.factory
-                .make(cc, Some(size), fwd, rev, src, dst, self.now, line, path_rtt);
+        let start = self.now + delay;
+        let mut fl = self
+            .factory
+            .make(cc, Some(size), fwd, rev, src, dst, start, line, path_rtt);
         fl.workload = Some(tag);
         fl.set_class(class, self.factory.tcp.ack_class);
         let id = FlowId(self.flows.len() as u32);
         let rate_based = fl.rate.is_some();
         self.flows.push(fl);
-        if rate_based {
+        if delay > SimDuration::ZERO {
+            // start jitter: the flow exists (and holds its id) now, and starts later
+            self.events.schedule(start, Event::FlowStart(id));
+        } else if rate_based {
             self.rate_send(id);
         } else {
             self.flows[id.idx()].sender.start();

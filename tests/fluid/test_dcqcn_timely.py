@@ -199,3 +199,76 @@ def test_timely_batch_matches_single_runs():
     one = timely_batch([m2], 0.003, rates_bps=[6e9, 4e9])
     assert both.iloc[1].mean_r0_bps == pytest.approx(one.iloc[0].mean_r0_bps, rel=1e-12)
     assert math.isfinite(both.iloc[0].q_mean_pkts)
+
+
+# ------------------------------------------------------------------------------------------------ backends, sweeps, CLI
+
+def test_dcqcn_jax_backend_matches_numpy():
+    pytest.importorskip("jax")
+    m = DcqcnFluid(40e9, 4, delay_s=10e-6)
+    a = m.solve(0.003, rates_bps=[40e9, 30e9], weights=[2, 2], dt_s=2e-6, backend="numpy").traces
+    b = m.solve(0.003, rates_bps=[40e9, 30e9], weights=[2, 2], dt_s=2e-6, backend="jax").traces
+    np.testing.assert_allclose(b.to_numpy(), a.to_numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_dcqcn_has_no_native_backend_and_says_so():
+    with pytest.raises(ValueError, match="backend = 'native': DcqcnDde has no compiled implementation"):
+        DcqcnFluid(40e9, 2).solve(0.001, backend="native")
+
+
+def test_fluid_sweep_runs_dcqcn_and_timely_as_one_batch():
+    from ccscope.fluid import sweep
+
+    df = sweep("dcqcn", {"rate_bps": [40e9], "n_flows": [2, 10], "delay_s": [4e-6]}, until_s=0.002, dt_s=2e-6)
+    assert list(df.n_flows) == [2, 10]
+    assert df.rc_star_bps.tolist() == pytest.approx([20e9, 4e9])
+    assert df.phase_margin_deg.iloc[1] == pytest.approx(DcqcnFluid(40e9, 10).phase_margin().degrees)
+    assert {"q_min_pkts", "q_max_pkts", "periodic", "q_star_pkts", "p_star", "linear_stable"} <= set(df.columns)
+    dt = sweep("timely", {"rate_bps": [10e9], "r0_bps": [7e9, 5e9], "r1_bps": [3e9, 5e9]}, until_s=0.002)
+    assert len(dt) == 4 and {"mean_r0_bps", "mean_r1_bps", "mean_total_bps"} <= set(dt.columns)
+    with pytest.raises(ValueError, match="grid: unknown parameter"):
+        sweep("dcqcn", {"rate_bps": [40e9], "n_flows": [2], "delay_s": [4e-6], "kmid": [1]})
+
+
+@pytest.fixture(scope="module")
+def cli():
+    import typer
+    from ccscope.fluid_cli import register
+    from typer.testing import CliRunner
+
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(app, list(args))
+
+
+def test_cli_stability_dcqcn_prints_fixed_point_and_both_linear_checks(cli):
+    r = cli("stability", "dcqcn", "--flows", "10", "--delay", "85us")
+    assert r.exit_code == 0, r.output
+    assert "q* = 122.62 pkts" in r.output and "R_C* = C/N = 4 Gb/s" in r.output
+    assert "-14.56 deg -> UNSTABLE" in r.output and "1/s -> UNSTABLE" in r.output
+    r = cli("stability", "dcqcn", "--flows", "64")
+    assert "NOT on the RED ramp" in r.output and "not applicable" in r.output
+
+
+def test_cli_fluid_dcqcn_and_timely_run(cli):
+    r = cli("fluid", "dcqcn", "--flows", "2", "--until", "2ms")
+    assert r.exit_code == 0, r.output
+    assert "q* = 20.15 pkts" in r.output and "25.12 deg -> stable" in r.output
+    r = cli("fluid", "timely", "--until", "2ms", "--rates", "6Gbps,4Gbps")
+    assert r.exit_code == 0, r.output
+    assert "2 flows starting at 6, 4 Gb/s" in r.output and "mean rates over the second half" in r.output
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("fluid", "dcqcn", "--kmin", "300KB"), "--kmax '200KB': must be > --kmin (300000 B)"),
+    (("stability", "dcqcn", "--pmax", "0"), "--pmax '0': must lie in (0, 1]"),
+    (("fluid", "dcqcn", "--delay", "0"), "--delay '0': must be > 0"),
+    (("fluid", "timely", "--rates", "7Gbps,x"), "--rates 'x'"),
+    (("fluid", "timely", "--rates", "20Gbps"), "rates_bps[0] = 2e+10: must lie in [1e+08, 1e+10]"),
+])
+def test_cli_bad_input_is_one_error_line(cli, args, needle):
+    r = cli(*args)
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], r.output

@@ -448,9 +448,14 @@ def phase_margins(models: list[DcqcnFluid], *, delay_s: float | None = None) -> 
 def jacobian_stable(m: DcqcnFluid, *, delay_s: float | None = None) -> tuple[bool, complex]:
     """Independent linear check: linearize this module's right-hand side (one slot of N flows) at the exact
     fixed point, x' = J0 x + J1 x(t - tau*), and find the rightmost root of det(sI - J0 - J1 e^{-s tau*}) by
-    Newton from the eigenvalues of J0 + J1 and a grid of starts. Returns (stable, rightmost root in 1/s)."""
+    Newton from the eigenvalues of J0 + J1 and a grid of starts. Returns (stable, rightmost root in 1/s).
+
+    Off the RED ramp (p* > Pmax: q* would lie above Kmax, where eq (3) jumps to 1) there is no fixed point to
+    linearize: returns (False, nan)."""
     delay = m.delay_s if delay_s is None else delay_s
     fp = m.fixed_point()
+    if not fp.on_ramp:
+        return False, complex(math.nan, math.nan)
     pr = {k: np.array([v]) for k, v in m.params().items()}
     pr["w"] = np.array([[m.n_flows]])
     model = DcqcnDde(1)

@@ -358,7 +358,8 @@ def fixed_points(models: list[DcqcnFluid]) -> list[DcqcnFixedPoint]:
     lo, hi = np.full(len(models), -60.0), np.full(len(models), math.log(P_CLIP))
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        up = lhs(np.exp(mid)) > rhs
+        with np.errstate(divide="ignore", invalid="ignore"):   # near p = 1, (b + d)(c + e) -> 0: lhs = inf > rhs
+            up = lhs(np.exp(mid)) > rhs
         hi, lo = np.where(up, mid, hi), np.where(up, lo, mid)
     p = np.exp(0.5 * (lo + hi))
     a, b, c, d, e, at = rate_terms(np, p, r, pr["tau"], pr["tau_p"], pr["bc"], pr["timer"], pr["f"])

@@ -481,11 +481,6 @@ def _dcqcn_model(rate: str, flows: str, delay: str, kmin: str, kmax: str, pmax: 
     return DcqcnFluid(rate_bps, n, delay_s=delay_s, kmin_bytes=kmin_b, kmax_bytes=kmax_b, pmax=pm, r_ai_bps=rai_bps)
 
 
-def _dcqcn_backend(backend: str) -> str:
-    _backend(backend)
-    return "numpy" if backend == "native" else backend     # no compiled DCQCN model: numpy is the default
-
-
 def _dcqcn_header(m) -> None:
     fp, pm = m.fixed_point(), m.phase_margin()
     bits = m.packet_bytes * 8
@@ -502,7 +497,7 @@ def _dcqcn_header(m) -> None:
 
 def _fluid_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, until, backend, out) -> None:
     until_s = _positive("--until", until, parse_time, TIME)
-    be = _dcqcn_backend(backend)
+    be = _backend(backend)
     _check_out(out)
     m = _dcqcn_model(rate, flows, delay, kmin, kmax, pmax, rai)
     _dcqcn_header(m)
@@ -721,7 +716,7 @@ def register(app: typer.Typer) -> None:
         pmax: str = DCQCN_OPT["pmax"],
         rai: str = DCQCN_OPT["rai"],
         until: str = typer.Option("50ms", "--until", help="simulated time"),
-        backend: str = typer.Option("numpy", "--backend", help="numpy (default; no compiled DCQCN model) or jax"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
         out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
         force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
     ) -> None:

@@ -129,9 +129,7 @@ def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "auto", dtype: 
         df = _product(grid, ("rate_bps", "n_flows", "delay_s"), DCQCN_OPTIONAL)
         models = [dcqcn_fluid(r.rate_bps, r.n_flows, delay_s=r.delay_s,
                               **{k: getattr(r, k) for k in DCQCN_OPTIONAL if k in df}) for r in df.itertuples()]
-        # no compiled DCQCN model: the sweep's default "native" means the fastest available, numpy (or jax)
-        out = dcqcn_batch(models, options.pop("until_s", 0.05), backend="auto" if backend == "native" else backend,
-                          dtype=dtype, **options)
+        out = dcqcn_batch(models, options.pop("until_s", 0.05), backend=backend, dtype=dtype, **options)
         pms = phase_margins(models)
         return pd.concat([df, out], axis=1).assign(phase_margin_deg=[pm.degrees for pm in pms],
                                                    linear_stable=[pm.stable for pm in pms])

@@ -258,7 +258,10 @@ fn spraying_reorders_packets_without_loss_and_delivers_all_bytes() {
         assert_eq!(l.dropped, 0, "{lb}: no loss");
         assert_eq!(l.sent, l.delivered + l.in_flight);
         let o = sim.finish().expect("conservation");
-        assert_eq!(u64s(&o, "flows", "delivered_bytes"), &[1_500_000, 1_500_000]);
+        assert_eq!(
+            u64s(&o, "flows", "delivered_bytes"),
+            &[1_500_000, 1_500_000]
+        );
         if lb == "spray" {
             let ooo = u64s(&o, "flows", "ooo_segments");
             assert!(ooo.iter().all(|&n| n > 50), "spraying reorders: {ooo:?}");

@@ -99,3 +99,24 @@ def test_a_workload_dataclass_carries_its_class():
     assert sc.to_dict()["workload"][0]["class"] == 1
     t = cc.simulate(sc).classes.set_index("class")
     assert t.loc[0, "tx_pkts"] == 0 and t.loc[1, "tx_pkts"] > 0
+
+
+def test_codel_from_python_reports_its_sojourn_and_refuses_a_target_above_the_interval():
+    from ccscope.errors import ScenarioError
+
+    def sc(**kw):
+        s = cc.scenario.dumbbell(senders=4, bottleneck_bps=100e6, access_bps=1e9, rtt_s=0.02, buffer_pkts=1000,
+                                 aqm=cc.aqm.codel(**kw), start_jitter_s=0.01)
+        s.until_s = 10.0
+        return s
+
+    r = cc.simulate(sc())
+    t = r.classes
+    assert list(t["name"]) == ["sw->r0"]
+    # the standing queue is held near the 5-ms target (the mean also holds the slow-start overshoot
+    # before CoDel's first interval ends), far below the 120 ms of the full drop-tail buffer
+    assert 0.005 < t["mean_sojourn_s"].iloc[0] < 0.02
+    assert r.ports.set_index("name").loc["sw->r0", "drops_aqm"] > 0
+    with pytest.raises(ScenarioError) as e:
+        cc.simulate(sc(target_s=0.2))
+    assert "aqm.target_s" in str(e.value) and "interval_s" in str(e.value)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, DropTail, QcnCp, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, QcnCp, Red, Threshold
 
-__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "DropTail", "Threshold", "Red", "choke", "drop_tail", "threshold", "red",
-           "red_replay"]
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "DropTail", "Threshold", "Red", "choke", "codel", "drop_tail",
+           "threshold", "red", "red_replay"]
 
 
 def drop_tail() -> DropTail:
@@ -37,6 +37,13 @@ def red(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: floa
 def choke(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, samples: int = 1) -> Choke:
     """CHOKe (samples = 1) or the coexistence paper's modified CHOKe (samples = m), with ECN."""
     return Choke(min_th_pkts=min_th_pkts, max_th_pkts=max_th_pkts, max_p=max_p, w_q=w_q, samples=samples)
+
+
+def codel(*, target_s: float = 0.005, interval_s: float = 0.1, ecn: bool = False) -> Codel:
+    """CoDel (RFC 8289): at dequeue, drop (or CE-mark, ecn=True) once the sojourn time has stayed
+    above target_s for interval_s, then at interval_s / sqrt(count). Puts the port on the general
+    path (docs/engine.md)."""
+    return Codel(target_s=target_s, interval_s=interval_s, ecn=ecn)
 
 
 def qcn(**kw) -> QcnCp:

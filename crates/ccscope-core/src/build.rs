@@ -93,7 +93,17 @@ pub fn build_with_budget(
             aqm,
             rng,
         );
-        if let Some(sch) = l.sched.as_ref().filter(|s| s.needs_general_path()) {
+        let dequeue_policy = match l.aqm.as_ref() {
+            Some(AqmConfig::Codel(c)) => Some((c.params(sc_packet_bytes), c.ecn)),
+            _ => None,
+        };
+        let default_sched = crate::scenario::SchedConfig::default();
+        let sched = match l.sched.as_ref() {
+            Some(s) if s.needs_general_path() => Some(s),
+            _ if dequeue_policy.is_some() => Some(l.sched.as_ref().unwrap_or(&default_sched)),
+            _ => None,
+        };
+        if let Some(sch) = sched {
             if port.aqm.needs_engine() {
                 return Err(ScenarioError::new(
                     "sched.classes",
@@ -101,7 +111,7 @@ pub fn build_with_budget(
                     "a port with traffic classes (or path = \"general\") takes drop_tail, threshold or red; choke, qcn and asm need the committed FIFO (one class)",
                 ));
             }
-            port.set_sched(Sched::new(sch, sc_packet_bytes));
+            port.set_sched(Sched::new(sch, sc_packet_bytes, dequeue_policy));
         }
         ports.push(port);
         ends.push(PortEnds {

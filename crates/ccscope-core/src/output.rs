@@ -568,6 +568,14 @@ fn classes_table(sim: &Simulation) -> Option<Table> {
             ("drops", col(|s| s.drops)),
             ("marks", col(|s| s.marks)),
             ("max_q_pkts", col(|s| s.max_q_pkts as u64)),
+            (
+                "mean_sojourn_s",
+                Column::F64(
+                    st.iter()
+                        .map(|s| s.sojourn_ps as f64 * 1e-12 / s.tx_pkts.max(1) as f64)
+                        .collect(),
+                ),
+            ),
         ],
     })
 }

@@ -93,7 +93,16 @@ class AsmCp:
     dedup_window_s: Optional[float] = None
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp]
+@dataclass
+class Codel:
+    """CoDel (RFC 8289): drops (or marks, ecn=True) at dequeue on the sojourn time."""
+    KIND = "codel"
+    target_s: float = 0.005
+    interval_s: float = 0.1
+    ecn: bool = False
+
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel]
 
 
 @dataclass
@@ -470,6 +479,7 @@ SCHEMA_MIRROR = {
     Choke: "ChokeConfig",
     QcnCp: "QcnCpConfig",
     AsmCp: "AsmCpConfig",
+    Codel: "CodelConfig",
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",

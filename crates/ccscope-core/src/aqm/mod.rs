@@ -25,6 +25,7 @@
 
 pub mod asm_cp;
 pub mod choke;
+pub mod codel;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
@@ -203,6 +204,8 @@ pub enum AqmConfig {
     Qcn(qcn_cp::QcnCpConfig),
     /// ASM congestion point (P002 §4.1): samples arrivals, sends Qf/dQ feedback; drop-tail buffer.
     Asm(asm_cp::AsmCpConfig),
+    /// CoDel (RFC 8289): drops (or marks) at dequeue on the packets' sojourn time; the port takes the general path.
+    Codel(codel::CodelConfig),
 }
 
 /// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
@@ -217,6 +220,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("choke", |v| Ok(AqmConfig::Choke(variant(v)?))),
     ("qcn", |v| Ok(AqmConfig::Qcn(variant(v)?))),
     ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
+    ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
 ];
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -239,6 +243,7 @@ impl AqmConfig {
             AqmConfig::Choke(_) => "choke",
             AqmConfig::Qcn(_) => "qcn",
             AqmConfig::Asm(_) => "asm",
+            AqmConfig::Codel(_) => "codel",
         }
     }
 }
@@ -271,6 +276,8 @@ pub enum Aqm {
     /// Congestion points: the engine sends their feedback; the buffer is drop-tail.
     QcnCp(Box<qcn_cp::QcnCp>),
     AsmCp(Box<asm_cp::AsmCp>),
+    /// Enqueues every arrival; the port's classes run CoDel at dequeue (`net::sched`).
+    Codel(codel::CodelConfig),
 }
 
 impl Aqm {
@@ -283,6 +290,7 @@ impl Aqm {
             AqmConfig::Threshold(c) => Aqm::Threshold(Threshold::new(c, packet_bytes)),
             AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
+            AqmConfig::Codel(c) => Aqm::Codel(*c),
         }
     }
 }
@@ -295,9 +303,26 @@ impl Aqm {
     pub fn inspects_queue(&self) -> bool {
         match self {
             Aqm::Choke(_) => true,
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => {
-                false
-            }
+            Aqm::DropTail
+            | Aqm::Threshold(_)
+            | Aqm::Red(_)
+            | Aqm::QcnCp(_)
+            | Aqm::AsmCp(_)
+            | Aqm::Codel(_) => false,
+        }
+    }
+
+    /// It decides at dequeue: the port takes the general path (`net::sched`), whose classes run
+    /// its dequeue hook.
+    pub fn decides_at_dequeue(&self) -> bool {
+        match self {
+            Aqm::Codel(_) => true,
+            Aqm::DropTail
+            | Aqm::Threshold(_)
+            | Aqm::Red(_)
+            | Aqm::Choke(_)
+            | Aqm::QcnCp(_)
+            | Aqm::AsmCp(_) => false,
         }
     }
 
@@ -313,7 +338,7 @@ impl Aqm {
     pub fn may_be_fed_ahead(&self) -> bool {
         match self {
             Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => true,
-            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => false,
+            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) => false,
         }
     }
 
@@ -321,9 +346,12 @@ impl Aqm {
     pub fn takes_back_queued(&self) -> bool {
         match self {
             Aqm::Choke(_) => true,
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) => {
-                false
-            }
+            Aqm::DropTail
+            | Aqm::Threshold(_)
+            | Aqm::Red(_)
+            | Aqm::QcnCp(_)
+            | Aqm::AsmCp(_)
+            | Aqm::Codel(_) => false,
         }
     }
 
@@ -332,7 +360,9 @@ impl Aqm {
     pub fn sends_feedback(&self) -> bool {
         match self {
             Aqm::QcnCp(_) | Aqm::AsmCp(_) => true,
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Choke(_) => false,
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Choke(_) | Aqm::Codel(_) => {
+                false
+            }
         }
     }
 }
@@ -343,7 +373,7 @@ impl QueuePolicy for Aqm {
     #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail => Verdict::Enqueue.into(),
+            Aqm::DropTail | Aqm::Codel(_) => Verdict::Enqueue.into(),
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
@@ -355,7 +385,7 @@ impl QueuePolicy for Aqm {
     #[inline]
     fn take_feedback(&mut self) -> Option<Feedback> {
         match self {
-            Aqm::DropTail => None,
+            Aqm::DropTail | Aqm::Codel(_) => None,
             Aqm::Threshold(a) => a.take_feedback(),
             Aqm::Red(a) => a.take_feedback(),
             Aqm::Choke(a) => a.take_feedback(),
@@ -366,7 +396,7 @@ impl QueuePolicy for Aqm {
 
     fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
         match self {
-            Aqm::DropTail => {}
+            Aqm::DropTail | Aqm::Codel(_) => {}
             Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),

@@ -23,7 +23,7 @@
 //! of each transmission (`Event::TxDone`). See `sched` and docs/engine.md.
 
 use crate::aqm::{Aqm, Decision, QueuePolicy, QueueView, Queued, Verdict};
-use crate::net::sched::Sched;
+use crate::net::sched::{Next, Sched};
 use crate::packet::{flags, Packet};
 use crate::rng::Rng;
 use crate::units::{BitsPerSec, Serializer, SimDuration, SimTime};
@@ -443,16 +443,38 @@ impl Port {
     /// picks, at the end of the previous transmission or now. Returns it with its arrival time
     /// at the far end and the end of its transmission (an `Event::TxDone` then); None when the
     /// link is busy or nothing waits.
-    pub fn start_next(&mut self, now: SimTime) -> Option<(Packet, SimTime, SimTime)> {
+    pub fn start_next(&mut self, now: SimTime) -> Started {
         if self.busy_until.0 > now.0 + SIMULTANEOUS_PS {
-            return None;
+            return Started::Busy;
         }
-        let s = self.sched.as_mut()?;
-        let (c, q) = s.pop()?;
+        let Some(s) = self.sched.as_mut() else {
+            return Started::Busy;
+        };
+        let (c, mut q, marked) = match s.next(now) {
+            Next::Idle => return Started::Busy,
+            Next::Dropped(c, q) => {
+                // a dequeue-time drop (CoDel): the packet leaves the queue without a transmission
+                let bytes = q.pkt.size_bytes as u64;
+                s.classes[c].stats.drops += 1;
+                self.integrate(now);
+                self.q_pkts -= 1;
+                self.q_bytes -= bytes;
+                self.stats.drops_aqm += 1;
+                self.log_change(now);
+                return Started::Dropped(q.pkt);
+            }
+            Next::Send(c, q, marked) => (c, q, marked),
+        };
         let bytes = q.pkt.size_bytes as u64;
         let cs = &mut s.classes[c].stats;
         cs.tx_pkts += 1;
         cs.tx_bytes += bytes;
+        cs.sojourn_ps += now.0.saturating_sub(q.since.0) as u128;
+        if marked && !q.pkt.has(flags::CE) {
+            q.pkt.flags |= flags::CE;
+            cs.marks += 1;
+            self.stats.marks += 1;
+        }
         let start = if self.busy_until > now {
             self.busy_until
         } else {
@@ -467,8 +489,20 @@ impl Port {
         self.busy_until = end;
         self.last_start = start;
         self.log_change(now);
-        Some((q.pkt, end + self.delay, end))
+        Started::Sent(q.pkt, end + self.delay, end, marked)
     }
+}
+
+/// What [`Port::start_next`] did.
+#[derive(Clone, Copy, Debug)]
+pub enum Started {
+    /// The link is busy, or nothing waits.
+    Busy,
+    /// The class's dequeue policy dropped this packet; call again.
+    Dropped(Packet),
+    /// This packet's transmission started: it arrives at the far end at the first time; the
+    /// transmission ends at the second; `true` if the dequeue policy marked it.
+    Sent(Packet, SimTime, SimTime, bool),
 }
 
 #[cfg(test)]

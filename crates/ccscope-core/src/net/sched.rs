@@ -14,7 +14,8 @@
 //! Allocation: the class queues grow with the backlog and keep their capacity; the DRR list
 //! holds at most 8 entries (allocated once). Nothing is allocated per packet in steady state.
 
-use crate::packet::Packet;
+use crate::aqm::codel::{Codel, CodelParams, Dequeue};
+use crate::packet::{flags, Packet};
 use crate::scenario::{SchedConfig, SchedulerKind};
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -37,6 +38,8 @@ pub struct ClassQueue {
     quantum: u64,
     deficit: u64,
     in_list: bool,
+    /// A dequeue-time policy of this class (CoDel), with its ECN choice.
+    codel: Option<(Codel, bool)>,
     pub stats: ClassStats,
 }
 
@@ -49,6 +52,19 @@ pub struct ClassStats {
     pub drops: u64,
     pub marks: u64,
     pub max_q_pkts: u32,
+    /// Sum of the sojourn times of the packets sent, picoseconds (mean sojourn = this / tx_pkts).
+    pub sojourn_ps: u128,
+}
+
+/// What the scheduler does next at a free link.
+#[derive(Clone, Copy, Debug)]
+pub enum Next {
+    /// Send this packet (of this class; marked CE by the dequeue policy if `marked`).
+    Send(usize, Queued, bool),
+    /// The class's dequeue policy dropped this packet; ask again.
+    Dropped(usize, Queued),
+    /// Nothing waits.
+    Idle,
 }
 
 /// The scheduler state of a port on the general path.
@@ -63,7 +79,9 @@ pub struct Sched {
 impl Sched {
     /// The scheduler of a port from its `[sched]` table (validated); `packet_bytes` sizes the
     /// DRR quanta.
-    pub fn new(cfg: &SchedConfig, packet_bytes: u32) -> Self {
+    /// `codel`: every class runs CoDel at dequeue with these parameters (and marks ECN-capable
+    /// packets instead of dropping them when the flag is set).
+    pub fn new(cfg: &SchedConfig, packet_bytes: u32, codel: Option<(CodelParams, bool)>) -> Self {
         let n = cfg.classes.max(1) as usize;
         let classes = (0..n)
             .map(|c| ClassQueue {
@@ -71,6 +89,7 @@ impl Sched {
                 quantum: (cfg.weights.as_ref().map_or(1.0, |w| w[c]) * packet_bytes as f64)
                     .round()
                     .max(1.0) as u64,
+                codel: codel.map(|(p, ecn)| (Codel::new(p), ecn)),
                 ..Default::default()
             })
             .collect();
@@ -103,6 +122,34 @@ impl Sched {
             cl.in_list = true;
             cl.deficit = cl.quantum;
             self.active.push_back(c as u8);
+        }
+    }
+
+    /// The next packet at `now`: the scheduler's pick, judged by its class's dequeue policy.
+    #[inline]
+    pub fn next(&mut self, now: SimTime) -> Next {
+        let Some((c, q)) = self.pop() else {
+            for cl in self.classes.iter_mut() {
+                if let Some((cd, _)) = cl.codel.as_mut() {
+                    cd.on_empty();
+                }
+            }
+            return Next::Idle;
+        };
+        let cl = &mut self.classes[c];
+        let Some((cd, ecn)) = cl.codel.as_mut() else {
+            return Next::Send(c, q, false);
+        };
+        let sojourn = crate::units::SimDuration(now.0.saturating_sub(q.since.0));
+        match cd.on_dequeue(now, sojourn, cl.bytes) {
+            Dequeue::Send => Next::Send(c, q, false),
+            Dequeue::Drop if *ecn && q.pkt.has(flags::ECT) => Next::Send(c, q, true),
+            Dequeue::Drop => {
+                if cl.q.is_empty() {
+                    cd.on_empty();
+                }
+                Next::Dropped(c, q)
+            }
         }
     }
 
@@ -164,7 +211,7 @@ mod tests {
 
     #[test]
     fn strict_priority_serves_the_lowest_class_first_and_fifo_within_a_class() {
-        let mut s = Sched::new(&cfg(3, SchedulerKind::Strict, None), 1500);
+        let mut s = Sched::new(&cfg(3, SchedulerKind::Strict, None), 1500, None);
         for (c, f) in [(2, 20), (1, 10), (2, 21), (0, 0), (1, 11)] {
             s.push(c, p(f, 100), SimTime(0));
         }
@@ -178,7 +225,11 @@ mod tests {
     /// of different sizes the bytes served per round follow the quanta, not the packet counts.
     #[test]
     fn drr_serves_bytes_in_the_ratio_of_the_weights() {
-        let mut s = Sched::new(&cfg(2, SchedulerKind::Drr, Some(vec![1.0, 3.0])), 1000);
+        let mut s = Sched::new(
+            &cfg(2, SchedulerKind::Drr, Some(vec![1.0, 3.0])),
+            1000,
+            None,
+        );
         let mut sent = [0u64; 2];
         for _ in 0..4000 {
             s.push(0, p(0, 700), SimTime(0));
@@ -194,7 +245,7 @@ mod tests {
 
     #[test]
     fn a_class_the_port_lacks_is_served_as_its_last() {
-        let s = Sched::new(&cfg(2, SchedulerKind::Strict, None), 1500);
+        let s = Sched::new(&cfg(2, SchedulerKind::Strict, None), 1500, None);
         assert_eq!(s.class_index(0), 0);
         assert_eq!(s.class_index(1), 1);
         assert_eq!(s.class_index(7), 1);

@@ -71,6 +71,21 @@ pub(super) fn validate_aqm(
         },
         AqmConfig::Qcn(c) => c.validate(path),
         AqmConfig::Asm(c) => c.validate(path),
+        AqmConfig::Codel(c) => {
+            super::check::time_s(&format!("{path}.target_s"), c.target_s, false)?;
+            super::check::time_s(&format!("{path}.interval_s"), c.interval_s, false)?;
+            if c.target_s >= c.interval_s {
+                return Err(ScenarioError::new(
+                    format!("{path}.target_s"),
+                    fmt_f(c.target_s),
+                    format!(
+                        "must be below interval_s ({}): CoDel drops when the sojourn stays above target for a whole interval",
+                        fmt_f(c.interval_s)
+                    ),
+                ));
+            }
+            Ok(())
+        }
         AqmConfig::Choke(c) => {
             let red = AqmConfig::Red(c.red_config());
             validate_aqm(path, &red, buf_pkts, buf_bytes, packet_bytes, buf_path)?;

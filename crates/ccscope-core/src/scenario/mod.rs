@@ -395,8 +395,8 @@ cc = "dctcp"
             "flows.count = 0: must be >= 1"
         );
         assert!(
-            err(&BASE.replace("kind = \"threshold\"", "kind = \"codel\""))
-                .contains("unknown variant `codel`")
+            err(&BASE.replace("kind = \"threshold\"", "kind = \"bogus_policy\""))
+                .contains("unknown variant `bogus_policy`")
         );
         assert!(
             err(&BASE.replace("rtt_s = 100e-6", "rtt_s = nan")).contains("topology.rtt_s = nan")

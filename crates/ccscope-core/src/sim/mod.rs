@@ -17,6 +17,7 @@ pub(crate) use lookahead::Lookahead;
 
 use crate::engine::{Event, EventQueue};
 use crate::flow::FlowState;
+use crate::net::port::Started;
 use crate::net::{Admit, DropReason, Port, PortPath};
 use crate::packet::{flags, Packet, PacketKind};
 use crate::record::{Ledger, PortEventKind, Recorder};
@@ -266,9 +267,19 @@ impl Simulation {
     /// A port on the general path starts its next transmission if its link is free.
     fn start_next(&mut self, port: PortId) {
         let now = self.now;
-        if let Some((pkt, arrive_at, end)) = self.ports[port.idx()].start_next(now) {
-            self.events.schedule_arrival(port, arrive_at, pkt);
-            self.events.schedule(end, Event::TxDone(port));
+        loop {
+            match self.ports[port.idx()].start_next(now) {
+                Started::Busy => return,
+                Started::Dropped(pkt) => self.record_drop(port, &pkt, DropReason::Aqm),
+                Started::Sent(pkt, arrive_at, end, marked) => {
+                    if marked {
+                        self.record_mark(port, &pkt);
+                    }
+                    self.events.schedule_arrival(port, arrive_at, pkt);
+                    self.events.schedule(end, Event::TxDone(port));
+                    return;
+                }
+            }
         }
     }
 

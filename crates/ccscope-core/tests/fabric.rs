@@ -405,3 +405,43 @@ fn templates_without_the_new_fields_expand_as_before() {
     let json = serde_json::to_string(&ls.expand().unwrap()).unwrap();
     assert!(!json.contains("load_balance") && !json.contains("oversubscription"));
 }
+
+/// A pair of hosts with more equal-cost paths than spraying takes (two full layers of 65
+/// switches: 4225 paths) is refused at build, naming the field and the flow.
+#[test]
+fn spraying_refuses_a_pair_with_too_many_paths() {
+    let mut nodes = vec![
+        "{name = \"s\", kind = \"host\"}".to_string(),
+        "{name = \"d\", kind = \"host\"}".to_string(),
+    ];
+    let mut links = Vec::new();
+    let link = |a: &str, b: &str| {
+        format!("{{from = \"{a}\", to = \"{b}\", rate_bps = 1e9, delay_s = 0, duplex = true}}")
+    };
+    for i in 0..65 {
+        nodes.push(format!("{{name = \"x{i}\", kind = \"switch\"}}"));
+        nodes.push(format!("{{name = \"y{i}\", kind = \"switch\"}}"));
+        links.push(link("s", &format!("x{i}")));
+        links.push(link(&format!("y{i}"), "d"));
+        for j in 0..65 {
+            links.push(link(&format!("x{i}"), &format!("y{j}")));
+        }
+    }
+    let text = |lb: &str| {
+        format!(
+            "[topology]\nkind = \"graph\"\nload_balance = \"{lb}\"\nnodes = [{}]\nlinks = [{}]\n[[flow]]\nsrc = \"s\"\ndst = \"d\"\nsize_bytes = 10000\n",
+            nodes.join(", "),
+            links.join(", ")
+        )
+    };
+    let e = Simulation::new(&scenario(&text("spray")), Some(0.01))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("topology.load_balance") && e.contains("flow[0]: 4225 equal-cost paths"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+    Simulation::new(&scenario(&text("ecmp")), Some(0.01)).expect("ECMP takes one of them");
+}

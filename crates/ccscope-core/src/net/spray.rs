@@ -160,3 +160,78 @@ impl SprayTable {
             .map(|s| self.groups[s.group as usize].n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::routing::PortEnds;
+
+    /// S -> {A, B}; A -> {C1, C2} -> D; B -> C3 -> D: three equal-cost paths, but a packet
+    /// that picks uniformly at each hop takes the B path half the time (not a third).
+    #[test]
+    fn draws_follow_per_hop_uniform_choice_on_an_uneven_fan_out() {
+        // 0 S, 1 A, 2 B, 3 C1, 4 C2, 5 C3, 6 D (S and D hosts)
+        let mut ports = Vec::new();
+        for (a, b) in [
+            (0, 1),
+            (0, 2),
+            (1, 3),
+            (1, 4),
+            (2, 5),
+            (3, 6),
+            (4, 6),
+            (5, 6),
+        ] {
+            ports.push(PortEnds {
+                from: NodeId(a),
+                to: NodeId(b),
+            });
+        }
+        let is_host = vec![true, false, false, false, false, false, true];
+        let mut e = Ecmp::new(ports.clone(), is_host, 1);
+        let paths = e
+            .equal_cost_paths(NodeId(0), NodeId(6), 16)
+            .unwrap()
+            .unwrap();
+        let probs: Vec<f64> = paths.iter().map(|p| p.1).collect();
+        assert_eq!(probs, vec![0.25, 0.25, 0.5]);
+        let mut routes: Vec<Vec<PortId>> = Vec::new();
+        let mut t = SprayTable::new(7);
+        let mut push = |p: Vec<PortId>| {
+            routes.push(p);
+            RouteId(routes.len() as u32 - 1)
+        };
+        let g = t.group(&mut e, NodeId(0), NodeId(6), &mut push).unwrap();
+        assert_eq!(
+            t.group(&mut e, NodeId(0), NodeId(6), &mut push).unwrap(),
+            g,
+            "one group per pair"
+        );
+        assert_eq!(routes.len(), 3);
+        t.set_flow(FlowId(0), Some(g));
+        t.set_flow(FlowId(1), None);
+        let n = 40_000;
+        let mut count = [0u32; 3];
+        for _ in 0..n {
+            count[t.pick(FlowId(0), RouteId(99)).idx()] += 1;
+        }
+        for (c, p) in count.iter().zip(probs) {
+            assert!((*c as f64 / n as f64 - p).abs() < 0.01, "{count:?}");
+        }
+        assert_eq!(t.pick(FlowId(1), RouteId(99)), RouteId(99), "not sprayed");
+        assert_eq!(t.flow_paths(FlowId(0)), Some(3));
+        assert_eq!(t.flow_paths(FlowId(1)), None);
+        // too many paths: refused with the count
+        assert_eq!(
+            {
+                let mut e = Ecmp::new(
+                    ports,
+                    vec![true, false, false, false, false, false, true],
+                    1,
+                );
+                e.equal_cost_paths(NodeId(0), NodeId(6), 2).unwrap().err()
+            },
+            Some(3)
+        );
+    }
+}

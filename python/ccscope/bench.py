@@ -97,19 +97,21 @@ LEAF_SPINE = ROOT / "scenarios" / "leaf_spine_websearch.toml"
 FAT_TREE_UNTIL_S = 0.02
 
 
-def fat_tree_websearch(load_balance: str = "ecmp") -> str:
-    """The fat-tree scale run: k = 8 (128 hosts, 80 switches), 10 Gb/s links with 2 us delay in
-    every tier, DCTCP with K = 65 over 500-packet buffers, the leaf-spine run's Poisson workload
-    (every host to every host, web-search sizes from scenarios/cdf/websearch.csv) at 50 % of the
-    hosts' total rate (load 0.5 of 128 x 10 Gb/s); engine JSON with the CDF read in."""
+def fat_tree_websearch(load_balance: str = "ecmp", k: int = 8) -> str:
+    """The fat-tree scale run: k = 8 (128 hosts, 80 switches) unless told, 10 Gb/s links with 2 us
+    delay in every tier, DCTCP with K = 65 over 500-packet buffers, the leaf-spine run's Poisson
+    workload (every host to every host, web-search sizes from scenarios/cdf/websearch.csv) over the
+    k^3/4 hosts at 50 % of their total rate (load 0.5 of hosts x 10 Gb/s); engine JSON with the
+    CDF read in."""
     from ccscope.scenario.io import load_file, to_engine_json
     data = load_file(LEAF_SPINE)
-    data["name"] = f"fat_tree_websearch_{load_balance}"
-    data["topology"] = {"kind": "fat_tree", "k": 8, "link_bps": 10e9, "link_delay_s": 2e-6, "buffer_pkts": 500,
+    data["name"] = f"fat_tree_k{k}_websearch_{load_balance}"
+    data["topology"] = {"kind": "fat_tree", "k": k, "link_bps": 10e9, "link_delay_s": 2e-6, "buffer_pkts": 500,
                         "load_balance": load_balance}
+    hosts = [f"h{i}" for i in range(k ** 3 // 4)]
     w = data["workload"][0]
-    assert len(w["src"]) == len(w["dst"]) == 128
-    w["load"], w["reference_bps"] = 0.5, 128 * 10e9
+    w["src"], w["dst"] = hosts, list(hosts)
+    w["load"], w["reference_bps"] = 0.5, len(hosts) * 10e9
     return to_engine_json(data)
 
 
@@ -294,10 +296,10 @@ def main() -> None:
     rows.append(f"| leaf-spine 128 hosts, 10/40 Gb/s, DCTCP, web-search Poisson 50 % load, ECMP (0.1 s) | {r['wall_s']:.3f} | — | — | — | "
                 f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
     print(rows[-1], flush=True)
-    for lb in ("ecmp", "spray"):
-        r = run_one(fat_tree_websearch(lb), 1, until_s=FAT_TREE_UNTIL_S, suffix=".json")
-        rows.append(f"| fat-tree k = 8, 128 hosts, 10 Gb/s 2 us, DCTCP, web-search Poisson 50 % of host rate, "
-                    f"{lb.upper() if lb == 'ecmp' else 'per-packet spraying'} ({FAT_TREE_UNTIL_S} s) | {r['wall_s']:.3f} | — | — | — | "
+    for k, lb, until in ((8, "ecmp", FAT_TREE_UNTIL_S), (8, "spray", FAT_TREE_UNTIL_S), (16, "ecmp", 0.01)):
+        r = run_one(fat_tree_websearch(lb, k), 1, until_s=until, suffix=".json")
+        rows.append(f"| fat-tree k = {k}, {k ** 3 // 4} hosts, 10 Gb/s 2 us, DCTCP, web-search Poisson 50 % of host rate, "
+                    f"{'ECMP' if lb == 'ecmp' else 'per-packet spraying'} ({until} s) | {r['wall_s']:.3f} | — | — | — | "
                     f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
         print(rows[-1], flush=True)
     # issue "Every algorithm": the other families, per event against the DCTCP dumbbell

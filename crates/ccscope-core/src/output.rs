@@ -560,6 +560,21 @@ fn flows_table(sim: &Simulation) -> Table {
                 .collect(),
         ),
     ));
+    if let Some(t) = sim.spray.as_ref() {
+        // runs with per-packet spraying only (`topology.load_balance = "spray"`)
+        c.push((
+            "ooo_segments",
+            Column::U64(fs.iter().map(|f| f.receiver.ooo_arrivals).collect()),
+        ));
+        c.push((
+            "spray_paths",
+            Column::U32(
+                (0..n as u32)
+                    .map(|i| t.flow_paths(crate::world::FlowId(i)).unwrap_or(1))
+                    .collect(),
+            ),
+        ));
+    }
     Table {
         name: "flows",
         columns: c,

@@ -167,6 +167,8 @@ class Graph:
     nodes: list[NodeSpec] = field(default_factory=list)
     links: list[LinkSpec] = field(default_factory=list)
     ecmp: bool = False
+    #: "single", "ecmp" (per flow) or "spray" (per packet); None: "ecmp" if ecmp else "single"
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
 
 
 @dataclass
@@ -180,9 +182,31 @@ class LeafSpine:
     fabric_bps: float
     link_delay_s: float
     buffer_pkts: Optional[int] = None
+    #: the leaf-spine links run at fabric_bps / oversubscription (None: 1)
+    oversubscription: Optional[float] = None
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
 
 
-Topology = Union[Dumbbell, Graph, LeafSpine]
+@dataclass
+class FatTree:
+    """Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): hosts h0 .. h{k^3/4-1}, edge
+    switches e{pod}_{i}, aggregation switches a{pod}_{i}, core switches c{j}; per-flow ECMP by
+    default. Each tier's rate and delay default to link_bps and link_delay_s."""
+    KIND = "fat_tree"
+    k: int
+    link_bps: float
+    link_delay_s: float
+    host_bps: Optional[float] = None
+    edge_agg_bps: Optional[float] = None
+    agg_core_bps: Optional[float] = None
+    host_delay_s: Optional[float] = None
+    edge_agg_delay_s: Optional[float] = None
+    agg_core_delay_s: Optional[float] = None
+    buffer_pkts: Optional[int] = None
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
+
+
+Topology = Union[Dumbbell, Graph, LeafSpine, FatTree]
 
 
 @dataclass
@@ -469,6 +493,7 @@ SCHEMA_MIRROR = {
     Dumbbell: "Dumbbell",
     Graph: "Graph",
     LeafSpine: "LeafSpine",
+    FatTree: "FatTree",
     NodeSpec: "NodeSpec",
     LinkSpec: "LinkSpec",
     SchedConfig: "SchedConfig",

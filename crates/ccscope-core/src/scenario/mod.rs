@@ -30,8 +30,8 @@ pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use tcp::TcpConfig;
 pub use topology::{
-    port_name, Dumbbell, Graph, LeafSpine, LinkSpec, NodeKind, NodeSpec, Topology,
-    DEFAULT_BUFFER_PKTS,
+    port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
+    Topology, DEFAULT_BUFFER_PKTS, MAX_FAT_TREE_K,
 };
 
 use crate::aqm::AqmConfig;

@@ -107,7 +107,9 @@ pub fn build_with_budget(
         let default_sched = crate::scenario::SchedConfig::default();
         let sched = match l.sched.as_ref() {
             Some(s) if s.needs_general_path() => Some(s),
-            _ if dequeue_policy.is_some() => Some(l.sched.as_ref().unwrap_or(&default_sched)),
+            _ if dequeue_policy.is_some() || sc.pfc.is_some() => {
+                Some(l.sched.as_ref().unwrap_or(&default_sched))
+            }
             _ => None,
         };
         if let Some(sch) = sched {
@@ -118,7 +120,17 @@ pub fn build_with_budget(
                     "a port with traffic classes (or path = \"general\") takes drop_tail, threshold or red; choke, qcn and asm need the committed FIFO (one class)",
                 ));
             }
-            port.set_sched(Sched::new(sch, sc_packet_bytes, dequeue_policy));
+            let mut s = Sched::new(sch, sc_packet_bytes, dequeue_policy);
+            if let Some(p) = &sc.pfc {
+                // lossless classes at switch ports (a host's NIC keeps its buffer)
+                if g.nodes
+                    .iter()
+                    .any(|n| n.name == l.from && n.kind == NodeKind::Switch)
+                {
+                    s.lossless = p.mask();
+                }
+            }
+            port.set_sched(s);
         }
         ports.push(port);
         ends.push(PortEnds {
@@ -475,6 +487,30 @@ pub fn build_with_budget(
         workloads.is_empty(),
     );
     let la = Lookahead::new(sole_feeder, ports.len(), LANE_FAN_OUT);
+    let pfc = match &sc.pfc {
+        None => None,
+        Some(p) => {
+            // each port's way back: the port from its far end to its near end
+            let back: std::collections::HashMap<(NodeId, NodeId), PortId> = ends
+                .iter()
+                .enumerate()
+                .map(|(i, e)| ((e.from, e.to), PortId(i as u32)))
+                .collect();
+            let mut reverse = Vec::with_capacity(ends.len());
+            for (i, e) in ends.iter().enumerate() {
+                let r = back.get(&(e.to, e.from)).copied();
+                if r.is_none() && !is_host[e.to.idx()] {
+                    return Err(ScenarioError::new(
+                        "pfc",
+                        format!("port {}", port_names[i]),
+                        "PFC sends PAUSE frames back over the reverse link; every switch needs a link back to each node that sends to it",
+                    ));
+                }
+                reverse.push(r);
+            }
+            Some(Box::new(crate::sim::pfc::Pfc::new(p, reverse)))
+        }
+    };
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -504,6 +540,7 @@ pub fn build_with_budget(
         scenario: sc.clone(),
         la,
         spawn_buf: Vec::new(),
+        pfc,
     })
 }
 

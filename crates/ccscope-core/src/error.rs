@@ -28,17 +28,53 @@ impl ScenarioError {
     }
 }
 
+/// A part of an error message on one line: control characters (a newline in a table key, say)
+/// written as escapes.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (path, value, allowed) = (
+            OneLine(&self.path),
+            OneLine(&self.value),
+            OneLine(&self.allowed),
+        );
         if self.value.is_empty() {
-            write!(f, "{}: {}", self.path, self.allowed)
+            write!(f, "{path}: {allowed}")
         } else {
-            write!(f, "{} = {}: {}", self.path, self.value, self.allowed)
+            write!(f, "{path} = {value}: {allowed}")
         }
     }
 }
 
 impl std::error::Error for ScenarioError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key with a newline (from a JSON scenario) cannot break the message over two lines.
+    #[test]
+    fn a_message_stays_on_one_line() {
+        let e = ScenarioError::new("aqm.\n", "a\tb", "invalid type:\r null");
+        let m = e.to_string();
+        assert!(!m.chars().any(char::is_control), "{m}");
+        assert_eq!(m, "aqm.\\n = a\\tb: invalid type:\\r null");
+    }
+}
 
 /// A failure while running a valid scenario (an internal invariant broke).
 #[derive(Clone, Debug, PartialEq)]

@@ -594,7 +594,9 @@ fn classes_table(sim: &Simulation) -> Option<Table> {
                 port.push(i as u32);
                 name.push(sim.port_names[i].clone());
                 class.push(c as u32);
-                st.push(q.stats);
+                let mut stats = q.stats;
+                stats.paused_ps = q.paused_ps_at(sim.now);
+                st.push(stats);
             }
         }
     }
@@ -603,27 +605,36 @@ fn classes_table(sim: &Simulation) -> Option<Table> {
     }
     let col =
         |f: fn(&crate::net::sched::ClassStats) -> u64| Column::U64(st.iter().map(f).collect());
+    let mut columns = vec![
+        ("port", Column::U32(port)),
+        ("name", Column::Str(name)),
+        ("class", Column::U32(class)),
+        ("arrivals", col(|s| s.arrivals)),
+        ("tx_pkts", col(|s| s.tx_pkts)),
+        ("tx_bytes", col(|s| s.tx_bytes)),
+        ("drops", col(|s| s.drops)),
+        ("marks", col(|s| s.marks)),
+        ("max_q_pkts", col(|s| s.max_q_pkts as u64)),
+        (
+            "mean_sojourn_s",
+            Column::F64(
+                st.iter()
+                    .map(|s| s.sojourn_ps as f64 * 1e-12 / s.tx_pkts.max(1) as f64)
+                    .collect(),
+            ),
+        ),
+    ];
+    if sim.pfc.is_some() {
+        // PFC: the frames each port received per class, and the time the class was paused
+        columns.push(("pause_rx", col(|s| s.pause_rx)));
+        columns.push((
+            "paused_s",
+            Column::F64(st.iter().map(|s| s.paused_ps as f64 * 1e-12).collect()),
+        ));
+    }
     Some(Table {
         name: "classes",
-        columns: vec![
-            ("port", Column::U32(port)),
-            ("name", Column::Str(name)),
-            ("class", Column::U32(class)),
-            ("arrivals", col(|s| s.arrivals)),
-            ("tx_pkts", col(|s| s.tx_pkts)),
-            ("tx_bytes", col(|s| s.tx_bytes)),
-            ("drops", col(|s| s.drops)),
-            ("marks", col(|s| s.marks)),
-            ("max_q_pkts", col(|s| s.max_q_pkts as u64)),
-            (
-                "mean_sojourn_s",
-                Column::F64(
-                    st.iter()
-                        .map(|s| s.sojourn_ps as f64 * 1e-12 / s.tx_pkts.max(1) as f64)
-                        .collect(),
-                ),
-            ),
-        ],
+        columns,
     })
 }
 

@@ -149,6 +149,15 @@ class SchedConfig:
 
 
 @dataclass
+class PfcConfig:
+    """Priority flow control (IEEE 802.1Qbb) at every switch (docs/engine.md)."""
+    xoff_bytes: int
+    xon_bytes: int
+    classes: list[int] = field(default_factory=lambda: [0])
+    pause_quanta: int = 65535
+
+
+@dataclass
 class LinkSpec:
     from_: str
     to: str
@@ -453,6 +462,7 @@ class Scenario:
     ack_bytes: int = 40
     aqm: AqmConfig = field(default_factory=DropTail)
     sched: Optional[SchedConfig] = None
+    pfc: Optional[PfcConfig] = None
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
@@ -497,6 +507,7 @@ SCHEMA_MIRROR = {
     NodeSpec: "NodeSpec",
     LinkSpec: "LinkSpec",
     SchedConfig: "SchedConfig",
+    PfcConfig: "PfcConfig",
     FlowsTemplate: "FlowsTemplate",
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",

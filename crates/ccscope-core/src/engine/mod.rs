@@ -43,6 +43,9 @@ pub enum Event {
     RateTimer(FlowId),
     /// A port on the general path ends a transmission and picks its next packet.
     TxDone(PortId),
+    /// PFC (`sim::pfc`): a PAUSE or resume frame reaches a port, or a pause's refresh is due
+    /// (the class and what it is, coded in the byte).
+    Pfc(PortId, u8),
 }
 
 /// What a heap entry stands for: a small tag, never a packet (packets wait in pipes).
@@ -61,6 +64,7 @@ enum Slot {
     RateSend(FlowId),
     RateTimer(FlowId),
     TxDone(PortId),
+    Pfc(PortId, u8),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -226,6 +230,7 @@ impl EventQueue {
             Event::RateSend(f) => (Slot::RateSend(f), false),
             Event::RateTimer(f) => (Slot::RateTimer(f), true),
             Event::TxDone(p) => (Slot::TxDone(p), false),
+            Event::Pfc(p, c) => (Slot::Pfc(p, c), false),
         };
         let e = Entry { time, seq, slot };
         if timer {
@@ -421,6 +426,7 @@ impl EventQueue {
             Slot::RateSend(f) => Event::RateSend(f),
             Slot::RateTimer(f) => Event::RateTimer(f),
             Slot::TxDone(p) => Event::TxDone(p),
+            Slot::Pfc(p, c) => Event::Pfc(p, c),
             Slot::Pipe(_) | Slot::Loose(_) => {
                 unreachable!("packet slots are resolved by the caller")
             }

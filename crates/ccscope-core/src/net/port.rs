@@ -275,6 +275,7 @@ impl Port {
         pkt: &mut Packet,
         verdict: Verdict,
         class_full: bool,
+        bounded: bool,
     ) -> Result<bool, DropReason> {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size_bytes as u64;
@@ -294,9 +295,10 @@ impl Port {
                 return Err(DropReason::Aqm);
             }
         }
-        if self.q_pkts >= self.limit_pkts
-            || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
-            || class_full
+        if bounded
+            && (self.q_pkts >= self.limit_pkts
+                || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
+                || class_full)
         {
             self.stats.drops_overflow += 1;
             return Err(DropReason::Overflow);
@@ -368,7 +370,7 @@ impl Port {
     /// Accept or drop a packet the AQM has judged (`verdict`); the port must be advanced to `now`.
     #[inline(always)]
     pub fn admit(&mut self, now: SimTime, pkt: &mut Packet, verdict: Verdict) -> Admit {
-        let marked = match self.screen(pkt, verdict, false) {
+        let marked = match self.screen(pkt, verdict, false, true) {
             Ok(m) => m,
             Err(reason) => return Admit::Dropped(reason),
         };
@@ -420,7 +422,10 @@ impl Port {
         if s.classes[c].is_fq() {
             return Ok(self.enqueue_fq(now, pkt, c, class_full));
         }
-        let result = self.screen(pkt, verdict, class_full);
+        // a lossless class at a switch (PFC) is never dropped for lack of buffer: the switch
+        // pauses the upstream port instead
+        let bounded = s.lossless & (1u8 << class.min(7)) == 0;
+        let result = self.screen(pkt, verdict, class_full, bounded);
         let Some(s) = self.sched.as_mut() else {
             unreachable!("Port::enqueue on a port without classes");
         };

@@ -65,6 +65,10 @@ pub struct ClassQueue {
     fq: Option<Box<FqCodel>>,
     /// The packet DRR took from the class but has not sent yet (with its CE mark).
     aside: Option<(Queued, bool)>,
+    /// PFC: the class may not start a transmission before this time.
+    paused_until: SimTime,
+    /// PFC: since when the class has been paused (None while it is not).
+    pause_from: Option<SimTime>,
     pub stats: ClassStats,
 }
 
@@ -78,6 +82,30 @@ impl ClassQueue {
     pub fn is_empty(&self) -> bool {
         self.pkts == 0
     }
+    /// PFC has paused this class at `now`.
+    #[inline]
+    pub fn paused(&self, now: SimTime) -> bool {
+        now < self.paused_until
+    }
+
+    /// Close a pause that has expired by `now` into the paused-time counter.
+    fn settle_pause(&mut self, now: SimTime) {
+        if let Some(f) = self.pause_from {
+            if now >= self.paused_until {
+                self.stats.paused_ps += (self.paused_until.0 - f.0) as u128;
+                self.pause_from = None;
+            }
+        }
+    }
+
+    /// Paused time up to `end`, picoseconds.
+    pub fn paused_ps_at(&self, end: SimTime) -> u128 {
+        self.stats.paused_ps
+            + self.pause_from.map_or(0, |f| {
+                (self.paused_until.min(end).0.saturating_sub(f.0)) as u128
+            })
+    }
+
     /// Whether FQ-CoDel holds this class's packets.
     #[inline]
     pub fn is_fq(&self) -> bool {
@@ -143,6 +171,10 @@ pub struct ClassStats {
     pub max_q_pkts: u32,
     /// Sum of the sojourn times of the packets sent, picoseconds (mean sojourn = this / tx_pkts).
     pub sojourn_ps: u128,
+    /// PFC frames received for this class (pauses, refreshes and resumes).
+    pub pause_rx: u64,
+    /// Time the class spent paused by PFC, picoseconds (closed pauses; see `paused_ps_at`).
+    pub paused_ps: u128,
 }
 
 /// What the scheduler does next at a free link.
@@ -166,6 +198,8 @@ pub struct Sched {
     /// The packets FQ-CoDel's overflow rule dropped at the last arrival; the engine records and
     /// clears them (capacity `drop_batch`, allocated once).
     pub evicted: Vec<Packet>,
+    /// PFC: the lossless classes (bit c for class c) of a switch port; 0 elsewhere.
+    pub lossless: u8,
 }
 
 impl Sched {
@@ -202,6 +236,7 @@ impl Sched {
             classes,
             active: VecDeque::with_capacity(n),
             evicted: Vec::with_capacity(batch),
+            lossless: 0,
         }
     }
 
@@ -260,12 +295,36 @@ impl Sched {
         cl.stats.max_q_pkts = cl.stats.max_q_pkts.max(cl.pkts);
     }
 
+    /// A PFC frame for class `c` reached this port at `now`: pause the class until `until`, or
+    /// resume it when `until <= now`.
+    pub fn pause(&mut self, c: usize, now: SimTime, until: SimTime) {
+        let cl = &mut self.classes[c];
+        cl.stats.pause_rx += 1;
+        cl.settle_pause(now);
+        if until > now {
+            if cl.pause_from.is_none() {
+                cl.pause_from = Some(now);
+            }
+            cl.paused_until = until;
+        } else {
+            if let Some(f) = cl.pause_from.take() {
+                cl.stats.paused_ps += (now.0 - f.0) as u128;
+            }
+            cl.paused_until = now;
+        }
+    }
+
     /// The next packet at `now`: the scheduler's pick, judged by its class's dequeue policy.
+    /// Classes paused by PFC are passed over.
     #[inline]
     pub fn next(&mut self, now: SimTime) -> Next {
         match self.kind {
             SchedulerKind::Strict => loop {
-                let Some(c) = self.classes.iter().position(|c| c.pkts > 0) else {
+                let Some(c) = self
+                    .classes
+                    .iter()
+                    .position(|c| c.pkts > 0 && !c.paused(now))
+                else {
                     return self.idle();
                 };
                 match self.classes[c].take(now) {
@@ -274,61 +333,75 @@ impl Sched {
                     Taken::Empty => continue,
                 }
             },
-            SchedulerKind::Drr => loop {
-                let Some(&c) = self.active.front() else {
-                    return self.idle();
-                };
-                let cl = &mut self.classes[c as usize];
-                if cl.aside.is_none() {
-                    match cl.take(now) {
-                        Taken::Pkt(q, m) => {
-                            // held aside, still counted in the class until it is sent
-                            cl.pkts += 1;
-                            cl.bytes += q.pkt.size_bytes as u64;
-                            cl.aside = Some((q, m));
+            SchedulerKind::Drr => {
+                let mut passed = 0;
+                loop {
+                    let Some(&c) = self.active.front() else {
+                        return self.idle();
+                    };
+                    let cl = &mut self.classes[c as usize];
+                    if cl.paused(now) {
+                        // a paused class keeps its place and deficit; every active class paused:
+                        // nothing can start now
+                        if passed >= self.active.len() {
+                            return Next::Idle;
                         }
-                        Taken::Dropped(q) => {
-                            if cl.pkts == 0 {
+                        passed += 1;
+                        self.active.rotate_left(1);
+                        continue;
+                    }
+                    if cl.aside.is_none() {
+                        match cl.take(now) {
+                            Taken::Pkt(q, m) => {
+                                // held aside, still counted in the class until it is sent
+                                cl.pkts += 1;
+                                cl.bytes += q.pkt.size_bytes as u64;
+                                cl.aside = Some((q, m));
+                            }
+                            Taken::Dropped(q) => {
+                                if cl.pkts == 0 {
+                                    cl.in_list = false;
+                                    cl.deficit = 0;
+                                    self.active.pop_front();
+                                }
+                                return Next::Dropped(c as usize, q);
+                            }
+                            Taken::Empty => {
                                 cl.in_list = false;
                                 cl.deficit = 0;
                                 self.active.pop_front();
+                                continue;
                             }
-                            return Next::Dropped(c as usize, q);
                         }
-                        Taken::Empty => {
+                    }
+                    let size = cl
+                        .aside
+                        .as_ref()
+                        .map_or(0, |(q, _)| q.pkt.size_bytes as u64);
+                    if size <= cl.deficit {
+                        cl.deficit -= size;
+                        let Taken::Pkt(q, m) = cl.take(now) else {
+                            unreachable!("the packet held aside")
+                        };
+                        if cl.pkts == 0 {
                             cl.in_list = false;
                             cl.deficit = 0;
                             self.active.pop_front();
-                            continue;
                         }
+                        return Next::Send(c as usize, q, m);
                     }
+                    cl.deficit += cl.quantum;
+                    self.active.rotate_left(1);
                 }
-                let size = cl
-                    .aside
-                    .as_ref()
-                    .map_or(0, |(q, _)| q.pkt.size_bytes as u64);
-                if size <= cl.deficit {
-                    cl.deficit -= size;
-                    let Taken::Pkt(q, m) = cl.take(now) else {
-                        unreachable!("the packet held aside")
-                    };
-                    if cl.pkts == 0 {
-                        cl.in_list = false;
-                        cl.deficit = 0;
-                        self.active.pop_front();
-                    }
-                    return Next::Send(c as usize, q, m);
-                }
-                cl.deficit += cl.quantum;
-                self.active.rotate_left(1);
-            },
+            }
         }
     }
 
-    /// Every class is empty: CoDel's states see an empty queue.
+    /// No class can send: CoDel's states see an empty queue if their class is empty (a class
+    /// paused by PFC is not).
     #[cold]
     fn idle(&mut self) -> Next {
-        for cl in self.classes.iter_mut() {
+        for cl in self.classes.iter_mut().filter(|c| c.pkts == 0) {
             if let Some((cd, _)) = cl.codel.as_mut() {
                 cd.on_empty();
             }

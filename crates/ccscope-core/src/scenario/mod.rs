@@ -27,7 +27,7 @@ pub use crate::cc::CcKind;
 pub use check::fmt_f;
 pub use flows::{FlowSpec, FlowsTemplate};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
-pub use sched::{PathKind, SchedConfig, SchedulerKind, MAX_CLASSES};
+pub use sched::{PathKind, PfcConfig, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use tcp::TcpConfig;
 pub use topology::{
     port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
@@ -97,6 +97,9 @@ pub struct Scenario {
     /// Traffic classes and scheduler of the bottleneck port(s) of a template, and of graph switch ports that do not name one (docs/engine.md). Default: one FIFO class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched: Option<SchedConfig>,
+    /// Priority flow control (IEEE 802.1Qbb) at every switch: lossless classes, XOFF/XON thresholds, pause quanta. Every port then takes the general path (docs/engine.md). Default: none (every class may drop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<PfcConfig>,
     /// TCP transport options shared by all TCP flows.
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -251,6 +254,9 @@ impl Scenario {
         )?;
         if let Some(s) = &self.sched {
             s.validate("sched", buf_pkts)?;
+        }
+        if let Some(p) = &self.pfc {
+            p.validate("pfc")?;
         }
         if let Some(f) = &self.flows {
             f.validate("flows", &self.topology)?;

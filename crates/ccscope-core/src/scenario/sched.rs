@@ -213,3 +213,77 @@ mod tests {
         assert!(!SchedConfig::default().needs_general_path());
     }
 }
+
+fn d_lossless() -> Vec<u8> {
+    vec![0]
+}
+fn d_quanta() -> u32 {
+    65535
+}
+
+/// `[pfc]`: priority flow control (IEEE 802.1Qbb) at every switch (docs/engine.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PfcConfig {
+    /// Lossless traffic classes (0-7): a switch never drops their packets for lack of buffer and pauses the upstream port instead. Default [0].
+    #[serde(default = "d_lossless")]
+    pub classes: Vec<u8>,
+    /// XOFF: bytes of a lossless class that arrived through one ingress link and still wait in the switch at which the switch sends PAUSE upstream (> 0).
+    pub xoff_bytes: u64,
+    /// XON: the count at or below which the switch sends a resume (PAUSE with quanta 0), bytes (< xoff_bytes).
+    pub xon_bytes: u64,
+    /// Pause time a PAUSE frame asks for, in quanta of 512 bit times at the paused link's rate (1 to 65535). The switch refreshes a pause at half this time while the count stays above XON. Default 65535 (802.1Qbb's largest).
+    #[serde(default = "d_quanta")]
+    pub pause_quanta: u32,
+}
+
+impl PfcConfig {
+    /// The lossless classes as a bit mask.
+    pub fn mask(&self) -> u8 {
+        self.classes.iter().fold(0u8, |m, &c| m | (1u8 << c.min(7)))
+    }
+
+    pub(super) fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        if self.classes.is_empty() {
+            return Err(ScenarioError::new(
+                format!("{path}.classes"),
+                "[]",
+                "must name at least one lossless class (0 to 7)",
+            ));
+        }
+        for (i, &c) in self.classes.iter().enumerate() {
+            if c >= MAX_CLASSES {
+                return Err(ScenarioError::new(
+                    format!("{path}.classes[{i}]"),
+                    c,
+                    format!("must be a traffic class from 0 to {}", MAX_CLASSES - 1),
+                ));
+            }
+        }
+        if self.xoff_bytes == 0 || self.xoff_bytes > 1 << 40 {
+            return Err(ScenarioError::new(
+                format!("{path}.xoff_bytes"),
+                self.xoff_bytes,
+                "must be from 1 to 2^40 bytes",
+            ));
+        }
+        if self.xon_bytes >= self.xoff_bytes {
+            return Err(ScenarioError::new(
+                format!("{path}.xon_bytes"),
+                self.xon_bytes,
+                format!(
+                    "must be below xoff_bytes ({}): the switch resumes the upstream port once the count falls to XON",
+                    self.xoff_bytes
+                ),
+            ));
+        }
+        if !(1..=65535).contains(&self.pause_quanta) {
+            return Err(ScenarioError::new(
+                format!("{path}.pause_quanta"),
+                self.pause_quanta,
+                "must be from 1 to 65535 (quanta of 512 bit times)",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -11,6 +11,7 @@
 
 mod hosts;
 mod lookahead;
+pub(crate) mod pfc;
 mod sample;
 
 pub(crate) use lookahead::Lookahead;
@@ -61,6 +62,8 @@ pub struct Simulation {
     pub(crate) la: Lookahead,
     /// Reused buffer of the flows a workload event creates.
     pub(crate) spawn_buf: Vec<crate::workload::Spawn>,
+    /// Priority flow control's state (`[pfc]`), if the scenario has it.
+    pub(crate) pfc: Option<Box<pfc::Pfc>>,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -206,6 +209,7 @@ impl Simulation {
             Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Workload(w) => self.on_workload(w),
             Event::TxDone(p) => self.on_tx_done(p),
+            Event::Pfc(p, code) => self.on_pfc(p, code),
         }
     }
 
@@ -242,14 +246,10 @@ impl Simulation {
 
     /// The general path (`net::sched`): the packet waits in its class; the link, when free,
     /// starts the packet the scheduler picks.
+    #[inline(never)]
     fn forward_general(&mut self, port: PortId, mut pkt: Packet) {
         let now = self.now;
-        let fl = &self.flows[pkt.flow.idx()];
-        let class = if pkt.kind == PacketKind::Data {
-            fl.class
-        } else {
-            fl.ack_class
-        };
+        let class = self.class_of(&pkt);
         // a transmission that ends by now frees the link first, as on the committed FIFO (an
         // arrival at the instant a transmission starts sees the queue after that departure)
         self.start_next(port);
@@ -257,6 +257,9 @@ impl Simulation {
             Ok(marked) => {
                 if marked {
                     self.record_mark(port, &pkt);
+                }
+                if self.pfc.is_some() {
+                    self.pfc_queued(&pkt);
                 }
                 self.record_evicted(port);
                 self.start_next(port);
@@ -279,6 +282,9 @@ impl Simulation {
             let v = self.ports[port.idx()].sched.as_ref().map(|s| s.evicted[i]);
             if let Some(v) = v {
                 self.record_drop(port, &v, DropReason::Overflow);
+                if self.pfc.is_some() {
+                    self.pfc_left(&v);
+                }
             }
         }
         if let Some(s) = self.ports[port.idx()].sched.as_mut() {
@@ -294,10 +300,18 @@ impl Simulation {
         loop {
             match self.ports[port.idx()].start_next(now) {
                 Started::Busy => return,
-                Started::Dropped(pkt) => self.record_drop(port, &pkt, DropReason::Aqm),
+                Started::Dropped(pkt) => {
+                    self.record_drop(port, &pkt, DropReason::Aqm);
+                    if self.pfc.is_some() {
+                        self.pfc_left(&pkt);
+                    }
+                }
                 Started::Sent(pkt, arrive_at, end, marked) => {
                     if marked {
                         self.record_mark(port, &pkt);
+                    }
+                    if self.pfc.is_some() {
+                        self.pfc_left(&pkt);
                     }
                     self.events.schedule_arrival(port, arrive_at, pkt);
                     self.events.schedule(end, Event::TxDone(port));
@@ -309,6 +323,7 @@ impl Simulation {
 
     /// `Event::TxDone`: the port's transmission ended; the next one starts (unless an arrival
     /// at this instant has started it already).
+    #[inline(never)]
     fn on_tx_done(&mut self, port: PortId) {
         self.start_next(port);
     }

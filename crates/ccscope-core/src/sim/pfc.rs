@@ -1,0 +1,165 @@
+//! Priority flow control (IEEE 802.1Qbb) at the switches (`[pfc]`, docs/engine.md).
+//!
+//! Ingress accounting: a switch counts, per ingress link and traffic class, the bytes that
+//! arrived through that link and still wait in any of its egress queues (a packet leaves the
+//! count when its transmission starts or when it is dropped). When a lossless class's count
+//! reaches XOFF, the switch sends a PAUSE frame for that class back over the reverse link; the
+//! upstream port stops starting that class's frames (the frame in transmission finishes) for the
+//! pause time the frame carries (`pause_quanta` x 512 bit times at the paused link's rate). While
+//! the count stays above XON the switch refreshes the pause at half that time; when it falls to
+//! XON it sends a resume (a PAUSE with quanta 0). A PAUSE frame takes the reverse link's
+//! propagation delay plus its 64-byte serialization; it is not queued behind data (a MAC
+//! control frame goes at the next frame boundary; the wait for the frame in transmission, at
+//! most one frame time, is not modelled). Lossless classes are never dropped at a switch for
+//! lack of buffer (`Sched::lossless`); the headroom they use is the `classes` table's largest
+//! queue. Host NIC ports keep their buffer: a paused host queues at most what its transport
+//! has outstanding.
+
+use crate::engine::Event;
+use crate::packet::{Packet, PacketKind};
+use crate::scenario::PfcConfig;
+use crate::units::SimDuration;
+use crate::world::PortId;
+
+use super::Simulation;
+
+/// Event code bits (`Event::Pfc(port, code)`): the class in the low 3 bits.
+const RESUME: u8 = 0x40;
+const REFRESH: u8 = 0x80;
+
+/// The PFC state of a run.
+#[derive(Clone, Debug)]
+pub(crate) struct Pfc {
+    lossless: u8,
+    xoff: u64,
+    xon: u64,
+    quanta: u32,
+    /// Bytes per (ingress port = the upstream node's port into the switch, class) waiting.
+    count: Vec<[u64; 8]>,
+    /// Classes for which a pause is in force (bit c), per ingress port.
+    sent: Vec<u8>,
+    /// The port back from the switch toward the upstream node, per ingress port.
+    reverse: Vec<Option<PortId>>,
+    /// PAUSE frames (pauses, refreshes, resumes) sent toward each port.
+    pub(crate) frames_sent: Vec<u64>,
+}
+
+impl Pfc {
+    pub(crate) fn new(cfg: &PfcConfig, reverse: Vec<Option<PortId>>) -> Pfc {
+        let n = reverse.len();
+        Pfc {
+            lossless: cfg.mask(),
+            xoff: cfg.xoff_bytes,
+            xon: cfg.xon_bytes,
+            quanta: cfg.pause_quanta,
+            count: vec![[0; 8]; n],
+            sent: vec![0; n],
+            reverse,
+            frames_sent: vec![0; n],
+        }
+    }
+}
+
+impl Simulation {
+    /// The class a packet travels in (its flow's; ACKs and feedback: the flow's ACK class).
+    #[inline]
+    pub(crate) fn class_of(&self, pkt: &Packet) -> u8 {
+        let fl = &self.flows[pkt.flow.idx()];
+        if pkt.kind == PacketKind::Data {
+            fl.class
+        } else {
+            fl.ack_class
+        }
+    }
+
+    /// The upstream port a packet queued at a switch came in through: the port before the one
+    /// it waits at on its route (None at the first port, a host's NIC).
+    #[inline]
+    fn ingress_of(&self, pkt: &Packet) -> Option<PortId> {
+        let (off, _) = self.routes[pkt.route.idx()];
+        (pkt.hop >= 2).then(|| self.route_ports[off as usize + pkt.hop as usize - 2])
+    }
+
+    /// A packet joined an egress queue of a switch.
+    pub(crate) fn pfc_queued(&mut self, pkt: &Packet) {
+        let (Some(i), c) = (self.ingress_of(pkt), self.class_of(pkt) & 7) else {
+            return;
+        };
+        let Some(p) = self.pfc.as_mut() else { return };
+        let n = &mut p.count[i.idx()][c as usize];
+        *n += pkt.size_bytes as u64;
+        if p.lossless & (1 << c) != 0 && *n >= p.xoff && p.sent[i.idx()] & (1 << c) == 0 {
+            p.sent[i.idx()] |= 1 << c;
+            self.pfc_send(i, c);
+        }
+    }
+
+    /// A packet left an egress queue of a switch (sent or dropped).
+    pub(crate) fn pfc_left(&mut self, pkt: &Packet) {
+        let (Some(i), c) = (self.ingress_of(pkt), self.class_of(pkt) & 7) else {
+            return;
+        };
+        let Some(p) = self.pfc.as_mut() else { return };
+        let n = &mut p.count[i.idx()][c as usize];
+        *n -= pkt.size_bytes as u64;
+        if p.sent[i.idx()] & (1 << c) != 0 && *n <= p.xon {
+            p.sent[i.idx()] &= !(1 << c);
+            self.pfc_send(i, c | RESUME);
+        }
+    }
+
+    /// Send a PFC frame (`code`: class, RESUME bit) toward upstream port `i`; a pause also
+    /// schedules its refresh.
+    fn pfc_send(&mut self, i: PortId, code: u8) {
+        let Some(p) = self.pfc.as_mut() else { return };
+        p.frames_sent[i.idx()] += 1;
+        let Some(r) = p.reverse[i.idx()] else { return };
+        let back = &self.ports[r.idx()];
+        let travel = back.delay + SimDuration::from_secs_f64(64.0 * 8.0 / back.rate().0 as f64);
+        self.events.schedule(self.now + travel, Event::Pfc(i, code));
+        if code & RESUME == 0 {
+            let half = SimDuration(self.pause_time(i).0 / 2);
+            self.events
+                .schedule(self.now + half, Event::Pfc(i, (code & 7) | REFRESH));
+        }
+    }
+
+    /// The pause time of one PAUSE frame at port `i`.
+    fn pause_time(&self, i: PortId) -> SimDuration {
+        let quanta = self.pfc.as_ref().map_or(0, |p| p.quanta);
+        SimDuration::from_secs_f64(quanta as f64 * 512.0 / self.ports[i.idx()].rate().0 as f64)
+    }
+
+    /// `Event::Pfc`: a frame reaches upstream port `i`, or a pause's refresh time has come.
+    #[inline(never)]
+    pub(crate) fn on_pfc(&mut self, i: PortId, code: u8) {
+        let c = code & 7;
+        let now = self.now;
+        if code & REFRESH != 0 {
+            let still = self
+                .pfc
+                .as_ref()
+                .is_some_and(|p| p.sent[i.idx()] & (1 << c) != 0);
+            if still {
+                self.pfc_send(i, c);
+            }
+            return;
+        }
+        let until = if code & RESUME != 0 {
+            now
+        } else {
+            now + self.pause_time(i)
+        };
+        let Some(s) = self.ports[i.idx()].sched.as_mut() else {
+            return;
+        };
+        let ci = s.class_index(c);
+        s.pause(ci, now, until);
+        if until > now {
+            // look again when the pause runs out (a refresh or resume may come first)
+            self.events.schedule(until, Event::TxDone(i));
+        } else {
+            self.start_next(i);
+        }
+    }
+}

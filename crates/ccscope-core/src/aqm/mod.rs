@@ -26,6 +26,7 @@
 pub mod asm_cp;
 pub mod choke;
 pub mod codel;
+pub mod pie;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
@@ -52,6 +53,10 @@ pub struct QueueView<'a> {
     pub empty_since: Option<SimTime>,
     /// Port line rate, bits/s.
     pub rate_bps: f64,
+    /// When the link finishes sending the packets accepted so far if nothing more arrives (the
+    /// end of the last committed transmission on the committed FIFO): an arrival at `t` waits
+    /// `max(0, drained_at - t)` before its transmission starts. `SimTime::ZERO` in `of_size`.
+    pub drained_at: SimTime,
     /// The waiting packets, oldest first, for a policy that [`Aqm::inspects_queue`];
     /// [`Queued::NONE`] for the others.
     pub queued: Queued<'a>,
@@ -70,6 +75,7 @@ impl QueueView<'static> {
             bytes,
             empty_since,
             rate_bps,
+            drained_at: SimTime::ZERO,
             queued: Queued::NONE,
             feedback_to_source: false,
         }
@@ -206,6 +212,8 @@ pub enum AqmConfig {
     Asm(asm_cp::AsmCpConfig),
     /// CoDel (RFC 8289): drops (or marks) at dequeue on the packets' sojourn time; the port takes the general path.
     Codel(codel::CodelConfig),
+    /// PIE (RFC 8033): drops (or marks) at enqueue with a probability updated every t_update_s from the queueing delay.
+    Pie(pie::PieConfig),
 }
 
 /// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
@@ -221,6 +229,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("qcn", |v| Ok(AqmConfig::Qcn(variant(v)?))),
     ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
+    ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
 ];
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -244,6 +253,7 @@ impl AqmConfig {
             AqmConfig::Qcn(_) => "qcn",
             AqmConfig::Asm(_) => "asm",
             AqmConfig::Codel(_) => "codel",
+            AqmConfig::Pie(_) => "pie",
         }
     }
 }
@@ -278,6 +288,8 @@ pub enum Aqm {
     AsmCp(Box<asm_cp::AsmCp>),
     /// Enqueues every arrival; the port's classes run CoDel at dequeue (`net::sched`).
     Codel(codel::CodelConfig),
+    /// Decides at enqueue from the exact queueing delay: see `pie.rs`.
+    Pie(Box<pie::Pie>),
 }
 
 impl Aqm {
@@ -291,6 +303,7 @@ impl Aqm {
             AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
             AqmConfig::Codel(c) => Aqm::Codel(*c),
+            AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
         }
     }
 }
@@ -308,7 +321,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
-            | Aqm::Codel(_) => false,
+            | Aqm::Codel(_)
+            | Aqm::Pie(_) => false,
         }
     }
 
@@ -322,7 +336,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::Choke(_)
             | Aqm::QcnCp(_)
-            | Aqm::AsmCp(_) => false,
+            | Aqm::AsmCp(_)
+            | Aqm::Pie(_) => false,
         }
     }
 
@@ -337,7 +352,8 @@ impl Aqm {
     /// by a sole feeder.
     pub fn may_be_fed_ahead(&self) -> bool {
         match self {
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => true,
+            // PIE's timer is caught up exactly at each arrival (pie.rs): its own arrivals decide
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Pie(_) => true,
             Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) => false,
         }
     }
@@ -351,7 +367,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
-            | Aqm::Codel(_) => false,
+            | Aqm::Codel(_)
+            | Aqm::Pie(_) => false,
         }
     }
 
@@ -360,9 +377,12 @@ impl Aqm {
     pub fn sends_feedback(&self) -> bool {
         match self {
             Aqm::QcnCp(_) | Aqm::AsmCp(_) => true,
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Choke(_) | Aqm::Codel(_) => {
-                false
-            }
+            Aqm::DropTail
+            | Aqm::Threshold(_)
+            | Aqm::Red(_)
+            | Aqm::Choke(_)
+            | Aqm::Codel(_)
+            | Aqm::Pie(_) => false,
         }
     }
 }
@@ -379,6 +399,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::QcnCp(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::AsmCp(a) => a.on_enqueue(now, pkt, q, rng),
+            Aqm::Pie(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
 
@@ -391,6 +412,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.take_feedback(),
             Aqm::QcnCp(a) => a.take_feedback(),
             Aqm::AsmCp(a) => a.take_feedback(),
+            Aqm::Pie(a) => a.take_feedback(),
         }
     }
 
@@ -402,6 +424,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::QcnCp(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::AsmCp(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::Pie(a) => a.on_feedback_delivered(dest, sent_at),
         }
     }
 }

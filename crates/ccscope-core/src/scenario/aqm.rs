@@ -71,6 +71,7 @@ pub(super) fn validate_aqm(
         },
         AqmConfig::Qcn(c) => c.validate(path),
         AqmConfig::Asm(c) => c.validate(path),
+        AqmConfig::Pie(c) => c.validate(path),
         AqmConfig::Codel(c) => {
             super::check::time_s(&format!("{path}.target_s"), c.target_s, false)?;
             super::check::time_s(&format!("{path}.interval_s"), c.interval_s, false)?;

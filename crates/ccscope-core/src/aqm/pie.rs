@@ -335,7 +335,9 @@ impl Pie {
         rng.uniform() < self.drop_prob
     }
 
-    /// The verdict on a packet arriving at `now`, after the updates due by then.
+    /// The verdict on a packet arriving at `now`, after the updates due by then. Out of line:
+    /// the committed FIFO's dispatch (`Port::offer`) inlines the hooks of the other policies.
+    #[inline(never)]
     pub fn verdict(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Verdict {
         self.catch_up(now, q.drained_at);
         let qdelay = q.drained_at.saturating_sub(now);

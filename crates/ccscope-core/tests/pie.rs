@@ -22,7 +22,11 @@ fn col<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a Column {
 /// A 100 Mb/s dumbbell, RTT 20 ms, 4 NewReno flows without ECN and a 1000-packet buffer, with
 /// the given `[aqm]` body (the setup of CoDel's test in tests/sched.rs).
 fn dumbbell(aqm: &str, until_s: f64) -> RunOutput {
-    run(&format!(
+    run(&dumbbell_text(aqm, until_s))
+}
+
+fn dumbbell_text(aqm: &str, until_s: f64) -> String {
+    format!(
         r#"
 seed = 1
 until_s = {until_s}
@@ -42,7 +46,7 @@ start_jitter_s = 0.01
 traces = ["queue", "drops"]
 queue_interval_s = 1e-3
 "#
-    ))
+    )
 }
 
 /// Queueing delays of the bottleneck's queue samples (1 ms apart) after `from_s`, sorted:
@@ -186,5 +190,72 @@ fn bad_pie_values_name_the_field() {
         );
         let e = parse(&text, Format::Toml).unwrap_err();
         assert_eq!(e.path, field, "{body}: {e}");
+    }
+}
+
+/// With `ecn = true` and ECN-capable flows PIE marks instead of dropping while its probability
+/// stays below `ecn_max_p` (RFC 8033 §5.1). The slow start's overshoot takes the probability
+/// above 0.1 for a while (ECN-capable packets are dropped then, as the RFC says, at 1.2-1.6 s,
+/// and the flows take until about 4 s to refill the queue); after 4 s the bottleneck only marks,
+/// and holds the delay as with drops.
+#[test]
+fn pie_with_ecn_marks_instead_of_dropping() {
+    let o = run(&format!(
+        "{}[tcp]\necn = true\n",
+        dumbbell_text("kind = \"pie\"\necn = true", 10.0)
+    ));
+    let Column::F64(t) = col(&o, "drops", "time_s") else {
+        panic!("drops.time_s is f64")
+    };
+    let Column::U8(ev) = col(&o, "drops", "event") else {
+        panic!("drops.event is u8")
+    };
+    // events: 0 overflow drop, 1 AQM drop, 2 mark
+    let after = |e: u8| {
+        t.iter()
+            .zip(ev)
+            .filter(|(t, v)| **t >= 4.0 && **v == e)
+            .count()
+    };
+    let d = delays_after(&o, 4.0);
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    eprintln!(
+        "pie ecn after 4 s: marks {}, early drops {}, overflow drops {}, mean delay {mean}",
+        after(2),
+        after(1),
+        after(0)
+    );
+    assert!(after(2) > 10, "PIE marks");
+    assert_eq!((after(1), after(0)), (0, 0), "no drop once p is below 0.1");
+    assert!((mean - 0.015).abs() <= 0.2 * 0.015, "mean delay {mean}");
+}
+
+/// PIE on the general path (one class scheduled at dequeue, `[sched] path = "general"`): the port
+/// reports its drain time as the end of the transmission in progress plus the waiting bytes at
+/// line rate, and PIE decides as on the committed FIFO: the same drops and the same queue samples.
+/// (Found by this test: a drain time taken as `max(busy_until, now) + waiting` read a link that
+/// had gone idle between two arrivals as busy until the later one, so the updates in between saw
+/// a delay that was not there; PIE then held 10.9 ms and left the link 10 % idle.)
+#[test]
+fn pie_on_the_general_path_decides_as_on_the_committed_fifo() {
+    let fifo = dumbbell("kind = \"pie\"", 10.0);
+    let general = run(&format!(
+        "{}[sched]\npath = \"general\"\n",
+        dumbbell_text("kind = \"pie\"", 10.0)
+    ));
+    assert!(
+        general.table("classes").is_some(),
+        "the port took the general path"
+    );
+    for (table, c) in [
+        ("drops", "time_s"),
+        ("queue", "queue_bytes"),
+        ("ports", "drops_aqm"),
+    ] {
+        assert_eq!(
+            format!("{:?}", col(&fifo, table, c)),
+            format!("{:?}", col(&general, table, c)),
+            "{table}.{c}"
+        );
     }
 }

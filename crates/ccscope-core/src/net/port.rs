@@ -269,7 +269,8 @@ impl Port {
             let mut view = self.view();
             if general {
                 let waiting = SimDuration::from_secs_f64(self.q_bytes as f64 * 8.0 / view.rate_bps);
-                view.drained_at = SimTime(self.busy_until.0.max(now.0)) + waiting;
+                // not max(busy_until, now): a link idle since busy_until drained then
+                view.drained_at = self.busy_until + waiting;
             }
             self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
         }

@@ -66,9 +66,9 @@ def test_built_in_names_cannot_be_registered_and_unknown_names_list_both():
         cc.register_cc("x_badflag", BadFlag)
     cc.register_cc("test_aimd", Aimd)
     with pytest.raises(ccscope.ScenarioError) as e:
-        ccscope.simulate(scenario("cubic"))
+        ccscope.simulate(scenario("bbr"))
     msg = str(e.value)
-    assert msg.startswith("flows.cc: unknown variant `cubic`, expected one of `new_reno`")
+    assert msg.startswith("flows.cc: unknown variant `bbr`, expected one of `new_reno`")
     assert "registered controllers:" in msg and "`test_aimd`" in msg
 
 

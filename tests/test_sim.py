@@ -112,7 +112,7 @@ def test_python_dataclasses_have_exactly_the_rust_schema_fields():
 @pytest.mark.parametrize("mutate, expect", [
     (lambda s: s.topology.__setattr__("bottleneck_bps", -5.0), "topology.bottleneck_bps = -5: must be"),
     (lambda s: s.flows.__setattr__("count", 0), "flows.count = 0: must be >= 1"),
-    (lambda s: s.flows.__setattr__("cc", "cubic"), "unknown variant `cubic`"),
+    (lambda s: s.flows.__setattr__("cc", "bbr"), "unknown variant `bbr`"),
     (lambda s: s.aqm.__setattr__("k_pkts", 5000), "aqm.k_pkts = 5000: must be < topology.buffer_pkts"),
     (lambda s: s.topology.__setattr__("rtt_s", float("nan")), "topology.rtt_s = nan: must be a finite number"),
 ])

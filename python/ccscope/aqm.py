@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, Pie, QcnCp, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold
 
-__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "DropTail", "Pie", "Threshold", "Red", "choke", "codel",
-           "drop_tail", "pie", "threshold", "red", "red_replay"]
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Pie", "Threshold", "Red", "choke",
+           "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay"]
 
 
 def drop_tail() -> DropTail:
@@ -54,6 +54,15 @@ def pie(*, target_s: float = 0.015, t_update_s: float = 0.015, alpha: float = 0.
     Alpha and beta are in 1/s (RFC 8033 Appendix A defaults)."""
     return Pie(target_s=target_s, t_update_s=t_update_s, alpha=alpha, beta=beta, max_burst_s=max_burst_s, ecn=ecn,
                ecn_max_p=ecn_max_p, derandomize=derandomize)
+
+
+def fq_codel(*, flows: int = 1024, quantum_bytes: Optional[int] = None, target_s: float = 0.005,
+             interval_s: float = 0.1, ecn: bool = False, drop_batch: int = 64) -> FqCodel:
+    """FQ-CoDel (RFC 8290): packets hashed into `flows` queues served by DRR (quantum one packet by
+    default), a newly active queue first, each queue judged by CoDel; an overflow drops from the
+    head of the fattest queue. Puts the port on the general path (docs/engine.md)."""
+    return FqCodel(flows=flows, quantum_bytes=quantum_bytes, target_s=target_s, interval_s=interval_s, ecn=ecn,
+                   drop_batch=drop_batch)
 
 
 def qcn(**kw) -> QcnCp:

@@ -93,6 +93,26 @@ RUNS = [
 UNTIL_S = 1.1
 #: the leaf-spine scale run (issue "Speed and scale"): its own file, its own simulated time
 LEAF_SPINE = ROOT / "scenarios" / "leaf_spine_websearch.toml"
+#: the fat-tree scale run's simulated time
+FAT_TREE_UNTIL_S = 0.02
+
+
+def fat_tree_websearch(load_balance: str = "ecmp", k: int = 8) -> str:
+    """The fat-tree scale run: k = 8 (128 hosts, 80 switches) unless told, 10 Gb/s links with 2 us
+    delay in every tier, DCTCP with K = 65 over 500-packet buffers, the leaf-spine run's Poisson
+    workload (every host to every host, web-search sizes from scenarios/cdf/websearch.csv) over the
+    k^3/4 hosts at 50 % of their total rate (load 0.5 of hosts x 10 Gb/s); engine JSON with the
+    CDF read in."""
+    from ccscope.scenario.io import load_file, to_engine_json
+    data = load_file(LEAF_SPINE)
+    data["name"] = f"fat_tree_k{k}_websearch_{load_balance}"
+    data["topology"] = {"kind": "fat_tree", "k": k, "link_bps": 10e9, "link_delay_s": 2e-6, "buffer_pkts": 500,
+                        "load_balance": load_balance}
+    hosts = [f"h{i}" for i in range(k ** 3 // 4)]
+    w = data["workload"][0]
+    w["src"], w["dst"] = hosts, list(hosts)
+    w["load"], w["reference_bps"] = 0.5, len(hosts) * 10e9
+    return to_engine_json(data)
 
 
 def run_one(text: str, reps: int, until_s: float = UNTIL_S, suffix: str = ".toml") -> dict:
@@ -276,6 +296,12 @@ def main() -> None:
     rows.append(f"| leaf-spine 128 hosts, 10/40 Gb/s, DCTCP, web-search Poisson 50 % load, ECMP (0.1 s) | {r['wall_s']:.3f} | — | — | — | "
                 f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
     print(rows[-1], flush=True)
+    for k, lb, until in ((8, "ecmp", FAT_TREE_UNTIL_S), (8, "spray", FAT_TREE_UNTIL_S), (16, "ecmp", 0.01)):
+        r = run_one(fat_tree_websearch(lb, k), 1, until_s=until, suffix=".json")
+        rows.append(f"| fat-tree k = {k}, {k ** 3 // 4} hosts, 10 Gb/s 2 us, DCTCP, web-search Poisson 50 % of host rate, "
+                    f"{'ECMP' if lb == 'ecmp' else 'per-packet spraying'} ({until} s) | {r['wall_s']:.3f} | — | — | — | "
+                    f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
+        print(rows[-1], flush=True)
     # issue "Every algorithm": the other families, per event against the DCTCP dumbbell
     from ccscope.scenario.builders import periodic
     extra = [

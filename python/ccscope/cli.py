@@ -395,6 +395,58 @@ def scenario_validate(scenario: Path = typer.Argument(..., help="Scenario file (
     print("ok")
 
 
+@scenario_app.command("export-flows")
+def scenario_export_flows(source: Path = typer.Argument(..., help="A scenario file (.toml or .json; it is run to "
+                                                        "produce its flows) or a result directory of `ccscope run "
+                                                        "--out`."),
+                          fmt: str = typer.Option("htsim-cm", "--format", help="Output format: htsim-cm (htsim's "
+                                                  "connection matrix: src->dst id K start PS size BYTES)."),
+                          output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write here (default: "
+                                                                "standard output); an existing file only with "
+                                                                "--force."),
+                          force: bool = typer.Option(False, "--force", help="Replace an existing -o file."),
+                          until: Optional[str] = typer.Option(None, "--until", help="Simulated time of the run "
+                                                              "(scenario file only), e.g. 100ms."),
+                          set_: List[str] = typer.Option([], "--set", help="Override a field: PATH=VALUE."),
+                          seed: Optional[int] = typer.Option(None, "--seed", help="Override the scenario seed."),
+                          allow_path: List[Path] = typer.Option([], "--allow-path", help=ALLOW_PATH_HELP),
+                          plugin: List[str] = typer.Option([], "--plugin", help=PLUGIN_HELP)):
+    """Write the flow list of a run (every flow, workload flows included) for a peer simulator, so that
+    it runs the same flows: htsim's connection matrix (docs/workloads.md)."""
+    import ccscope as cc
+    from ccscope import _outdir
+    from ccscope.export import FORMATS, ExportError, export_flows
+    load_plugins(plugin)
+    if fmt not in FORMATS:
+        fail(f"--format {fmt[:80]!r}: unknown format; allowed: {', '.join(FORMATS)}")
+    if output is not None and output.exists() and not force:
+        fail(f"-o {str(output)[:80]!r}: exists; give --force to replace it, or another file name")
+    try:
+        if source.is_dir():
+            if set_ or seed is not None or until is not None:
+                fail(f"{str(source)[:80]!r} is a result directory: --set, --seed and --until apply to a scenario file")
+            res = cc.load(source)
+        else:
+            data = _load(source, set_, allow_path)
+            res = cc.simulate(data, until_s=_until(until), seed=seed, record=[], allow_paths=allow_path or None)
+        text = export_flows(res, fmt)
+    except (cc.ScenarioError, cc.ResultError, ExportError, ValueError, TypeError) as e:
+        fail(str(e))
+    except cc.SimulationError as e:
+        fail(f"internal error: {e}", code=1)
+    if output is None:
+        print(text, end="")
+        return
+    try:
+        with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
+            tmp.write_text(text)
+    except _outdir.OutputRefused as e:
+        fail(e.cli("-o"))
+    except OSError as e:
+        fail(f"-o {str(output)[:80]!r}: {e}")
+    _console(True).print(f"wrote {output} ({text.count(chr(10))} lines)")
+
+
 @scenario_app.command("schema")
 def scenario_schema():
     """Print the JSON Schema of scenario files (fields, units, defaults)."""
@@ -420,7 +472,8 @@ def _plot_time(option: str, text: Optional[str]) -> Optional[float]:
 def plot(runs: List[Path] = typer.Argument(..., help="Result directories written by `ccscope run --out` "
                                            "(one or more: each run gets its own colour).", metavar="RUN..."),
          kind: List[str] = typer.Option([], "--kind", "-k", help="Panel to draw: queue, cwnd, alpha, rate, "
-                                        "throughput or fct-cdf (repeatable or comma-separated; one panel each). "
+                                        "throughput, fct-cdf or slowdown (FCT slowdown p50/p99 by flow-size bin) "
+                                        "(repeatable or comma-separated; one panel each). "
                                         "Default: queue and cwnd."),
          label: List[str] = typer.Option([], "--label", "-l", help="Legend label of each run, in order (one per "
                                          "run; default: the scenario fields that differ between the runs)."),

@@ -48,7 +48,30 @@ link, `FROM->TO` (the egress queue of FROM toward TO), e.g. `sw->r0`.
 | `dumbbell`, `receivers = 1` | senders `s0` .. `s{senders-1}`, receiver `r0` | `sw` | `sw->r0` |
 | `dumbbell`, `receivers = R > 1` | senders `s0` .. `s{senders-1}`, receivers `r0` .. `r{R-1}` | `sw0` (senders' side), `sw1` (receivers' side) | `sw0->sw1` |
 | `leaf_spine` | `h0` .. `h{leaves*hosts_per_leaf-1}`; host `h{i*hosts_per_leaf+k}` hangs off leaf `i` | leaves `leaf0` .. `leaf{leaves-1}`, spines `spine0` .. `spine{spines-1}` | every `leaf{i}->spine{j}` |
+| `fat_tree` | `h0` .. `h{k^3/4-1}`; host `h{p*(k/2)^2 + i*(k/2) + m}` is port `m` of edge switch `i` of pod `p` | edge `e{p}_{i}`, aggregation `a{p}_{i}` (pod `p` < k, `i` < k/2), core `c{j}` (`j` < (k/2)^2; `c{j}` links to `a{p}_{j div (k/2)}` of every pod) | every edge uplink `e{p}_{i}->a{p}_{j}` |
 | `graph` | the `nodes` given (`kind = "host"`) | the `nodes` given (`kind = "switch"`) | `record.ports`, else every switch port |
+
+A fat-tree is wired as in Al-Fares et al., SIGCOMM 2008, section 2.3: in each of the k pods, every edge
+switch serves k/2 hosts and links to all k/2 aggregation switches of its pod, and aggregation switch `a{p}_{i}`
+links to the k/2 core switches `c{i*(k/2)}` .. `c{i*(k/2)+k/2-1}`. Hosts on one edge switch are 2 hops apart
+(1 path), hosts in one pod 4 (k/2 equal-cost paths), hosts in different pods 6 ((k/2)^2 paths). The three tiers
+(host-edge, edge-aggregation, aggregation-core) take `host_bps`/`host_delay_s`, `edge_agg_bps`/`edge_agg_delay_s`
+and `agg_core_bps`/`agg_core_delay_s`, each defaulting to `link_bps`/`link_delay_s`; every port buffers
+`buffer_pkts` (default 1000); host ports are drop-tail, switch ports take the scenario's `aqm`.
+
+`oversubscription` on a leaf-spine divides the fabric links' rate: they run at `fabric_bps / oversubscription`.
+With `fabric_bps` at full bisection (`spines * fabric_bps = hosts_per_leaf * host_bps`) it is the ratio of a
+leaf's host-facing to its spine-facing capacity: `hosts_per_leaf = 16`, `host_bps = 10e9`, `spines = 4`,
+`fabric_bps = 40e9`, `oversubscription = 4` gives 10 Gb/s fabric links, 160 Gb/s down for 40 Gb/s up (4:1).
+
+`load_balance` (graph, leaf-spine, fat-tree) chooses how flows use equal-cost shortest paths: `"single"` (one
+path per host pair), `"ecmp"` (per flow, the default of the two fabric templates; a graph's `ecmp = true`) or
+`"spray"` (per packet: each data packet of a flow takes an equal-cost path drawn on its own, deterministic from
+the seed, with the probability it has when every switch on the way picks uniformly among its equal-cost next
+hops; ACKs keep the flow's ECMP path). A run with spraying adds two columns to its flows table: `ooo_segments`
+(data segments that arrived while an earlier one was still missing: reordering, and the segments behind a
+loss) and `spray_paths` (the number of equal-cost paths the flow sprays over). A pair of hosts with more than
+4096 equal-cost paths cannot spray (an error names `topology.load_balance`).
 
 With the `[flows]` template on a dumbbell, flow `k` goes from `s{k mod senders}` to `r{k mod receivers}`;
 flows listed by hand on a dumbbell must name these hosts (`flow[i].src must name a dumbbell sender s0..s3`).
@@ -71,6 +94,20 @@ with at least two points and the last probability 1:
 
 Sizes between two points are interpolated linearly. A bad line is one error naming the field, the file
 and the line (`workload[0].size.file = 'x.csv' line 3: ...`).
+
+### Published distributions: `builtin`
+
+`size = { kind = "cdf", builtin = "websearch" }` samples a distribution shipped with ccscope, compiled
+into the engine from the files of `scenarios/cdf/` (each file's header cites its source; docs/workloads.md):
+
+| builtin | file | source | mean |
+|---|---|---|---|
+| `"websearch"` | `web_search_dctcp.csv` | Alizadeh et al., DCTCP, SIGCOMM 2010, Fig. 4 (points of the HPCC authors' ns-3 repository) | 1.71 MB |
+| `"datamining"` | `data_mining_vl2.csv` | Greenberg et al., VL2, SIGCOMM 2009, Fig. 2 (points of the PIAS ns-2 scripts, packets x 1460 B) | 7.47 MB |
+| `"hadoop"` | `hadoop_fb.csv` | Roy et al., SIGCOMM 2015, Facebook Hadoop (points of the HPCC authors' ns-3 repository) | 120 KB |
+
+`cdf/websearch.csv` is the older web-search-like table (the same shape in packets x 1000 B, mean
+1.14 MB), kept unchanged for the scenarios that name it.
 """,
 }
 

@@ -1,5 +1,5 @@
-"""CLI commands of the fluid models: `ccscope fluid dctcp|hybrid|qcn|asm|tcp-red`, `ccscope guide dctcp`,
-`ccscope stability qcn|dx|asm` (each with `-o file.png|pdf|svg` for a plot, written atomically).
+"""CLI commands of the fluid models: `ccscope fluid dctcp|hybrid|qcn|asm|tcp-red|dcqcn|timely`, `ccscope guide
+dctcp`, `ccscope stability qcn|dx|asm|tcp-red|dcqcn` (each with `-o file.png|pdf|svg` for a plot, written atomically).
 
 `register(app)` adds them to the main typer app (called by ccscope.cli). Every option is taken as a
 string and parsed with ccscope.units so that bad input gives ONE line on stderr and exit status 2
@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import typer
 
-from ccscope.units import parse_fraction, parse_rate, parse_time
+from ccscope.units import parse_fraction, parse_rate, parse_size, parse_time
 
 T = TypeVar("T")
 
@@ -460,6 +460,143 @@ def _fluid_tcp_red(flows: str, rate: str, rtt: str, min_th: str, max_th: str, ma
         _save(axes[0].figure, out)
 
 
+SIZE = "a size such as 5KB, 200KB or 1e4 (bytes)"
+
+
+def _dcqcn_model(rate: str, flows: str, delay: str, kmin: str, kmax: str, pmax: str, rai: str):
+    """Parse the DCQCN options and build the model (Zhu et al., CoNEXT 2016, Fig. 1)."""
+    from ccscope.fluid.dcqcn import DcqcnFluid
+
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    n = _count("--flows", flows)
+    delay_s = _positive("--delay", delay, parse_time, TIME)
+    kmin_b = _nonneg("--kmin", kmin, parse_size, SIZE)
+    kmax_b = _positive("--kmax", kmax, parse_size, SIZE)
+    if kmax_b <= kmin_b:
+        raise _BadInput(f"--kmax {kmax!r}: must be > --kmin ({kmin_b:g} B); allowed: {SIZE} above --kmin")
+    pm = _parse("--pmax", pmax, parse_fraction, "a number in (0, 1], e.g. 0.01")
+    if not 0 < pm <= 1:
+        raise _BadInput(f"--pmax {pmax!r}: must lie in (0, 1]; allowed: a number in (0, 1], e.g. 0.01")
+    rai_bps = _positive("--rai", rai, parse_rate, RATE)
+    return DcqcnFluid(rate_bps, n, delay_s=delay_s, kmin_bytes=kmin_b, kmax_bytes=kmax_b, pmax=pm, r_ai_bps=rai_bps)
+
+
+def _dcqcn_header(m) -> None:
+    fp, pm = m.fixed_point(), m.phase_margin()
+    bits = m.packet_bytes * 8
+    typer.echo(f"DCQCN fluid (Zhu et al. CoNEXT 2016, Fig. 1 eqs 3-7): N = {m.n_flows:g}, C = {m.rate_bps / 1e9:g} Gb/s, "
+               f"tau* = {m.delay_s * 1e6:g} us, RED [{m.kmin_bytes / 1e3:g} KB, {m.kmax_bytes / 1e3:g} KB] "
+               f"Pmax {m.pmax:g}, R_AI = {m.r_ai_bps / 1e6:g} Mb/s")
+    ramp = "" if fp.on_ramp else " (p* > Pmax: beyond Kmax, NOT on the RED ramp; eq 9 does not hold)"
+    typer.echo(f"fixed point (Theorem 1, eq 11): p* = {fp.p:.5g} (eq 13 approx {fp.p_approx:.5g}), "
+               f"q* = {fp.q_pkts:.2f} pkts of {m.packet_bytes:g} B, R_C* = C/N = {fp.rc_pps * bits / 1e9:.4g} Gb/s, "
+               f"alpha* = {fp.alpha:.4f}{ramp}")
+    typer.echo(f"phase margin (App. A loop) at tau* = {m.delay_s * 1e6:g} us: {pm.degrees:.2f} deg -> "
+               f"{'stable' if pm.stable else 'UNSTABLE'}")
+
+
+def _fluid_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, until, backend, out) -> None:
+    until_s = _positive("--until", until, parse_time, TIME)
+    be = _backend(backend)
+    _check_out(out)
+    m = _dcqcn_model(rate, flows, delay, kmin, kmax, pmax, rai)
+    _dcqcn_header(m)
+    res = m.solve(until_s, backend=be)
+    cyc, last = res.limit_cycle, res.traces.iloc[-1]
+    bits = m.packet_bytes * 8
+    if cyc.periodic:
+        typer.echo(f"oscillation (second half): q in [{cyc.q_min:.1f}, {cyc.q_max:.1f}] pkts, period "
+                   f"{cyc.period * 1e3:.3f} ms, utilization {100 * cyc.throughput:.2f}%")
+    else:
+        typer.echo(f"no oscillation in the second half; final q = {last.queue_pkts:.2f} pkts, "
+                   f"R_C = {last.rc0_bps / 1e9:.4f} Gb/s per flow, alpha = {last.alpha0:.4f}")
+    if out:
+        _agg()
+        import matplotlib.pyplot as plt
+
+        from ccscope.plot.fluid import time_series
+
+        fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+        time_series(res.traces, "rc0_bps", ax=axes[0])
+        axes[0].axhline(m.fixed_point().rc_pps * bits, color="grey", ls="--", lw=0.8)
+        axes[0].set_ylabel("R_C per flow (b/s)")
+        axes[0].set_title(f"DCQCN fluid, N = {m.n_flows:g}, tau* = {m.delay_s * 1e6:g} us", fontsize=9)
+        time_series(res.traces, "queue_pkts", ax=axes[1])
+        axes[1].axhline(m.fixed_point().q_pkts, color="grey", ls="--", lw=0.8)
+        axes[1].set_ylabel("queue (pkts)")
+        _save(fig, out)
+
+
+def _stability_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, out) -> None:
+    _check_out(out)
+    m = _dcqcn_model(rate, flows, delay, kmin, kmax, pmax, rai)
+    _dcqcn_header(m)
+    from ccscope.fluid.dcqcn import jacobian_stable
+
+    stable, root = jacobian_stable(m)
+    if not m.fixed_point().on_ramp:
+        typer.echo("exact linearization of eqs 3-7: not applicable (no fixed point on the RED ramp; the paper's "
+                   "loop above assumes the ramp's slope)")
+    else:
+        typer.echo(f"exact linearization of eqs 3-7: rightmost root {root.real:.4g} {root.imag:+.4g}j 1/s -> "
+                   f"{'stable' if stable else 'UNSTABLE'}")
+    if out:
+        _agg()
+        import matplotlib.pyplot as plt
+
+        from ccscope.fluid.dcqcn import DcqcnFluid
+
+        ns = list(range(2, 101, 2))
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for d in (1e-6, 50e-6, 100e-6, m.delay_s):
+            pms = [DcqcnFluid(m.rate_bps, n, delay_s=d, kmin_bytes=m.kmin_bytes, kmax_bytes=m.kmax_bytes,
+                              pmax=m.pmax, r_ai_bps=m.r_ai_bps).phase_margin().degrees for n in ns]
+            ax.plot(ns, pms, label=f"{d * 1e6:g} us delay")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("number of flows N")
+        ax.set_ylabel("phase margin (deg)")
+        ax.set_title("DCQCN phase margin (Zhu et al. 2016, Fig. 3)", fontsize=9)
+        ax.legend(fontsize=8)
+        _save(fig, out)
+
+
+def _fluid_timely(rate: str, rates: str, until: str, modified: bool, out: str | None) -> None:
+    from ccscope.fluid.timely import TimelyFluid
+
+    rate_bps = _positive("--rate", rate, parse_rate, RATE)
+    starts = [_positive("--rates", r.strip(), parse_rate, RATE + " per flow, comma-separated")
+              for r in rates.split(",") if r.strip()]
+    if not starts:
+        raise _BadInput(f"--rates {rates!r}: give at least one rate; allowed: {RATE} per flow, comma-separated")
+    until_s = _positive("--until", until, parse_time, TIME)
+    _check_out(out)
+    m = TimelyFluid(rate_bps, strict=not modified)
+    res = m.solve(until_s, starts)
+    pr = res.params
+    typer.echo(f"TIMELY fluid (Zhu et al. CoNEXT 2016, eqs 19-23{', eq 27' if modified else ''}): C = {rate_bps / 1e9:g} "
+               f"Gb/s, {len(starts)} flows starting at " + ", ".join(f"{r / 1e9:g}" for r in starts) + " Gb/s")
+    typer.echo("mean rates over the second half: "
+               + ", ".join(f"{pr[f'mean_r{j}_bps'] / 1e9:.3f}" for j in range(len(starts)))
+               + f" Gb/s (total {pr['mean_total_bps'] / 1e9:.3f} Gb/s); queue {pr['q_min_pkts']:.1f}-"
+               f"{pr['q_max_pkts']:.1f} pkts (mean {pr['q_mean_pkts']:.1f})")
+    typer.echo("no unique fixed point (Theorems 3-4): the split between flows depends on where they started")
+    if out:
+        _agg()
+        import matplotlib.pyplot as plt
+
+        from ccscope.plot.fluid import time_series
+
+        fig, axes = plt.subplots(2, 1, figsize=(7, 5), sharex=True)
+        for j in range(len(starts)):
+            time_series(res.traces, f"r{j}_bps", ax=axes[0], label=f"flow {j}")
+        axes[0].set_ylabel("rate (b/s)")
+        axes[0].legend(fontsize=8)
+        axes[0].set_title("TIMELY fluid model", fontsize=9)
+        time_series(res.traces, "queue_pkts", ax=axes[1])
+        axes[1].set_ylabel("queue (pkts)")
+        _save(fig, out)
+
+
 def register(app: typer.Typer) -> None:
     """Add `fluid`, `guide` and `stability` command groups to the main app."""
     fluid_app = typer.Typer(no_args_is_help=True, help="Fluid models of the papers (DDEs, limit cycles, Poincare maps).")
@@ -559,6 +696,45 @@ def register(app: typer.Typer) -> None:
         """TCP over RED fluid model (Misra-Gong-Towsley) and Hollot et al.'s stability condition (P001 setup)."""
         _run(lambda: _fluid_tcp_red(flows, rate, rtt, min_th, max_th, max_p, wq, until, backend, _out(out, force)))
 
+    DCQCN_OPT = {
+        "rate": typer.Option("40Gbps", "--rate", help="bottleneck rate C"),
+        "flows": typer.Option("2", "--flows", help="number of flows N"),
+        "delay": typer.Option("4us", "--delay", help="control-loop delay tau*"),
+        "kmin": typer.Option("5KB", "--kmin", help="RED Kmin"),
+        "kmax": typer.Option("200KB", "--kmax", help="RED Kmax (> Kmin)"),
+        "pmax": typer.Option("0.01", "--pmax", help="RED Pmax in (0, 1]"),
+        "rai": typer.Option("40Mbps", "--rai", help="additive increase step R_AI"),
+    }
+
+    @fluid_app.command("dcqcn")
+    def fluid_dcqcn(
+        rate: str = DCQCN_OPT["rate"],
+        flows: str = DCQCN_OPT["flows"],
+        delay: str = DCQCN_OPT["delay"],
+        kmin: str = DCQCN_OPT["kmin"],
+        kmax: str = DCQCN_OPT["kmax"],
+        pmax: str = DCQCN_OPT["pmax"],
+        rai: str = DCQCN_OPT["rai"],
+        until: str = typer.Option("50ms", "--until", help="simulated time"),
+        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
+        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+    ) -> None:
+        """DCQCN fluid model (Zhu et al. CoNEXT 2016): all flows start at line rate; fixed point, phase margin."""
+        _run(lambda: _fluid_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, until, backend, _out(out, force)))
+
+    @fluid_app.command("timely")
+    def fluid_timely(
+        rate: str = typer.Option("10Gbps", "--rate", help="bottleneck rate C"),
+        rates: str = typer.Option("7Gbps,3Gbps", "--rates", help="starting rate of each flow, comma-separated"),
+        until: str = typer.Option("40ms", "--until", help="simulated time"),
+        modified: bool = typer.Option(False, "--modified", help="eq 27: increase only when the gradient is < 0"),
+        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+    ) -> None:
+        """TIMELY fluid model (Zhu et al. CoNEXT 2016, eqs 19-23): the end split depends on the start split."""
+        _run(lambda: _fluid_timely(rate, rates, until, modified, _out(out, force)))
+
     @guide_app.command("dctcp")
     def guide_dctcp(
         rate: str = typer.Option("10Gbps", "--rate", help="bottleneck rate C"),
@@ -611,6 +787,21 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """TCP/RED equilibrium and Hollot et al.'s stability condition (Proposition 1, exact delay margin)."""
         _run(lambda: _tcp_red_model(flows, rate, rtt, min_th, max_th, max_p, wq))
+
+    @stab_app.command("dcqcn")
+    def stability_dcqcn(
+        rate: str = DCQCN_OPT["rate"],
+        flows: str = DCQCN_OPT["flows"],
+        delay: str = DCQCN_OPT["delay"],
+        kmin: str = DCQCN_OPT["kmin"],
+        kmax: str = DCQCN_OPT["kmax"],
+        pmax: str = DCQCN_OPT["pmax"],
+        rai: str = DCQCN_OPT["rai"],
+        out: str | None = typer.Option(None, "-o", "--out", help="plot phase margin vs N (Fig. 3; png/pdf/svg)"),
+        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+    ) -> None:
+        """DCQCN fixed point (Theorem 1), the paper's phase margin (App. A) and the exact linearization."""
+        _run(lambda: _stability_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, _out(out, force)))
 
     app.add_typer(fluid_app, name="fluid")
     app.add_typer(guide_app, name="guide")

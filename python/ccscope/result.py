@@ -149,6 +149,22 @@ class SimResult:
     def success(self) -> bool:
         return True
 
+    def slowdown(self, *, bins: int = 10, edges_bytes=None, size_cdf=None, percentiles=(50, 95, 99),
+                 by: Optional[str] = None) -> "pd.DataFrame":
+        """FCT slowdown (fct_s / ideal_fct_s, docs/workloads.md) of the completed flows in flow-size
+        bins: 10 bins of equal share of the workload's sizes by default, with p50/p95/p99 per bin
+        (`ccscope.analysis.slowdown_stats`, which documents the arguments)."""
+        from ccscope.analysis.metrics import slowdown_stats
+        return slowdown_stats(self, bins=bins, edges_bytes=edges_bytes, size_cdf=size_cdf,
+                              percentiles=percentiles, by=by)
+
+    def queue_cdf(self, *, port: Optional[str] = None, unit: str = "pkts", start_s: Optional[float] = None,
+                  end_s: Optional[float] = None) -> "pd.DataFrame":
+        """Time-weighted CDF of the queue at `port` (default: the bottleneck) after the warm-up
+        (`ccscope.analysis.queue_cdf`)."""
+        from ccscope.analysis.metrics import queue_cdf
+        return queue_cdf(self, port=port, unit=unit, start_s=start_s, end_s=end_s)
+
     def trace_chunks(self, name: str) -> "Iterator[pd.DataFrame]":
         """The trace `name` as DataFrames of at most one chunk each (a spilled trace: its chunks
         read one at a time from disk, then the rows kept in memory; any other trace: the whole
@@ -786,6 +802,7 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     sim_time = float(raw["sim_time_s"])
     warm, warm_rule = _warmup(scenario, sim_time)
     flows["throughput_bps"] = _throughput(trace("delivered"), flows["start_s"], flows["delivered_bytes"], warm, sim_time)
+    _add_slowdown(flows, raw.get("ideal_fct_s"))
     queue = spilled.get("queue") or memory.get("queue")
     summary = _summary(trace("link") if "link" in tables else None, queue, flows, ports, port_names, warm, sim_time,
                        (scenario.get("record") or {}).get("ports") or [])
@@ -804,6 +821,20 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     if traces is None:
         cols["traces"] = memory
     return SimResult._from_columns(traces, cols, summary, scenario, meta)
+
+
+def _add_slowdown(flows: dict, ideal: Optional[Any]) -> None:
+    """Add `ideal_fct_s` (the engine's ideal FCT of each flow alone on the empty fabric,
+    docs/workloads.md) and `slowdown` = fct_s / ideal_fct_s (NaN for a flow that did not
+    complete or has no size) to the flows columns."""
+    n = len(flows["fct_s"])
+    ideal_arr = np.full(n, np.nan) if ideal is None else np.asarray(ideal, dtype=float)
+    if len(ideal_arr) != n:  # not from this engine's output: leave the metric out rather than misalign it
+        ideal_arr = np.full(n, np.nan)
+    fct = np.asarray(flows["fct_s"], dtype=float)
+    flows["ideal_fct_s"] = ideal_arr
+    with np.errstate(invalid="ignore", divide="ignore"):
+        flows["slowdown"] = np.where(ideal_arr > 0, fct / np.where(ideal_arr > 0, ideal_arr, 1.0), np.nan)
 
 
 def _long_lived(scenario: dict) -> bool:

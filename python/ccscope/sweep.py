@@ -1234,7 +1234,8 @@ def _write_parquet_atomic(df: pd.DataFrame, path: Path) -> None:
 #: packet sweep takes them from its base scenario: the defaults of `ccscope fluid ...` / `ccscope stability
 #: ...` (DCTCP: N = 10, 10 Gb/s, 100 us, K = 65, g = 1/16; the normalized models at that setting's
 #: wbar = (C d + K) / N with 1500-byte packets; DX: `stability dx`'s 50 flows, 80 us; TCP/RED: Misra et
-#: al.'s 50 flows on 1.5 Mb/s, Tp = 1.34 s, RED 5/15; ASM and QCN: `fluid asm` / `fluid qcn`).
+#: al.'s 50 flows on 1.5 Mb/s, Tp = 1.34 s, RED 5/15; ASM and QCN: `fluid asm` / `fluid qcn`; DCQCN and TIMELY:
+#: Zhu et al. (CoNEXT 2016): 2 flows on 40 Gb/s with tau* = 4 us, and two TIMELY flows starting at 7 and 3 Gb/s).
 _DCTCP_WBAR = (10e9 / (8 * 1500) * 100e-6 + 65) / 10
 FLUID_DEFAULTS: dict[str, dict[str, float]] = {
     "dctcp": {"n": 10, "rate_bps": 10e9, "rtt_s": 100e-6, "k_pkts": 65, "g": 1 / 16},
@@ -1246,12 +1247,16 @@ FLUID_DEFAULTS: dict[str, dict[str, float]] = {
     "tcp_red": {"n_flows": 50, "rate_bps": 1.5e6, "tp_s": 1.34, "min_th_pkts": 5, "max_th_pkts": 15},
     "asm": {"rate_bps": 100e9},
     "asm_fluid": {"rate_bps": 100e9, "delay_s": 0.0},
+    "dcqcn": {"rate_bps": 40e9, "n_flows": 2, "delay_s": 4e-6},
+    "timely": {"rate_bps": 10e9, "r0_bps": 7e9, "r1_bps": 3e9},
 }
 _ASM_GAINS = ("w", "p", "a_plus", "a_minus", "b_plus", "b_minus")
 #: Parameters of each model that have no default here (the model's own default applies unless given).
 FLUID_OPTIONAL: dict[str, tuple[str, ...]] = {
     "dctcp_normalized": ("psi",), "dx": ("p",), "qcn_fluid": ("qeq_pkts",), "tcp_red": ("max_p", "w_q"),
     "asm": _ASM_GAINS, "asm_fluid": ("q0_pkts", *_ASM_GAINS),
+    "dcqcn": ("kmin_bytes", "kmax_bytes", "pmax", "g", "r_ai_bps"),
+    "timely": ("alpha", "beta", "delta_bps", "t_low_s", "t_high_s", "seg_bytes"),
 }
 
 

@@ -424,7 +424,7 @@ def m_record(r, sc, desc):
         desc.append(f"record: record = {sc['record']!r}")
 
 
-CCS = ["new_reno", "dctcp", "dx", "qcn", "asm", "reno"]
+CCS = ["new_reno", "dctcp", "dx", "qcn", "asm", "reno", "cubic"]
 AQMS = [{"kind": "drop_tail"}, {"kind": "threshold", "k_pkts": 20}, {"kind": "red"}, {"kind": "choke", "samples": 2},
         {"kind": "qcn"}, {"kind": "asm"}, {"kind": "red", "gentle": True, "action": "drop"}]
 

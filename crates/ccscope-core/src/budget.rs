@@ -76,7 +76,7 @@ pub fn check_text(text_bytes: usize, budget_bytes: u64) -> Result<(), ScenarioEr
         format!("{} of text", fmt_bytes(text_bytes as u64)),
         format!(
             "parsing it needs about {}, beyond the memory budget {}; describe large topologies \
-             and flow sets with a template (flows.count, topology kind leaf_spine or dumbbell) \
+             and flow sets with a template (flows.count, topology kind leaf_spine, fat_tree or dumbbell) \
              instead of explicit lists, or raise the budget (--max-memory, max_memory_bytes=)",
             fmt_bytes(need),
             fmt_bytes(budget_bytes)
@@ -264,11 +264,30 @@ fn shape(sc: &Scenario) -> Result<Shape, ScenarioError> {
                 ports,
                 recorded,
                 buffered_pkts: mul(ports, limit(l.buffer_pkts)),
-                rate_sum_bps: 2.0 * hosts as f64 * l.host_bps + 2.0 * fabric as f64 * l.fabric_bps,
-                recorded_rate_bps: recorded as f64 * l.fabric_bps.max(l.host_bps),
+                rate_sum_bps: 2.0 * hosts as f64 * l.host_bps
+                    + 2.0 * fabric as f64 * l.fabric_link_bps(),
+                recorded_rate_bps: recorded as f64 * l.fabric_link_bps().max(l.host_bps),
                 topo_path: "topology.leaves x spines x hosts_per_leaf",
                 topo_value: format!("{} x {} x {}", l.leaves, l.spines, l.hosts_per_leaf),
                 host_bps: l.host_bps,
+            }
+        }
+        Topology::FatTree(f) => {
+            let hosts = f.hosts();
+            let ports = f.ports();
+            let [hb, eb, cb] = f.rates();
+            // default recorded ports: the edge uplinks, k^3/4 of them
+            let recorded = sc.record.ports.as_ref().map_or(hosts, |p| p.len() as u64);
+            Shape {
+                nodes: hosts + f.switches(),
+                ports,
+                recorded,
+                buffered_pkts: mul(ports, limit(f.buffer_pkts)),
+                rate_sum_bps: 2.0 * hosts as f64 * (hb + eb + cb),
+                recorded_rate_bps: recorded as f64 * hb.max(eb).max(cb),
+                topo_path: "topology.k",
+                topo_value: format!("{} ({hosts} hosts)", f.k),
+                host_bps: hb,
             }
         }
         Topology::Graph(g) => {

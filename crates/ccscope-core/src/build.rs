@@ -7,10 +7,12 @@ use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
 use crate::flow::{path_rtt_s, FlowFactory};
 use crate::net::routing::{PortEnds, Router};
+use crate::net::sched::DequeuePolicy;
+use crate::net::spray::{NoGroup, SprayTable, MAX_SPRAY_PATHS};
 use crate::net::{Port, PortPath, Sched};
 use crate::record::{Ledger, Recorder};
 use crate::rng::Rng;
-use crate::scenario::{fmt_f, port_name, CcKind, NodeKind, Scenario, Topology};
+use crate::scenario::{fmt_f, port_name, CcKind, LoadBalance, NodeKind, Scenario, Topology};
 use crate::sim::{Lookahead, Simulation};
 use crate::units::{BitsPerSec, SimDuration, SimTime};
 use crate::workload::WorkloadSpec;
@@ -93,7 +95,13 @@ pub fn build_with_budget(
             rng,
         );
         let dequeue_policy = match l.aqm.as_ref() {
-            Some(AqmConfig::Codel(c)) => Some((c.params(sc_packet_bytes), c.ecn)),
+            Some(AqmConfig::Codel(c)) => {
+                Some(DequeuePolicy::Codel(c.params(sc_packet_bytes), c.ecn))
+            }
+            Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
+                *c,
+                Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
+            )),
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();
@@ -163,6 +171,7 @@ pub fn build_with_budget(
         tcp: sc.tcp.clone(),
         dctcp: sc.dctcp.clone(),
         dx: sc.dx.clone(),
+        cubic: sc.cubic.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
@@ -184,9 +193,19 @@ pub fn build_with_budget(
         .collect();
     let mut flows = Vec::with_capacity(sc.flow.len());
     let mut events = EventQueue::new(g.links.len(), 1024 + 4 * sc.flow.len());
-    let mut ecmp = g
-        .ecmp
+    let lb = g.load_balance();
+    let mut ecmp = (lb != LoadBalance::Single)
         .then(|| crate::net::routing::Ecmp::new(ends.clone(), is_host.clone(), sc.seed));
+    let mut spray = (lb == LoadBalance::Spray).then(|| Box::new(SprayTable::new(sc.seed)));
+    // a pair with more equal-cost paths than spraying takes is refused, naming the field
+    let too_many = |path: String, n: u64| {
+        ScenarioError::new(
+            "topology.load_balance",
+            "\"spray\"",
+            format!("{path}: {n} equal-cost paths between its hosts, more than spraying takes ({MAX_SPRAY_PATHS}); use \"ecmp\""),
+        )
+    };
+    let mut spray_of: Vec<(usize, u32)> = Vec::new();
     for (i, f) in sc.flow.iter().enumerate() {
         let src = node_ids[f.src.as_str()];
         let dst = node_ids[f.dst.as_str()];
@@ -201,6 +220,15 @@ pub fn build_with_budget(
                 };
                 let a = e.path(src, dst, i as u64).ok_or_else(|| no_route("dst"))?;
                 let b = e.path(dst, src, i as u64).ok_or_else(|| no_route("src"))?;
+                if let Some(t) = spray.as_mut() {
+                    let mut push = |p: Vec<PortId>| push_route(p);
+                    let group = match t.group(e, src, dst, &mut push) {
+                        Ok(g) => g,
+                        Err(NoGroup::Unreachable) => return Err(no_route("dst")),
+                        Err(NoGroup::TooMany(n)) => return Err(too_many(format!("flow[{i}]"), n)),
+                    };
+                    spray_of.push((i, group));
+                }
                 (push_route(a), push_route(b))
             }
             None => (
@@ -267,6 +295,12 @@ pub fn build_with_budget(
             path_rtt,
         );
         fl.set_class(f.class, sc.tcp.ack_class);
+        if let Some(t) = spray.as_mut() {
+            t.set_flow(
+                FlowId(i as u32),
+                spray_of.last().filter(|x| x.0 == i).map(|x| x.1),
+            );
+        }
         flows.push(fl);
     }
     let mut workloads = Vec::new();
@@ -282,6 +316,16 @@ pub fn build_with_budget(
                     route(client, sid, &format!("{p}.client"))?;
                     servers.push(sid);
                 }
+                if let (Some(e), true) = (ecmp.as_mut(), spray.is_some()) {
+                    let counts = e.path_counts(client);
+                    if let Some(n) = servers
+                        .iter()
+                        .map(|a| counts[a.idx()])
+                        .find(|&n| n > MAX_SPRAY_PATHS as u64)
+                    {
+                        return Err(too_many(p.clone(), n));
+                    }
+                }
                 events.schedule(SimTime::from_secs_f64(x.start_s), Event::Workload(i as u32));
                 workloads.push(WorkloadState::Incast {
                     client,
@@ -294,6 +338,8 @@ pub fn build_with_budget(
                     gap: SimDuration::from_secs_f64(x.gap_s),
                     cc: x.cc.clone(),
                     class: x.class,
+                    jitter_s: x.jitter_s,
+                    jitter_rng: Rng::stream(sc.seed, &format!("workload/{i}/jitter")),
                 });
             }
             WorkloadSpec::Poisson(x) => {
@@ -304,6 +350,32 @@ pub fn build_with_budget(
                         if a != b {
                             route(a, b, &format!("{p}.dst"))?;
                             route(b, a, &format!("{p}.src"))?;
+                        }
+                    }
+                }
+                let pairs = crate::workload::PairChoice::new(
+                    x.pattern,
+                    &src,
+                    &dst,
+                    &mut Rng::stream(sc.seed, &format!("workload/{i}/pattern")),
+                )
+                .map_err(|why| {
+                    ScenarioError::new(
+                        format!("{p}.pattern"),
+                        format!("{:?}", x.pattern.name()),
+                        why,
+                    )
+                })?;
+                if let (Some(e), true) = (ecmp.as_mut(), spray.is_some()) {
+                    // its flows' groups are made as they come; their sizes are checked now
+                    for &b in &dst {
+                        let counts = e.path_counts(b);
+                        if let Some(n) = src
+                            .iter()
+                            .map(|a| counts[a.idx()])
+                            .find(|&n| n > MAX_SPRAY_PATHS as u64)
+                        {
+                            return Err(too_many(p.clone(), n));
                         }
                     }
                 }
@@ -325,6 +397,9 @@ pub fn build_with_budget(
                     stop,
                     rng,
                     class: x.class,
+                    pairs,
+                    jitter_s: x.jitter_s,
+                    jitter_rng: Rng::stream(sc.seed, &format!("workload/{i}/jitter")),
                 });
             }
         }
@@ -412,6 +487,7 @@ pub fn build_with_budget(
         route_of: route_of_cell.into_inner(),
         port_from: ends.iter().map(|e| e.from).collect(),
         ecmp,
+        spray,
         flows,
         workloads,
         rounds: Vec::new(),

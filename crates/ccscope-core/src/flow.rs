@@ -117,6 +117,7 @@ pub struct FlowFactory {
     pub tcp: TcpConfig,
     pub dctcp: crate::cc::DctcpConfig,
     pub dx: crate::cc::DxConfig,
+    pub cubic: crate::cc::CubicConfig,
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub packet_bytes: u32,
@@ -165,6 +166,7 @@ impl FlowFactory {
                 dupack_threshold: t.dupack_threshold,
                 dctcp: self.dctcp.clone(),
                 dx: self.dx.clone(),
+                cubic: self.cubic.clone(),
                 dx_base_rtt_s: (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
                     .then(path_rtt_s),
                 ca_increase: t.ca_increase,

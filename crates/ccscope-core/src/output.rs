@@ -120,6 +120,44 @@ pub struct RunOutput {
     pub ledger: Ledger,
     pub events: u64,
     pub sim_time_s: f64,
+    /// Per flow (the `flows` table's order): its ideal FCT, seconds ([`ideal_fct_ps`]; NaN for
+    /// a flow without a size). Kept beside the tables; the Python result adds it to `flows`
+    /// with the slowdown `fct_s / ideal_fct_s`.
+    pub ideal_fct_s: Vec<f64>,
+}
+
+/// The ideal FCT of a flow of `size` bytes on its forward route, picoseconds: the time from
+/// its start until its last byte reaches the receiver when it is alone on the empty fabric and
+/// sends at line rate from the start (docs/workloads.md, "FCT slowdown").
+///
+/// The flow is n = ceil(size / mss) packets as the sender cuts it (the first min(size, mss)
+/// bytes, the last size - (n-1) mss; a packet's size on the wire is its data, the engine adds
+/// no header bytes). Store-and-forward hops with rates r_1..r_h and delays d_1..d_h pass such
+/// a train in (the max-plus form of a tandem of queues)
+///   sum_i d_i + max_j [ sum_{i<j} t_i(first) + t_j(size) + sum_{i>j} t_i(last) ],
+/// t_i(b) = floor(8 b 10^12 / r_i) ps: the first packet is serialized at every hop before the
+/// bottleneck j, the whole flow at j, the last packet at every hop after it. Every term is the
+/// floor of what a port takes (its serializer only adds carried remainders), so a flow's FCT is
+/// never below this.
+pub(crate) fn ideal_fct_ps(sim: &Simulation, fwd: crate::world::RouteId, size: u64) -> u64 {
+    let (off, len) = sim.routes[fwd.idx()];
+    let hops = &sim.route_ports[off as usize..off as usize + len as usize];
+    let mss = sim.mss.max(1) as u64;
+    let n = size.div_ceil(mss).max(1);
+    let first = size.min(mss);
+    let last = size - (n - 1) * mss;
+    let t = |rate: u64, bytes: u64| -> u64 {
+        ((bytes as u128 * 8 * PS_PER_S as u128) / rate.max(1) as u128) as u64
+    };
+    let rates: Vec<u64> = hops.iter().map(|p| sim.ports[p.idx()].rate().0).collect();
+    let prop: u64 = hops.iter().map(|p| sim.ports[p.idx()].delay.0).sum();
+    let before = |j: usize| -> u64 { rates[..j].iter().map(|&r| t(r, first)).sum() };
+    let after = |j: usize| -> u64 { rates[j + 1..].iter().map(|&r| t(r, last)).sum() };
+    let serial = (0..rates.len())
+        .map(|j| before(j) + t(rates[j], size) + after(j))
+        .max()
+        .unwrap_or(0);
+    prop + serial
 }
 
 impl RunOutput {
@@ -314,6 +352,15 @@ impl RunOutput {
             ledger,
             events: sim.events.processed(),
             sim_time_s: sim.now.as_secs_f64(),
+            ideal_fct_s: sim
+                .flows
+                .iter()
+                .map(|f| {
+                    f.size_bytes.map_or(f64::NAN, |b| {
+                        crate::units::SimTime(ideal_fct_ps(&sim, f.fwd, b)).as_secs_f64()
+                    })
+                })
+                .collect(),
         }
     }
 }
@@ -513,6 +560,21 @@ fn flows_table(sim: &Simulation) -> Table {
                 .collect(),
         ),
     ));
+    if let Some(t) = sim.spray.as_ref() {
+        // runs with per-packet spraying only (`topology.load_balance = "spray"`)
+        c.push((
+            "ooo_segments",
+            Column::U64(fs.iter().map(|f| f.receiver.ooo_arrivals).collect()),
+        ));
+        c.push((
+            "spray_paths",
+            Column::U32(
+                (0..n as u32)
+                    .map(|i| t.flow_paths(crate::world::FlowId(i)).unwrap_or(1))
+                    .collect(),
+            ),
+        ));
+    }
     Table {
         name: "flows",
         columns: c,

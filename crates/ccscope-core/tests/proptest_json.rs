@@ -94,6 +94,7 @@ const KINDS: &[&str] = &[
     "dumbbell",
     "graph",
     "leaf_spine",
+    "fat_tree",
     "drop_tail",
     "threshold",
     "red",

@@ -117,6 +117,16 @@ fn schema() -> String {
     scenario::json_schema()
 }
 
+/// The builtin flow-size CDFs: {name: [[bytes, P(size <= bytes)], ...]} (the tables the
+/// engine samples for `size = { kind = "cdf", builtin = NAME }`).
+#[pyfunction]
+fn cdf_builtins() -> Vec<(&'static str, Vec<[f64; 2]>)> {
+    ccscope_core::workload::CdfBuiltin::ALL
+        .iter()
+        .map(|b| (b.name(), b.points().to_vec()))
+        .collect()
+}
+
 /// Longest stretch of engine time between two looks at pending Python signals (Ctrl-C): a
 /// KeyboardInterrupt comes within about this much of the signal (the promise is 0.5 s); each
 /// look costs a GIL release and re-acquire, microseconds.
@@ -730,6 +740,7 @@ fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, P
     d.set_item("ledger", l)?;
     d.set_item("events", out.events)?;
     d.set_item("sim_time_s", out.sim_time_s)?;
+    d.set_item("ideal_fct_s", out.ideal_fct_s.into_pyarray(py))?;
     Ok(d)
 }
 
@@ -742,6 +753,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expand, m)?)?;
     m.add_function(wrap_pyfunction!(to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(cdf_builtins, m)?)?;
     m.add_function(wrap_pyfunction!(run_many, m)?)?;
     m.add_function(wrap_pyfunction!(red_replay, m)?)?;
     fluid::register(m)?;

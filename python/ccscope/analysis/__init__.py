@@ -7,6 +7,8 @@
 | throughput, fairness | `flow_throughput`, `mean_flow_throughput`, `aggregate_throughput`, `jain_index` |
 | throughput ratio T_r of two classes | `throughput_ratio` |
 | flow completion times (FCT buckets, AFCT) | `fct_stats`, `afct` |
+| FCT slowdown by flow-size bin (p50/p95/p99), queue CDF | `slowdown_stats`, `slowdown_bin_edges`, `queue_cdf` |
+| builtin flow-size CDFs | `builtin_cdf`, `cdf_quantile` |
 | convergence time | `convergence_time` |
 | drops and drop bursts | `drops_at`, `drop_bursts`, `group_drop_bursts`, `inter_drop_times`, `multi_drop_histogram` |
 | periodicity index | `periodicity`, `periodicity_index`, `autocorrelation` |
@@ -26,6 +28,8 @@ from ccscope.analysis.metrics import (  # noqa: F401
     arrival_rate,
     autocorrelation,
     bottleneck_port,
+    builtin_cdf,
+    cdf_quantile,
     convergence_time,
     departure_rate,
     drop_bursts,
@@ -42,6 +46,9 @@ from ccscope.analysis.metrics import (  # noqa: F401
     periodicity,
     periodicity_index,
     qr_trajectory,
+    queue_cdf,
+    slowdown_bin_edges,
+    slowdown_stats,
     throughput_ratio,
     total_window,
     utilization,
@@ -51,8 +58,9 @@ from ccscope.analysis.limit_cycle import LimitCycle  # noqa: F401
 from ccscope.analysis.limit_cycle import from_trace as limit_cycle_from_trace  # noqa: F401
 
 __all__ = ["LimitCycle", "LossOfUtilization", "afct", "aggregate_throughput", "arrival_rate", "autocorrelation",
-           "bottleneck_port", "convergence_time", "departure_rate", "drop_bursts", "drops_at", "fct_stats",
+           "bottleneck_port", "builtin_cdf", "cdf_quantile", "convergence_time", "departure_rate", "drop_bursts", "drops_at", "fct_stats",
            "flow_throughput", "group_drop_bursts", "ingress_port", "inter_drop_times", "jain_index",
            "limit_cycle_from_trace", "loss_of_utilization", "mean_flow_throughput", "multi_drop_histogram",
-           "periodicity", "periodicity_index", "qr_trajectory", "throughput_ratio", "total_window", "utilization",
+           "periodicity", "periodicity_index", "qr_trajectory", "queue_cdf", "slowdown_bin_edges",
+           "slowdown_stats", "throughput_ratio", "total_window", "utilization",
            "window_without_inflation"]

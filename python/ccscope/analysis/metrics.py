@@ -508,6 +508,143 @@ def afct(res_or_flows, *, by: str = "cc") -> pd.Series:
 
 
 # --------------------------------------------------------------------------------------------
+# FCT slowdown by flow-size bin, queue CDF
+
+#: Default number of flow-size bins of the slowdown figure (HPCC Fig. 11 style: deciles).
+SLOWDOWN_BINS = 10
+
+
+def builtin_cdf(name: str) -> list[list[float]]:
+    """The points [[bytes, P(size <= bytes)], ...] of a builtin flow-size distribution
+    ("websearch", "datamining", "hadoop"; scenarios/cdf/, docs/workloads.md), as the engine
+    samples them."""
+    from ccscope import _native
+    table = dict(_native.cdf_builtins())
+    if name not in table:
+        raise ValueError(f"builtin = {name!r}: must be one of {', '.join(sorted(table))}")
+    return [list(p) for p in table[name]]
+
+
+def cdf_quantile(points: Sequence[Sequence[float]], q: ArrayLike) -> np.ndarray:
+    """Sizes at cumulative probabilities `q` of an empirical CDF as the engine samples it
+    (mass points[0][1] at the first size, linear interpolation between points)."""
+    pts = np.asarray(points, dtype=float)
+    qq = np.asarray(q, dtype=float)
+    b, p = pts[:, 0], pts[:, 1]
+    out = np.empty(qq.shape)
+    for i, u in np.ndenumerate(qq):
+        if u <= p[0]:
+            out[i] = b[0]
+            continue
+        k = int(np.searchsorted(p, u, side="left"))
+        k = min(max(k, 1), len(p) - 1)
+        dp = p[k] - p[k - 1]
+        out[i] = b[k] if dp <= 0 else b[k - 1] + (u - p[k - 1]) / dp * (b[k] - b[k - 1])
+    return out
+
+
+def _workload_cdf(scenario: dict) -> list | None:
+    """The CDF points of the scenario's Poisson workloads when they all share one cdf size."""
+    found = []
+    for w in scenario.get("workload") or []:
+        size = w.get("size") if isinstance(w, dict) and w.get("kind") == "poisson" else None
+        if not isinstance(size, dict) or size.get("kind") != "cdf":
+            continue
+        found.append(builtin_cdf(size["builtin"]) if size.get("builtin") else size.get("points"))
+    if found and all(f == found[0] for f in found):
+        return found[0]
+    return None
+
+
+def slowdown_bin_edges(res_or_flows, *, bins: int = SLOWDOWN_BINS, size_cdf: Sequence | None = None) -> np.ndarray:
+    """Edges of `bins` flow-size bins holding equal shares of the workload's flows: the
+    quantiles 0, 1/bins, ..., 1 of the workload's size distribution — `size_cdf` if given, else
+    the scenario's Poisson CDF (one shared `cdf` size, builtin or points), else the sizes of the
+    run's flows. Repeated edges (a distribution with an atom, e.g. data mining's 50 % of
+    1-packet flows) merge their bins, so fewer bins may come back."""
+    if not (isinstance(bins, int) and bins >= 1):
+        raise ValueError(f"bins = {bins!r}: must be an integer >= 1")
+    q = np.linspace(0.0, 1.0, bins + 1)
+    if size_cdf is None and not isinstance(res_or_flows, pd.DataFrame):
+        size_cdf = _workload_cdf(res_or_flows.scenario or {})
+    if size_cdf is not None:
+        edges = cdf_quantile(size_cdf, q)
+    else:
+        flows = res_or_flows if isinstance(res_or_flows, pd.DataFrame) else res_or_flows.flows
+        sizes = flows["size_bytes"].astype(float).to_numpy()
+        sizes = sizes[np.isfinite(sizes)]
+        if sizes.size == 0:
+            raise ValueError("no flow has a size: the slowdown needs flows with size_bytes")
+        edges = np.quantile(sizes, q)
+    return np.unique(edges)
+
+
+def slowdown_stats(res_or_flows, *, bins: int = SLOWDOWN_BINS, edges_bytes: Sequence[float] | None = None,
+                   size_cdf: Sequence | None = None, percentiles: Sequence[float] = (50, 95, 99),
+                   by: str | None = None) -> pd.DataFrame:
+    """FCT slowdown (the flows table's `slowdown` = fct_s / ideal_fct_s, docs/workloads.md) of
+    completed flows by flow-size bin: `edges_bytes` if given, else `slowdown_bin_edges` (10 bins
+    of equal workload share). A flow of size s is in bin k when edges[k] < s <= edges[k+1] (the
+    first bin also holds s = edges[0]; sizes outside the edges are left out). `by` adds a
+    grouping column (e.g. "cc").
+
+    Columns: bin, lo_bytes, hi_bytes, flows (with a size in the bin), completed, mean, then
+    p<q> for each percentile (the slowdown; NaN for a bin without a completed flow).
+    Accepts a SimResult or a flows DataFrame (give edges_bytes or size_cdf, or it uses the
+    flows' sizes)."""
+    flows = res_or_flows if isinstance(res_or_flows, pd.DataFrame) else res_or_flows.flows
+    if "slowdown" not in flows:
+        raise ValueError("the flows table has no slowdown column (a result saved before ccscope computed it: "
+                         "rerun the scenario)")
+    edges = (np.unique(np.asarray(edges_bytes, dtype=float)) if edges_bytes is not None
+             else slowdown_bin_edges(res_or_flows, bins=bins, size_cdf=size_cdf))
+    if len(edges) < 2:
+        edges = np.array([edges[0], edges[0]]) if len(edges) else np.array([0.0, np.inf])
+    size = flows["size_bytes"].astype(float).to_numpy()
+    k = np.searchsorted(edges, size, side="left") - 1
+    k = np.where(size == edges[0], 0, k)
+    inside = np.isfinite(size) & (k >= 0) & (k < len(edges) - 1)
+    f = flows.assign(_bin=k)[inside]
+    groups = [(None, f)] if by is None else list(f.groupby(by, sort=True))
+    rows = []
+    for key, g in groups:
+        for b in range(len(edges) - 1):
+            gb = g[g["_bin"] == b]
+            sd = gb["slowdown"].astype(float).to_numpy()
+            sd = sd[np.isfinite(sd)]
+            r: dict[str, Any] = {} if by is None else {by: key}
+            r.update(bin=b, lo_bytes=float(edges[b]), hi_bytes=float(edges[b + 1]), flows=len(gb),
+                     completed=len(sd), mean=float(sd.mean()) if len(sd) else np.nan)
+            for q in percentiles:
+                r[f"p{q:g}"] = float(np.percentile(sd, q)) if len(sd) else np.nan
+            rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def queue_cdf(res, *, port: str | None = None, unit: str = "pkts", start_s: float | None = None,
+              end_s: float | None = None) -> pd.DataFrame:
+    """Time-weighted CDF of the queue at `port` (default: the bottleneck) over [start_s, end_s]
+    (default: after the warm-up): each queue sample holds until the next one (sample-and-hold,
+    exact for `record.queue_every_change`). Columns: queue_<unit> (sorted distinct values),
+    fraction (of the window's time the queue was at most that). unit: "pkts" or "bytes"."""
+    if unit not in ("pkts", "bytes"):
+        raise ValueError(f"unit = {unit!r}: must be 'pkts' or 'bytes'")
+    t0, t1 = _window(res, start_s, end_s)
+    name = bottleneck_port(res) if port is None else port
+    q = _port_trace(res, "queue", name)
+    t = q["time_s"].to_numpy(dtype=float)
+    v = q[f"queue_{unit}"].to_numpy(dtype=float)
+    # the pieces [t_i, t_{i+1}) cut to the window; before the first sample the queue is empty
+    starts = np.concatenate(([t0], t[(t > t0) & (t < t1)]))
+    ends = np.concatenate((starts[1:], [t1]))
+    vals = _step_at(t, v, starts)
+    dur = ends - starts
+    col = f"queue_{unit}"
+    df = pd.DataFrame({col: vals, "dur": dur}).groupby(col, sort=True)["dur"].sum()
+    return pd.DataFrame({col: df.index.to_numpy(), "fraction": np.cumsum(df.to_numpy()) / (t1 - t0)})
+
+
+# --------------------------------------------------------------------------------------------
 # drops: bursts (congestion epochs), multi-drop counts, inter-drop times
 
 

@@ -14,7 +14,13 @@ linear_stable (closed form); "asm" (rate_bps[, w, p, a_plus, a_minus, b_plus, b_
 C/128, default the §5.1 sliding set) -> ineq. 15's m_minus, m_plus, sliding, marginal and pC/w (closed form);
 "asm_fluid" (rate_bps, delay_s[, q0_pkts, w, p, gains as for "asm"]; options x1_pkts, x2_pps, until_tau,
 dt_s, settle_fraction) -> eq 26 with App. D's delay as ONE batch: band_pkts, q_offset_final_pkts,
-rate_excess_final_pps plus the closed-form columns.
+rate_excess_final_pps plus the closed-form columns;
+"dcqcn" (rate_bps, n_flows, delay_s[, kmin_bytes, kmax_bytes, pmax, g, r_ai_bps]; options until_s, dt_s, settle_s)
+-> the DCQCN fluid model of Zhu et al. (CoNEXT 2016) as ONE batch (all flows at line rate): q_min_pkts,
+q_max_pkts, period_s, periodic, q_final_pkts, rate_final_bps, the fixed point q_star_pkts, rc_star_bps, p_star and
+the paper's phase margin phase_margin_deg / linear_stable; "timely" (rate_bps, r0_bps, r1_bps[, alpha, beta,
+delta_bps, t_low_s, t_high_s, seg_bytes]; options until_s, dt_s, settle_s) -> two TIMELY flows starting at r0, r1
+as ONE batch: mean_r0_bps, mean_r1_bps, mean_total_bps, q_mean_pkts, q_min_pkts, q_max_pkts (numpy only).
 """
 from __future__ import annotations
 
@@ -35,7 +41,10 @@ from ccscope.fluid.dctcp import (
 )
 from ccscope.fluid.solver import integrate
 
-MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn", "qcn_fluid", "tcp_red", "asm", "asm_fluid")
+MODELS = ("dctcp_normalized", "dctcp", "dctcp_poincare", "dx", "qcn", "qcn_fluid", "tcp_red", "asm", "asm_fluid",
+          "dcqcn", "timely")
+DCQCN_OPTIONAL = ("kmin_bytes", "kmax_bytes", "pmax", "g", "r_ai_bps")
+TIMELY_OPTIONAL = ("alpha", "beta", "delta_bps", "t_low_s", "t_high_s", "seg_bytes")
 ASM_OPTIONAL = ("w", "p", "a_plus", "a_minus", "b_plus", "b_minus")
 
 
@@ -114,6 +123,27 @@ def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "auto", dtype: 
                              marginal=[m.condition.marginal for m in models],
                              sliding_rate_per_s=[m.sliding_rate_per_s for m in models])
         return pd.concat([df, asm_batch(models, backend=backend, dtype=dtype, **options)], axis=1)
+    if model == "dcqcn":
+        from ccscope.fluid.dcqcn import dcqcn_fluid, phase_margins
+        from ccscope.fluid.dcqcn import solve_batch as dcqcn_batch
+        df = _product(grid, ("rate_bps", "n_flows", "delay_s"), DCQCN_OPTIONAL)
+        models = [dcqcn_fluid(r.rate_bps, r.n_flows, delay_s=r.delay_s,
+                              **{k: getattr(r, k) for k in DCQCN_OPTIONAL if k in df}) for r in df.itertuples()]
+        out = dcqcn_batch(models, options.pop("until_s", 0.05), backend=backend, dtype=dtype, **options)
+        pms = phase_margins(models)
+        return pd.concat([df, out], axis=1).assign(phase_margin_deg=[pm.degrees for pm in pms],
+                                                   linear_stable=[pm.stable for pm in pms])
+    if model == "timely":
+        from ccscope.fluid.timely import solve_batch as timely_batch
+        from ccscope.fluid.timely import timely_fluid
+        if backend == "jax":
+            raise ValueError("backend = 'jax': the TIMELY model (state-dependent delays) runs on numpy only")
+        df = _product(grid, ("rate_bps", "r0_bps", "r1_bps"), TIMELY_OPTIONAL)
+        models = [timely_fluid(r.rate_bps, **{k: getattr(r, k) for k in TIMELY_OPTIONAL if k in df})
+                  for r in df.itertuples()]
+        out = timely_batch(models, options.pop("until_s", 0.04), rates_bps=df[["r0_bps", "r1_bps"]].to_numpy(),
+                           **options)
+        return pd.concat([df, out], axis=1)
     raise ValueError(f"model = {model!r}: allowed values are {', '.join(MODELS)}")
 
 

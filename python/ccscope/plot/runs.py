@@ -27,7 +27,9 @@ import pandas as pd
 
 #: Kinds of panel, in the order the help lists them, with the trace each needs (None: the flows table).
 KINDS: dict[str, str | None] = {"queue": "queue", "cwnd": "cwnd", "alpha": "alpha", "rate": "rate",
-                                "throughput": "delivered", "fct-cdf": None}
+                                "throughput": "delivered", "fct-cdf": None, "slowdown": None}
+#: Kinds drawn from the flows table, not over time.
+FLOW_KINDS = ("fct-cdf", "slowdown")
 #: Flows of one run drawn in a per-flow panel when no flows are chosen.
 MAX_FLOWS_DRAWN = 10
 #: Percentile of the samples in the window that sets the top of a time panel's y-range.
@@ -317,8 +319,11 @@ def check_recorded(kind: str, run: Run) -> None:
     if trace is None:
         fct = res.flows["fct_s"] if "fct_s" in res.flows else pd.Series(dtype=float)
         if not np.isfinite(fct.to_numpy(dtype=float)).any():
-            raise PlotInputError(f"--kind fct-cdf: run {run.source!r} has no completed flows (flows with a size, "
+            raise PlotInputError(f"--kind {kind}: run {run.source!r} has no completed flows (flows with a size, "
                                  "e.g. a poisson or incast workload; long-lived flows never complete)")
+        if kind == "slowdown" and "slowdown" not in res.flows:
+            raise PlotInputError(f"--kind slowdown: run {run.source!r} has no slowdown column (saved by a ccscope "
+                                 "before the FCT slowdown existed); rerun it with ccscope run --out")
         return
     rec = _recorded(res)
     t = res.traces.get(trace) if trace in res.traces else None
@@ -567,6 +572,48 @@ def _draw_fct_cdf(ax, runs: Sequence[Run], lo: float, hi: float) -> None:
     ax.grid(True, lw=0.3, alpha=0.5, which="both")
 
 
+def _size_text(b: float) -> str:
+    """A flow size for an axis: 1460 -> "1.5K", 2e6 -> "2M" (K = 1000 bytes)."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if b >= div:
+            return f"{b / div:.3g}{suffix}"
+    return f"{b:.3g}"
+
+
+def _draw_slowdown(ax, runs: Sequence[Run], lo: float, hi: float) -> None:
+    """The standard FCT-slowdown figure (HPCC Fig. 11 style): p50 (solid) and p99 (dashed)
+    slowdown per flow-size bin, one colour per run; the bins are 10 equal shares of the first
+    run's workload (`slowdown_bin_edges`), applied to every run."""
+    from matplotlib.lines import Line2D
+
+    from ccscope.analysis.metrics import slowdown_bin_edges, slowdown_stats
+    colours = _colours(len(runs))
+    edges = slowdown_bin_edges(runs[0].result)
+    ymax = 1.0
+    for ri, run in enumerate(runs):
+        fl = run.result.flows
+        st = fl["start_s"].to_numpy(dtype=float)
+        tab = slowdown_stats(fl[(st >= lo) & (st <= hi)], edges_bytes=edges)
+        x = tab["bin"].to_numpy()
+        done = int(tab["completed"].sum())
+        for q, ls in (("p50", "-"), ("p99", "--")):
+            y = tab[q].to_numpy(dtype=float)
+            ax.plot(x, y, ls=ls, marker="o", ms=3, lw=1.2, color=colours[ri],
+                    label=(f"{run.label} ({done} flows)" if len(runs) > 1 else f"{done} flows") if q == "p50" else None)
+            if np.isfinite(y).any():
+                ymax = max(ymax, float(np.nanmax(y)))
+    ax.set_yscale("log")
+    ax.set_ylim(0.9, ymax * 1.5)
+    ax.set_xticks(range(len(edges) - 1))
+    ax.set_xticklabels([_size_text(b) for b in edges[1:]], fontsize="small")
+    ax.set_xlabel("flow size (bytes, upper edge of each bin; bins hold equal shares of the workload's flows)")
+    ax.set_ylabel("FCT slowdown (log)")
+    ax.grid(True, lw=0.3, alpha=0.5, which="both")
+    style = [Line2D([], [], color="0.3", ls="-", marker="o", ms=3, label="p50"),
+             Line2D([], [], color="0.3", ls="--", marker="o", ms=3, label="p99")]
+    ax.add_artist(ax.legend(handles=style, loc="upper left", fontsize="small", framealpha=0.85))
+
+
 def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, t_from: float | None = None,
               t_to: float | None = None, port: str | None = None, flows: Sequence[int] | None = None,
               title: str | None = None):
@@ -574,7 +621,7 @@ def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, 
 
     runs:   `Run(result, label, source)`; a label of "" is filled from the scenario fields that differ
     kinds:  any of KINDS; the time window [t_from, t_to] (seconds) applies to every time panel and, for
-            fct-cdf, selects the flows that started in it
+            fct-cdf and slowdown, selects the flows that started in it
     port:   the queue drawn (default: each run's bottleneck; every recorded port for a single run)
     flows:  the flow ids drawn in per-flow panels (default: the first MAX_FLOWS_DRAWN)
     Raises PlotInputError for a kind a run has no data for, a window outside every run, ..."""
@@ -594,7 +641,7 @@ def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, 
         auto = legend_labels([r.result for r in runs], [r.source for r in runs])
         runs = [Run(r.result, r.label or a, r.source) for r, a in zip(runs, auto)]
     unit = _time_unit(hi - lo)
-    time_kinds = [k for k in kinds if k != "fct-cdf"]
+    time_kinds = [k for k in kinds if k not in FLOW_KINDS]
     n = len(kinds)
     fig, axes = plt.subplots(n, 1, figsize=(9, 2.9 * n + 0.6), squeeze=False)
     axes = axes[:, 0]
@@ -602,6 +649,8 @@ def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, 
     for ax, kind in zip(axes, kinds):
         if kind == "fct-cdf":
             _draw_fct_cdf(ax, runs, lo, hi)
+        elif kind == "slowdown":
+            _draw_slowdown(ax, runs, lo, hi)
         else:
             _draw_time_kind(ax, kind, runs, lo, hi, unit, port=port, flows=flows)
             time_axes.append(ax)

@@ -103,6 +103,18 @@ class Codel:
 
 
 @dataclass
+class FqCodel:
+    """FQ-CoDel (RFC 8290): flow queues served by DRR, new flows first, each judged by CoDel."""
+    KIND = "fq_codel"
+    flows: int = 1024
+    quantum_bytes: Optional[int] = None
+    target_s: float = 0.005
+    interval_s: float = 0.1
+    ecn: bool = False
+    drop_batch: int = 64
+
+
+@dataclass
 class Pie:
     """PIE (RFC 8033): drops (or marks, ecn=True) at enqueue with a probability updated every
     t_update_s from the queueing delay."""
@@ -117,7 +129,8 @@ class Pie:
     derandomize: bool = False
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, Pie]
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie]
 
 
 @dataclass
@@ -170,6 +183,8 @@ class Graph:
     nodes: list[NodeSpec] = field(default_factory=list)
     links: list[LinkSpec] = field(default_factory=list)
     ecmp: bool = False
+    #: "single", "ecmp" (per flow) or "spray" (per packet); None: "ecmp" if ecmp else "single"
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
 
 
 @dataclass
@@ -183,9 +198,31 @@ class LeafSpine:
     fabric_bps: float
     link_delay_s: float
     buffer_pkts: Optional[int] = None
+    #: the leaf-spine links run at fabric_bps / oversubscription (None: 1)
+    oversubscription: Optional[float] = None
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
 
 
-Topology = Union[Dumbbell, Graph, LeafSpine]
+@dataclass
+class FatTree:
+    """Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): hosts h0 .. h{k^3/4-1}, edge
+    switches e{pod}_{i}, aggregation switches a{pod}_{i}, core switches c{j}; per-flow ECMP by
+    default. Each tier's rate and delay default to link_bps and link_delay_s."""
+    KIND = "fat_tree"
+    k: int
+    link_bps: float
+    link_delay_s: float
+    host_bps: Optional[float] = None
+    edge_agg_bps: Optional[float] = None
+    agg_core_bps: Optional[float] = None
+    host_delay_s: Optional[float] = None
+    edge_agg_delay_s: Optional[float] = None
+    agg_core_delay_s: Optional[float] = None
+    buffer_pkts: Optional[int] = None
+    load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
+
+
+Topology = Union[Dumbbell, Graph, LeafSpine, FatTree]
 
 
 @dataclass
@@ -225,9 +262,12 @@ class UniformSize:
 
 @dataclass
 class CdfSize:
-    """Empirical CDF: points = [[bytes, cumulative probability], ...] ending at probability 1."""
+    """Empirical CDF: points = [[bytes, cumulative probability], ...] ending at probability 1,
+    or builtin = "websearch" (DCTCP), "datamining" (VL2) or "hadoop" (Facebook): the published
+    distributions shipped with ccscope (docs/workloads.md). Give points or builtin."""
     KIND = "cdf"
-    points: list[list[float]]
+    points: Optional[list[list[float]]] = None
+    builtin: Optional[Literal["websearch", "datamining", "hadoop"]] = None
 
 
 #: Most hosts one range may name (the Rust schema's MAX_HOST_RANGE).
@@ -284,6 +324,7 @@ class Incast:
     start_s: float = 0.0
     cc: list[str] = field(default_factory=lambda: ["new_reno"])
     class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
+    jitter_s: float = 0.0  # each response starts U[0, jitter_s) after the round's request
 
     def __post_init__(self) -> None:
         self.servers = expand_hosts(self.servers, "workload.servers")
@@ -302,6 +343,8 @@ class Poisson:
     start_s: float = 0.0
     stop_s: Optional[float] = None
     class_: Optional[int] = None  # `class` in the scenario (a Python keyword); None: 0
+    pattern: Literal["random", "all_to_all", "permutation"] = "random"
+    jitter_s: float = 0.0  # each flow starts U[0, jitter_s) after its arrival
 
     def __post_init__(self) -> None:
         self.src = expand_hosts(self.src, "workload.src")
@@ -362,6 +405,16 @@ class DxConfig:
 
 
 @dataclass
+class CubicConfig:
+    c: float = 0.4
+    beta: float = 0.7
+    fast_convergence: bool = True
+    reno_friendly: bool = True
+    target_rtt: Literal["srtt", "min_rtt"] = "srtt"
+    ssthresh_from: Literal["flight_size", "cwnd"] = "flight_size"
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -419,6 +472,7 @@ class Scenario:
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
+    cubic: CubicConfig = field(default_factory=CubicConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     feedback_bytes: int = 64
@@ -455,6 +509,7 @@ SCHEMA_MIRROR = {
     Dumbbell: "Dumbbell",
     Graph: "Graph",
     LeafSpine: "LeafSpine",
+    FatTree: "FatTree",
     NodeSpec: "NodeSpec",
     LinkSpec: "LinkSpec",
     SchedConfig: "SchedConfig",
@@ -463,6 +518,7 @@ SCHEMA_MIRROR = {
     TcpConfig: "TcpConfig",
     DctcpConfig: "DctcpConfig",
     DxConfig: "DxConfig",
+    CubicConfig: "CubicConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",
@@ -470,6 +526,7 @@ SCHEMA_MIRROR = {
     QcnCp: "QcnCpConfig",
     AsmCp: "AsmCpConfig",
     Codel: "CodelConfig",
+    FqCodel: "FqCodelConfig",
     Pie: "PieConfig",
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",

@@ -26,6 +26,7 @@
 pub mod asm_cp;
 pub mod choke;
 pub mod codel;
+pub mod fq_codel;
 pub mod pie;
 pub mod qcn_cp;
 pub mod red;
@@ -214,6 +215,8 @@ pub enum AqmConfig {
     Codel(codel::CodelConfig),
     /// PIE (RFC 8033): drops (or marks) at enqueue with a probability updated every t_update_s from the queueing delay.
     Pie(pie::PieConfig),
+    /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
+    FqCodel(fq_codel::FqCodelConfig),
 }
 
 /// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
@@ -230,6 +233,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
     ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
+    ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
 ];
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -254,6 +258,7 @@ impl AqmConfig {
             AqmConfig::Asm(_) => "asm",
             AqmConfig::Codel(_) => "codel",
             AqmConfig::Pie(_) => "pie",
+            AqmConfig::FqCodel(_) => "fq_codel",
         }
     }
 }
@@ -290,6 +295,9 @@ pub enum Aqm {
     Codel(codel::CodelConfig),
     /// Decides at enqueue from the exact queueing delay: see `pie.rs`.
     Pie(Box<pie::Pie>),
+    /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
+    /// which also decide what an overflow drops.
+    FqCodel(Box<fq_codel::FqCodelConfig>),
 }
 
 impl Aqm {
@@ -304,6 +312,7 @@ impl Aqm {
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
             AqmConfig::Codel(c) => Aqm::Codel(*c),
             AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
+            AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
         }
     }
 }
@@ -322,7 +331,8 @@ impl Aqm {
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
-            | Aqm::Pie(_) => false,
+            | Aqm::Pie(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 
@@ -330,7 +340,7 @@ impl Aqm {
     /// its dequeue hook.
     pub fn decides_at_dequeue(&self) -> bool {
         match self {
-            Aqm::Codel(_) => true,
+            Aqm::Codel(_) | Aqm::FqCodel(_) => true,
             Aqm::DropTail
             | Aqm::Threshold(_)
             | Aqm::Red(_)
@@ -354,7 +364,9 @@ impl Aqm {
         match self {
             // PIE's timer is caught up exactly at each arrival (pie.rs): its own arrivals decide
             Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Pie(_) => true,
-            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) => false,
+            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) | Aqm::FqCodel(_) => {
+                false
+            }
         }
     }
 
@@ -368,7 +380,8 @@ impl Aqm {
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
-            | Aqm::Pie(_) => false,
+            | Aqm::Pie(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 
@@ -382,7 +395,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::Choke(_)
             | Aqm::Codel(_)
-            | Aqm::Pie(_) => false,
+            | Aqm::Pie(_)
+            | Aqm::FqCodel(_) => false,
         }
     }
 }
@@ -393,7 +407,7 @@ impl QueuePolicy for Aqm {
     #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => Verdict::Enqueue.into(),
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => Verdict::Enqueue.into(),
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
@@ -406,7 +420,7 @@ impl QueuePolicy for Aqm {
     #[inline]
     fn take_feedback(&mut self) -> Option<Feedback> {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => None,
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => None,
             Aqm::Threshold(a) => a.take_feedback(),
             Aqm::Red(a) => a.take_feedback(),
             Aqm::Choke(a) => a.take_feedback(),
@@ -418,7 +432,7 @@ impl QueuePolicy for Aqm {
 
     fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) => {}
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => {}
             Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),

@@ -276,9 +276,9 @@ mod tests {
         );
         assert_eq!(CcKind::from_name("ext_test_reno"), Ok(CcKind::Ext(id)));
         assert_eq!(CcKind::Ext(id).name(), "ext_test_reno");
-        let e = CcKind::from_name("cubic").unwrap_err();
+        let e = CcKind::from_name("bbr").unwrap_err();
         assert!(
-            e.starts_with("unknown variant `cubic`, expected one of `new_reno`"),
+            e.starts_with("unknown variant `bbr`, expected one of `new_reno`"),
             "{e}"
         );
         assert!(e.contains("`ext_test_reno`"), "{e}");

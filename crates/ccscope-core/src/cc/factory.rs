@@ -5,7 +5,10 @@
 use super::dctcp::DctcpRule;
 use super::ext::{ExtCc, ExtFlow};
 use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};
-use super::{CaIncrease, Cc, CcKind, Dctcp, DctcpConfig, Dx, DxConfig, NewReno, RenoBased};
+use super::{
+    CaIncrease, Cc, CcKind, Cubic, CubicConfig, Dctcp, DctcpConfig, Dx, DxConfig, NewReno,
+    RenoBased,
+};
 
 /// What a window controller is built from: one flow's TCP settings (scenario `[tcp]`) and the
 /// algorithm sections (`[dctcp]`, `[dx]`). The ns-2 options are the scenario's; [`Cc::new`]
@@ -22,6 +25,7 @@ pub struct CcParams {
     pub dupack_threshold: u32,
     pub dctcp: DctcpConfig,
     pub dx: DxConfig,
+    pub cubic: CubicConfig,
     /// DX's base RTT R0, seconds, when fixed from the path (`dx.base_rtt_from_path`); None: as
     /// `dx.base_rtt_s` or measured.
     pub dx_base_rtt_s: Option<f64>,
@@ -67,6 +71,7 @@ impl Cc {
                 }
                 Cc::Dx(dx)
             }
+            CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
@@ -97,6 +102,7 @@ impl Cc {
             Cc::NewReno(c) => c.window(),
             Cc::Dctcp(c) => c.window(),
             Cc::Dx(c) => c.window(),
+            Cc::Cubic(c) => c.window(),
             Cc::Ext(c) => c.window(),
         }
     }
@@ -108,6 +114,7 @@ impl Cc {
             Cc::NewReno(c) => c.window_mut(),
             Cc::Dctcp(c) => c.window_mut(),
             Cc::Dx(c) => c.window_mut(),
+            Cc::Cubic(c) => c.window_mut(),
             Cc::Ext(c) => c.window_mut(),
         }
     }
@@ -151,6 +158,7 @@ mod tests {
             dupack_threshold: 5,
             dctcp: DctcpConfig::default(),
             dx: DxConfig::default(),
+            cubic: CubicConfig::default(),
             dx_base_rtt_s: None,
             ca_increase: CaIncrease::PerAck,
             delayed_ack: false,
@@ -176,6 +184,7 @@ mod tests {
                 (Cc::Dctcp(d), CcKind::Dctcp) => d.rule() == DctcpRule::WindowCut,
                 (Cc::Dctcp(d), CcKind::DctcpPerAck) => d.rule() == DctcpRule::PerAck,
                 (Cc::Dx(_), CcKind::Dx) => true,
+                (Cc::Cubic(_), CcKind::Cubic) => true,
                 _ => false,
             };
             assert!(variant_ok, "{kind:?} -> {cc:?}");
@@ -190,11 +199,11 @@ mod tests {
             assert!(w.ns2_halve_whole);
             assert_eq!((w.cwnd, w.ssthresh, w.rwnd), (4000.0, 8000.0, 20_000.0));
             assert_eq!((w.ss_limit, w.dupack_threshold), (1.0, 5));
-            // ECT: tcp.ecn for NewReno and Reno, always for DCTCP, never for DX and rate sources
+            // ECT: tcp.ecn for NewReno, Reno and CUBIC, always for DCTCP, never for DX and rate sources
             for ecn in [false, true] {
                 let cc = Cc::new(kind, &CcParams { ecn, ..p.clone() });
                 let want = match kind {
-                    CcKind::NewReno | CcKind::Reno => ecn,
+                    CcKind::NewReno | CcKind::Reno | CcKind::Cubic => ecn,
                     k => k.is_dctcp(),
                 };
                 assert_eq!(cc.needs_ecn(), want, "{kind:?} tcp.ecn = {ecn}");

@@ -21,6 +21,8 @@ pub enum CcKind {
     DctcpPerAck,
     /// DX, latency-based (P004 eqs 1-2); no ECN.
     Dx,
+    /// CUBIC (RFC 9438): cubic window growth, fast convergence, the Reno-friendly region.
+    Cubic,
     /// Rate-based 802.1Qau source with a QCN reaction point (no window, no ACKs); needs a `qcn` congestion point.
     Qcn,
     /// Rate-based source with an ASM reaction point (P002 eqs 11-12); needs an `asm` congestion point.
@@ -33,12 +35,13 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 8] = [
+pub const BUILTIN: [CcKind; 9] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
     CcKind::DctcpPerAck,
     CcKind::Dx,
+    CcKind::Cubic,
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
@@ -106,6 +109,7 @@ impl CcKind {
             CcKind::Dctcp => "dctcp",
             CcKind::DctcpPerAck => "dctcp_per_ack",
             CcKind::Dx => "dx",
+            CcKind::Cubic => "cubic",
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",

@@ -31,7 +31,7 @@
 //!    `reacts_to_ecn_once_per_window` (false to see every ECN-Echo ACK in `on_ack` instead) and
 //!    `probe` (extra state for the recorders). Loss reaction: override `on_congestion`. The
 //!    window pieces (`grow`, `slow_start`, `cong_avoid`, `enter_fast_recovery`, ...) are on
-//!    [`RenoWindow`]. [`Dctcp`] and [`Dx`] are worked examples; [`NewReno`] overrides nothing.
+//!    [`RenoWindow`]. [`Dctcp`], [`Dx`] and [`Cubic`] are worked examples; [`NewReno`] overrides nothing.
 //! 3. Register it: `pub mod my_cc;` here, a variant `Cc::MyCc(MyCc)` of [`Cc`] and its arm in
 //!    `dispatch!`, `Cc::window`/`Cc::window_mut` and `Cc::new` (factory.rs; add the algorithm's
 //!    config to [`CcParams`] if it has one), and a [`CcKind`] variant with its `name()`
@@ -45,6 +45,7 @@
 //! Hooks run once per ACK: keep them allocation-free, and mark them `#[inline]` as the
 //! built-ins do.
 
+pub mod cubic;
 pub mod dctcp;
 pub mod dx;
 pub mod ext;
@@ -55,6 +56,7 @@ pub mod reno;
 pub mod reno_based;
 
 use crate::units::{SimDuration, SimTime};
+pub use cubic::{Cubic, CubicConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use dx::{Dx, DxConfig};
 pub use ext::{ExtCc, ExtController, ExtFactory, ExtFlow, ExtId, ExtSpec};
@@ -131,6 +133,7 @@ pub enum Cc {
     NewReno(NewReno),
     Dctcp(Dctcp),
     Dx(Dx),
+    Cubic(Cubic),
     /// A registered external controller (`cc/ext.rs`; boxed: cold for the built-ins).
     Ext(Box<ExtCc>),
 }
@@ -143,6 +146,7 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Dctcp($c) => $e,
             Cc::Dx($c) => $e,
+            Cc::Cubic($c) => $e,
             Cc::Ext($c) => $e,
         }
     };

@@ -202,6 +202,15 @@ impl RenoWindow {
         self.inflated = true;
     }
 
+    /// Enter fast recovery with an ssthresh the controller chose (CUBIC's beta cut): cwnd =
+    /// ssthresh + `dupack_threshold` MSS (RFC 6582 §3.2 step 3, unchanged by RFC 9438 §4.2).
+    pub fn enter_fast_recovery_at(&mut self, ssthresh: f64, dupack_threshold: u32) {
+        self.ssthresh = ssthresh;
+        self.recovery_cwnd = ssthresh;
+        self.cwnd = ssthresh + dupack_threshold as f64 * self.mss;
+        self.inflated = true;
+    }
+
     /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` (`ns2_halve`, window not inflated):
     /// sets ssthresh and returns cwnd_ = halfwin, bytes.
     pub fn ns2_slowdown_half(&mut self) -> f64 {
@@ -288,6 +297,15 @@ impl RenoWindow {
             self.ssthresh.min(flight_bytes as f64 + self.mss)
         }
         .max(self.mss);
+    }
+
+    /// RTO with an ssthresh the controller chose (CUBIC's beta cut, RFC 9438 §4.8): cwnd = 1 MSS
+    /// (RFC 5681's loss window).
+    pub fn on_timeout_at(&mut self, ssthresh: f64) {
+        self.reset_count();
+        self.ssthresh = ssthresh;
+        self.inflated = false;
+        self.cwnd = self.mss;
     }
 
     /// RTO: ssthresh from flight, cwnd = 1 MSS (RFC 5681 §3.1 eq 4 and loss window).

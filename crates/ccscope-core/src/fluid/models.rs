@@ -44,11 +44,12 @@ pub enum ModelKind {
     TcpRed,
     Asm,
     AsmDelayed,
+    Dcqcn,
 }
 
 impl ModelKind {
     /// Every model, for error messages.
-    pub const ALL: [ModelKind; 7] = [
+    pub const ALL: [ModelKind; 8] = [
         ModelKind::DctcpNormalized,
         ModelKind::DctcpPhysical,
         ModelKind::Dx,
@@ -56,6 +57,7 @@ impl ModelKind {
         ModelKind::TcpRed,
         ModelKind::Asm,
         ModelKind::AsmDelayed,
+        ModelKind::Dcqcn,
     ];
 
     pub fn name(self) -> &'static str {
@@ -67,6 +69,7 @@ impl ModelKind {
             ModelKind::TcpRed => "tcp_red",
             ModelKind::Asm => "asm",
             ModelKind::AsmDelayed => "asm_delayed",
+            ModelKind::Dcqcn => "dcqcn",
         }
     }
 
@@ -106,6 +109,23 @@ impl ModelKind {
             ModelKind::Asm => &["w", "pc", "a_plus", "a_minus", "b_plus", "b_minus"],
             ModelKind::AsmDelayed => &[
                 "w", "pc", "c", "a_plus", "a_minus", "b_plus", "b_minus", "x1_floor", "instant",
+            ],
+            ModelKind::Dcqcn => &[
+                "w",
+                "c",
+                "kmin",
+                "kmax",
+                "pmax",
+                "g",
+                "tau",
+                "tau_p",
+                "bc",
+                "timer",
+                "f",
+                "r_ai",
+                "min_rate",
+                "line_rate",
+                "buffer",
             ],
         }
     }
@@ -598,6 +618,129 @@ impl Dde for AsmDelayed {
     }
 }
 
+/// Largest p inside the logarithms of [`Dcqcn`] (`P_CLIP` of `ccscope.fluid.dcqcn`).
+const DCQCN_P_CLIP: f64 = 1.0 - 1e-12;
+
+/// Zhu et al. (CoNEXT 2016) DCQCN, Fig. 1 eqs 3-7, one slot of `w` identical flows:
+/// state (q, R_C, R_T, alpha), delayed observables (q, R_C).
+#[derive(Clone, Copy, Debug)]
+pub struct Dcqcn {
+    pub w: f64,
+    pub c: f64,
+    pub kmin: f64,
+    pub kmax: f64,
+    pub pmax: f64,
+    pub g: f64,
+    pub tau: f64,
+    pub tau_p: f64,
+    pub bc: f64,
+    pub timer: f64,
+    pub f: f64,
+    pub r_ai: f64,
+    pub min_rate: f64,
+    pub line_rate: f64,
+    pub buffer: f64,
+}
+
+impl Dcqcn {
+    /// Eq (3): RED marking probability of a queue q.
+    #[inline(always)]
+    fn marking(&self, q: f64) -> f64 {
+        if q <= self.kmin {
+            0.0
+        } else if q <= self.kmax {
+            self.pmax * (q - self.kmin) / (self.kmax - self.kmin)
+        } else {
+            1.0
+        }
+    }
+    #[inline(always)]
+    fn arrival(&self, x: &[f64]) -> f64 {
+        self.w * x[1]
+    }
+}
+
+impl Dde for Dcqcn {
+    fn n_state(&self) -> usize {
+        4
+    }
+    fn n_obs(&self) -> usize {
+        2
+    }
+    #[inline(always)]
+    fn rhs(&self, x: &[f64], lo: &[f64], hi: &[f64], out: &mut [f64]) {
+        let (q, rc, rt, al) = (x[0], x[1], x[2], x[3]);
+        let q_d = lag_mean(lo[0], hi[0]);
+        let r = np_max(lag_mean(lo[1], hi[1]), self.min_rate);
+        let p = self.marking(q_d);
+        // eq (12) terms and the alpha target of eq (5), with the exact p -> 0 limits
+        let (a, b, c, d, e, at) = if p > 0.0 {
+            let ps = np_clip(p, 1e-300, DCQCN_P_CLIP);
+            let lg = (-ps).ln_1p();
+            let a = -(self.tau * r * lg).exp_m1();
+            let at = -(self.tau_p * r * lg).exp_m1();
+            let b = ps * (self.bc * lg).exp() / -(self.bc * lg).exp_m1();
+            let d = ps * (self.timer * r * lg).exp() / -(self.timer * r * lg).exp_m1();
+            let c = b * (self.f * self.bc * lg).exp();
+            let e = d * (self.f * self.timer * r * lg).exp();
+            (a, b, c, d, e, at)
+        } else {
+            let bb = 1.0 / self.bc;
+            let dd = 1.0 / (self.timer * r);
+            (0.0, bb, bb, dd, dd, 0.0)
+        };
+        let d_al = self.g / self.tau_p * (at - al);
+        let d_rt = -(rt - rc) / self.tau * a + self.r_ai * r * (c + e);
+        let d_rc = -rc * al * a / (2.0 * self.tau) + 0.5 * (rt - rc) * r * (b + d);
+        let d_rc = if rc >= self.line_rate {
+            np_min(d_rc, 0.0)
+        } else if rc <= self.min_rate {
+            np_max(d_rc, 0.0)
+        } else {
+            d_rc
+        };
+        let d_rt = if rt >= self.line_rate {
+            np_min(d_rt, 0.0)
+        } else if rt <= self.min_rate {
+            np_max(d_rt, 0.0)
+        } else {
+            d_rt
+        };
+        let dq = self.arrival(x) - self.c;
+        out[0] = if q <= 0.0 {
+            np_max(dq, 0.0)
+        } else if q >= self.buffer {
+            np_min(dq, 0.0)
+        } else {
+            dq
+        };
+        out[1] = d_rc;
+        out[2] = d_rt;
+        out[3] = d_al;
+    }
+    #[inline(always)]
+    fn observable(&self, x: &[f64], out: &mut [f64]) {
+        out[0] = x[0];
+        out[1] = x[1];
+    }
+    #[inline(always)]
+    fn project(&self, x: &mut [f64]) {
+        x[0] = np_clip(x[0], 0.0, self.buffer);
+        x[1] = np_clip(x[1], self.min_rate, self.line_rate);
+        x[2] = np_clip(x[2], self.min_rate, self.line_rate);
+        x[3] = np_clip(x[3], 0.0, 1.0);
+    }
+    #[inline(always)]
+    fn rate(&self, x: &[f64]) -> f64 {
+        let q = x[0];
+        if q > 0.0 {
+            1.0
+        } else {
+            np_min(self.arrival(x) / self.c, 1.0)
+        }
+    }
+}
+
 /// Run trajectories of model `kind`: `rows` holds one parameter row per trajectory (each of
 /// length [`ModelKind::row_len`]`(m)`), `trs` the trajectories, in the same order.
 pub fn run(
@@ -783,5 +926,80 @@ pub fn run(
             steps,
             trs,
         ),
+        ModelKind::Dcqcn => go(
+            rows,
+            len,
+            |p| Dcqcn {
+                w: p[0],
+                c: p[1],
+                kmin: p[2],
+                kmax: p[3],
+                pmax: p[4],
+                g: p[5],
+                tau: p[6],
+                tau_p: p[7],
+                bc: p[8],
+                timer: p[9],
+                f: p[10],
+                r_ai: p[11],
+                min_rate: p[12],
+                line_rate: p[13],
+                buffer: p[14],
+            },
+            steps,
+            trs,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dcqcn() -> Dcqcn {
+        // Zhu et al. (CoNEXT 2016) defaults in 1000-byte packets: 40 Gb/s, N = 2 in one slot
+        Dcqcn {
+            w: 2.0,
+            c: 5e6,
+            kmin: 5.0,
+            kmax: 200.0,
+            pmax: 0.01,
+            g: 1.0 / 256.0,
+            tau: 50e-6,
+            tau_p: 55e-6,
+            bc: 1e4,
+            timer: 55e-6,
+            f: 5.0,
+            r_ai: 5e3,
+            min_rate: 125.0,
+            line_rate: 5e6,
+            buffer: f64::INFINITY,
+        }
+    }
+
+    #[test]
+    fn dcqcn_rate_terms_are_continuous_at_p_zero() {
+        // a queue exactly at Kmin marks nothing (the exact p -> 0 limits); one a hair above it marks
+        // with p ~ 5e-16 and must give the same derivatives to 1e-9 relative (first-order effects of p: ~1e-12)
+        let m = dcqcn();
+        let x = [20.0, 2.4e6, 2.6e6, 0.2];
+        let (mut d0, mut d1) = ([0.0; 4], [0.0; 4]);
+        m.rhs(&x, &[5.0, 2.4e6], &[5.0, 2.4e6], &mut d0);
+        let q = 5.0 + 1e-11;
+        m.rhs(&x, &[q, 2.4e6], &[q, 2.4e6], &mut d1);
+        for i in 0..4 {
+            let scale = d0[i].abs().max(1.0);
+            assert!(
+                (d0[i] - d1[i]).abs() <= 1e-9 * scale,
+                "{i}: {} vs {}",
+                d0[i],
+                d1[i]
+            );
+        }
+        // above Kmax p = 1: every packet marked, no byte-counter or timer increase, a = 1
+        let mut d2 = [0.0; 4];
+        m.rhs(&x, &[300.0, 2.4e6], &[300.0, 2.4e6], &mut d2);
+        assert_eq!(d2[2], -(2.6e6 - 2.4e6) / 50e-6);
+        assert!(d2[1] < 0.0 && d2[3] > 0.0);
     }
 }

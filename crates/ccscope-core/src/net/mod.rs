@@ -2,5 +2,6 @@
 pub mod port;
 pub mod routing;
 pub mod sched;
+pub mod spray;
 pub use port::{Admit, DropReason, Port, PortPath, PortStats};
 pub use sched::Sched;

@@ -426,7 +426,10 @@ impl Port {
             unreachable!("Port::enqueue on a port without classes");
         };
         let c = s.class_index(class);
-        let class_full = s.classes[c].q.len() as u32 >= s.classes[c].limit_pkts;
+        let class_full = s.classes[c].len() >= s.classes[c].limit_pkts;
+        if s.classes[c].is_fq() {
+            return Ok(self.enqueue_fq(now, pkt, c, class_full));
+        }
         let result = self.screen(pkt, verdict, class_full);
         let Some(s) = self.sched.as_mut() else {
             unreachable!("Port::enqueue on a port without classes");
@@ -444,8 +447,41 @@ impl Port {
             cs.marks += 1;
         }
         s.push(c, *pkt, now);
+        s.note_len(c);
         self.grow_queue(now, pkt.size_bytes);
         Ok(marked)
+    }
+
+    /// FQ-CoDel's enqueue (RFC 8290 §4.1): the arrival joins its flow queue, then a full buffer
+    /// (or class cap) drops from the head of the fattest flow queue, the arrival's own queue
+    /// possibly; the dropped packets wait in `Sched::evicted` for the engine to record. Nothing
+    /// is marked at enqueue.
+    #[inline(never)]
+    fn enqueue_fq(&mut self, now: SimTime, pkt: &Packet, c: usize, class_full: bool) -> bool {
+        let size = pkt.size_bytes as u64;
+        let over =
+            self.q_pkts >= self.limit_pkts || self.q_bytes + size > self.limit_bytes || class_full;
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += size;
+        let Some(s) = self.sched.as_mut() else {
+            unreachable!("Port::enqueue on a port without classes");
+        };
+        s.classes[c].stats.arrivals += 1;
+        s.push(c, *pkt, now);
+        self.q_pkts += 1;
+        self.q_bytes += size;
+        if over {
+            let (n, b) = s.evict_fattest(c);
+            self.q_pkts -= n;
+            self.q_bytes -= b;
+            self.stats.drops_overflow += n as u64;
+        }
+        s.note_len(c);
+        if self.q_pkts > self.stats.max_q_pkts {
+            self.stats.max_q_pkts = self.q_pkts;
+        }
+        self.log_change(now);
+        false
     }
 
     /// General path: when the link is free at `now` (its transmission ends by `now`, within

@@ -265,7 +265,7 @@ pub fn ecmp_path(
     Some(path)
 }
 
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -278,6 +278,8 @@ pub struct Ecmp {
     out: Vec<Vec<PortId>>,
     is_host: Vec<bool>,
     dist: std::collections::HashMap<NodeId, Vec<u32>>,
+    /// Equal-cost path counts per destination (`path_counts`), for per-packet spraying.
+    counts: std::collections::HashMap<NodeId, Vec<u64>>,
     seed: u64,
 }
 
@@ -289,6 +291,7 @@ impl Ecmp {
             out,
             is_host,
             dist: std::collections::HashMap::new(),
+            counts: std::collections::HashMap::new(),
             seed,
         }
     }
@@ -309,6 +312,119 @@ impl Ecmp {
             dst,
             mix(self.seed ^ mix(flow.wrapping_add(1))),
         )
+    }
+}
+
+/// The ports out of `n` that lie on a shortest path to `dst` (the candidates [`ecmp_path`]
+/// chooses among, without its cap of 64), in port order.
+fn equal_cost_next<'a>(
+    ports: &'a [PortEnds],
+    out_ports: &'a [Vec<PortId>],
+    is_host: &'a [bool],
+    dist: &'a [u32],
+    n: NodeId,
+    dst: NodeId,
+) -> impl Iterator<Item = PortId> + 'a {
+    let d = dist[n.idx()];
+    out_ports[n.idx()].iter().copied().filter(move |p| {
+        let to = ports[p.idx()].to;
+        dist[to.idx()] != u32::MAX && dist[to.idx()] + 1 == d && (to == dst || !is_host[to.idx()])
+    })
+}
+
+impl Ecmp {
+    fn dist_to(&mut self, dst: NodeId) -> &[u32] {
+        let n = self.is_host.len();
+        let (ports, is_host) = (&self.ports, &self.is_host);
+        self.dist
+            .entry(dst)
+            .or_insert_with(|| distances_to(n, ports, is_host, dst))
+    }
+
+    /// For every node, the number of equal-cost shortest paths from it to `dst` (saturating;
+    /// 0: unreachable), by one pass over the nodes in order of distance; cached per `dst`.
+    pub fn path_counts(&mut self, dst: NodeId) -> &[u64] {
+        if !self.counts.contains_key(&dst) {
+            let c = self.count_paths(dst);
+            self.counts.insert(dst, c);
+        }
+        &self.counts[&dst]
+    }
+
+    fn count_paths(&mut self, dst: NodeId) -> Vec<u64> {
+        let dist = self.dist_to(dst).to_vec();
+        let mut order: Vec<usize> = (0..dist.len()).filter(|&i| dist[i] != u32::MAX).collect();
+        order.sort_by_key(|&i| dist[i]);
+        let mut count = vec![0u64; dist.len()];
+        count[dst.idx()] = 1;
+        for &i in &order {
+            if i == dst.idx() {
+                continue;
+            }
+            count[i] = equal_cost_next(
+                &self.ports,
+                &self.out,
+                &self.is_host,
+                &dist,
+                NodeId(i as u32),
+                dst,
+            )
+            .fold(0u64, |c, p| {
+                c.saturating_add(count[self.ports[p.idx()].to.idx()])
+            });
+        }
+        count
+    }
+
+    /// Every equal-cost shortest path from `src` to `dst`, each with its probability when every
+    /// node on the way picks uniformly among its equal-cost next hops (the probabilities sum to
+    /// 1), in the order of a depth-first walk over the candidates in port order. None when
+    /// unreachable (or `src == dst`); Err(count) when there are more than `max_paths`.
+    #[allow(clippy::type_complexity)]
+    pub fn equal_cost_paths(
+        &mut self,
+        src: NodeId,
+        dst: NodeId,
+        max_paths: usize,
+    ) -> Option<Result<Vec<(Vec<PortId>, f64)>, u64>> {
+        if src == dst {
+            return None;
+        }
+        let count = self.path_counts(dst)[src.idx()];
+        if count == 0 {
+            return None;
+        }
+        if count > max_paths as u64 {
+            return Some(Err(count));
+        }
+        let dist = self.dist_to(dst).to_vec();
+        let mut out = Vec::with_capacity(count as usize);
+        let mut path = Vec::with_capacity(dist[src.idx()] as usize);
+        self.walk(&dist, src, dst, 1.0, &mut path, &mut out);
+        Some(Ok(out))
+    }
+
+    fn walk(
+        &self,
+        dist: &[u32],
+        n: NodeId,
+        dst: NodeId,
+        p: f64,
+        path: &mut Vec<PortId>,
+        out: &mut Vec<(Vec<PortId>, f64)>,
+    ) {
+        if n == dst {
+            out.push((path.clone(), p));
+            return;
+        }
+        let next: Vec<PortId> =
+            equal_cost_next(&self.ports, &self.out, &self.is_host, dist, n, dst).collect();
+        let share = p / next.len() as f64;
+        for port in next {
+            path.push(port);
+            self.walk(dist, self.ports[port.idx()].to, dst, share, path, out);
+            path.pop();
+        }
     }
 }
 

@@ -11,10 +11,19 @@
 //!   (`deficit -= size`), otherwise it adds its quantum and moves to the tail; a class that
 //!   becomes backlogged joins the tail with `deficit = quantum`, one that empties leaves the list.
 //!
+//! A class's queue is a FIFO, judged by CoDel at dequeue when the port's policy is `codel`, or
+//! FQ-CoDel's flow queues (`aqm::fq_codel`) when it is `fq_codel`. DRR asks a class for its next
+//! packet before deciding whether it fits the deficit, and keeps it aside until it does (as Linux
+//! `sch_drr` peeks its child qdisc, which dequeues and holds the packet): a dequeue-time policy
+//! therefore judges a packet when its class reaches the head of the DRR list, and a packet it
+//! drops costs no deficit.
+//!
 //! Allocation: the class queues grow with the backlog and keep their capacity; the DRR list
-//! holds at most 8 entries (allocated once). Nothing is allocated per packet in steady state.
+//! holds at most 8 entries (allocated once); FQ-CoDel's lists hold at most `flows` entries
+//! (allocated once). Nothing is allocated per packet in steady state.
 
 use crate::aqm::codel::{Codel, CodelParams, Dequeue};
+use crate::aqm::fq_codel::{FqCodel, FqCodelConfig, Taken};
 use crate::packet::{flags, Packet};
 use crate::scenario::{SchedConfig, SchedulerKind};
 use crate::units::SimTime;
@@ -27,11 +36,23 @@ pub struct Queued {
     pub since: SimTime,
 }
 
+/// The dequeue-time policy of a port's classes (each class gets its own state).
+#[derive(Clone, Copy, Debug)]
+pub enum DequeuePolicy {
+    /// CoDel on the class's FIFO, marking ECN-capable packets instead of dropping if the flag is set.
+    Codel(CodelParams, bool),
+    /// FQ-CoDel's flow queues, hashed with this seed.
+    FqCodel(FqCodelConfig, u64),
+}
+
 /// One traffic class of a port.
 #[derive(Clone, Debug, Default)]
 pub struct ClassQueue {
-    pub q: VecDeque<Queued>,
+    /// The FIFO (unused when `fq` holds the packets).
+    q: VecDeque<Queued>,
+    /// Bytes and packets held, the packet DRR keeps aside included.
     pub bytes: u64,
+    pkts: u32,
     /// Packets this class may hold (u32::MAX: only the port's buffer limits it).
     pub limit_pkts: u32,
     /// DRR quantum, bytes.
@@ -40,7 +61,75 @@ pub struct ClassQueue {
     in_list: bool,
     /// A dequeue-time policy of this class (CoDel), with its ECN choice.
     codel: Option<(Codel, bool)>,
+    /// FQ-CoDel's flow queues, holding this class's packets instead of `q`.
+    fq: Option<Box<FqCodel>>,
+    /// The packet DRR took from the class but has not sent yet (with its CE mark).
+    aside: Option<(Queued, bool)>,
     pub stats: ClassStats,
+}
+
+impl ClassQueue {
+    /// Packets held.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.pkts
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pkts == 0
+    }
+    /// Whether FQ-CoDel holds this class's packets.
+    #[inline]
+    pub fn is_fq(&self) -> bool {
+        self.fq.is_some()
+    }
+
+    /// The class's next packet at `now`, judged by its dequeue policy. A packet handed out as
+    /// `Pkt` or `Dropped` has left the class's counts.
+    #[inline]
+    fn take(&mut self, now: SimTime) -> Taken {
+        if let Some((q, m)) = self.aside.take() {
+            self.leave(&q);
+            return Taken::Pkt(q, m);
+        }
+        let t = if let Some(fq) = self.fq.as_mut() {
+            fq.dequeue(now, self.bytes)
+        } else {
+            let Some(q) = self.q.pop_front() else {
+                if let Some((cd, _)) = self.codel.as_mut() {
+                    cd.on_empty();
+                }
+                return Taken::Empty;
+            };
+            match self.codel.as_mut() {
+                None => Taken::Pkt(q, false),
+                Some((cd, ecn)) => {
+                    let sojourn = crate::units::SimDuration(now.0.saturating_sub(q.since.0));
+                    match cd.on_dequeue(now, sojourn, self.bytes - q.pkt.size_bytes as u64) {
+                        Dequeue::Send => Taken::Pkt(q, false),
+                        Dequeue::Drop if *ecn && q.pkt.has(flags::ECT) => Taken::Pkt(q, true),
+                        Dequeue::Drop => {
+                            if self.q.is_empty() {
+                                cd.on_empty();
+                            }
+                            Taken::Dropped(q)
+                        }
+                    }
+                }
+            }
+        };
+        match &t {
+            Taken::Pkt(q, _) | Taken::Dropped(q) => self.leave(q),
+            Taken::Empty => {}
+        }
+        t
+    }
+
+    #[inline]
+    fn leave(&mut self, q: &Queued) {
+        self.pkts -= 1;
+        self.bytes -= q.pkt.size_bytes as u64;
+    }
 }
 
 /// Counters of one class over the run.
@@ -74,14 +163,16 @@ pub struct Sched {
     pub classes: Vec<ClassQueue>,
     /// DRR's list of backlogged classes (head first).
     active: VecDeque<u8>,
+    /// The packets FQ-CoDel's overflow rule dropped at the last arrival; the engine records and
+    /// clears them (capacity `drop_batch`, allocated once).
+    pub evicted: Vec<Packet>,
 }
 
 impl Sched {
     /// The scheduler of a port from its `[sched]` table (validated); `packet_bytes` sizes the
     /// DRR quanta.
-    /// `codel`: every class runs CoDel at dequeue with these parameters (and marks ECN-capable
-    /// packets instead of dropping them when the flag is set).
-    pub fn new(cfg: &SchedConfig, packet_bytes: u32, codel: Option<(CodelParams, bool)>) -> Self {
+    /// `policy`: every class runs this dequeue-time policy (its own state per class).
+    pub fn new(cfg: &SchedConfig, packet_bytes: u32, policy: Option<DequeuePolicy>) -> Self {
         let n = cfg.classes.max(1) as usize;
         let classes = (0..n)
             .map(|c| ClassQueue {
@@ -89,14 +180,28 @@ impl Sched {
                 quantum: (cfg.weights.as_ref().map_or(1.0, |w| w[c]) * packet_bytes as f64)
                     .round()
                     .max(1.0) as u64,
-                codel: codel.map(|(p, ecn)| (Codel::new(p), ecn)),
+                codel: match policy {
+                    Some(DequeuePolicy::Codel(p, ecn)) => Some((Codel::new(p), ecn)),
+                    _ => None,
+                },
+                fq: match policy {
+                    Some(DequeuePolicy::FqCodel(f, seed)) => {
+                        Some(Box::new(FqCodel::new(&f, packet_bytes, seed ^ c as u64)))
+                    }
+                    _ => None,
+                },
                 ..Default::default()
             })
             .collect();
+        let batch = match policy {
+            Some(DequeuePolicy::FqCodel(f, _)) => f.drop_batch.max(1) as usize,
+            _ => 0,
+        };
         Sched {
             kind: cfg.scheduler,
             classes,
             active: VecDeque::with_capacity(n),
+            evicted: Vec::with_capacity(batch),
         }
     }
 
@@ -108,16 +213,19 @@ impl Sched {
 
     /// Packets waiting in all classes.
     pub fn queued_pkts(&self) -> u64 {
-        self.classes.iter().map(|c| c.q.len() as u64).sum()
+        self.classes.iter().map(|c| c.pkts as u64).sum()
     }
 
     /// Queue `pkt` in class `c` (the caller checked the limits).
     #[inline]
     pub fn push(&mut self, c: usize, pkt: Packet, now: SimTime) {
         let cl = &mut self.classes[c];
-        cl.q.push_back(Queued { pkt, since: now });
+        match cl.fq.as_mut() {
+            Some(fq) => fq.enqueue(pkt, now),
+            None => cl.q.push_back(Queued { pkt, since: now }),
+        }
         cl.bytes += pkt.size_bytes as u64;
-        cl.stats.max_q_pkts = cl.stats.max_q_pkts.max(cl.q.len() as u32);
+        cl.pkts += 1;
         if self.kind == SchedulerKind::Drr && !cl.in_list {
             cl.in_list = true;
             cl.deficit = cl.quantum;
@@ -125,69 +233,116 @@ impl Sched {
         }
     }
 
+    /// FQ-CoDel's overflow rule in class `c` (RFC 8290 §4.1): drop from the head of its fattest
+    /// flow queue into `evicted`; returns the packets and bytes dropped.
+    pub fn evict_fattest(&mut self, c: usize) -> (u32, u64) {
+        let cl = &mut self.classes[c];
+        let Some(fq) = cl.fq.as_mut() else {
+            return (0, 0);
+        };
+        let (mut n, mut b) = (0u32, 0u64);
+        let evicted = &mut self.evicted;
+        fq.drop_from_fattest(|q| {
+            n += 1;
+            b += q.pkt.size_bytes as u64;
+            evicted.push(q.pkt);
+        });
+        cl.pkts -= n;
+        cl.bytes -= b;
+        cl.stats.drops += n as u64;
+        (n, b)
+    }
+
+    /// Record class `c`'s queue length in its largest-queue counter.
+    #[inline]
+    pub fn note_len(&mut self, c: usize) {
+        let cl = &mut self.classes[c];
+        cl.stats.max_q_pkts = cl.stats.max_q_pkts.max(cl.pkts);
+    }
+
     /// The next packet at `now`: the scheduler's pick, judged by its class's dequeue policy.
     #[inline]
     pub fn next(&mut self, now: SimTime) -> Next {
-        let Some((c, q)) = self.pop() else {
-            for cl in self.classes.iter_mut() {
-                if let Some((cd, _)) = cl.codel.as_mut() {
-                    cd.on_empty();
-                }
-            }
-            return Next::Idle;
-        };
-        let cl = &mut self.classes[c];
-        let Some((cd, ecn)) = cl.codel.as_mut() else {
-            return Next::Send(c, q, false);
-        };
-        let sojourn = crate::units::SimDuration(now.0.saturating_sub(q.since.0));
-        match cd.on_dequeue(now, sojourn, cl.bytes) {
-            Dequeue::Send => Next::Send(c, q, false),
-            Dequeue::Drop if *ecn && q.pkt.has(flags::ECT) => Next::Send(c, q, true),
-            Dequeue::Drop => {
-                if cl.q.is_empty() {
-                    cd.on_empty();
-                }
-                Next::Dropped(c, q)
-            }
-        }
-    }
-
-    /// Take the packet the scheduler sends next, with its class; None when every class is empty.
-    #[inline]
-    pub fn pop(&mut self) -> Option<(usize, Queued)> {
         match self.kind {
-            SchedulerKind::Strict => {
-                let c = self.classes.iter().position(|c| !c.q.is_empty())?;
-                let cl = &mut self.classes[c];
-                let q = cl.q.pop_front()?;
-                cl.bytes -= q.pkt.size_bytes as u64;
-                Some((c, q))
-            }
-            SchedulerKind::Drr => loop {
-                let &c = self.active.front()?;
-                let cl = &mut self.classes[c as usize];
-                let Some(head) = cl.q.front() else {
-                    // cannot happen (an empty class leaves the list), kept safe
-                    cl.in_list = false;
-                    self.active.pop_front();
-                    continue;
+            SchedulerKind::Strict => loop {
+                let Some(c) = self.classes.iter().position(|c| c.pkts > 0) else {
+                    return self.idle();
                 };
-                let size = head.pkt.size_bytes as u64;
+                match self.classes[c].take(now) {
+                    Taken::Pkt(q, m) => return Next::Send(c, q, m),
+                    Taken::Dropped(q) => return Next::Dropped(c, q),
+                    Taken::Empty => continue,
+                }
+            },
+            SchedulerKind::Drr => loop {
+                let Some(&c) = self.active.front() else {
+                    return self.idle();
+                };
+                let cl = &mut self.classes[c as usize];
+                if cl.aside.is_none() {
+                    match cl.take(now) {
+                        Taken::Pkt(q, m) => {
+                            // held aside, still counted in the class until it is sent
+                            cl.pkts += 1;
+                            cl.bytes += q.pkt.size_bytes as u64;
+                            cl.aside = Some((q, m));
+                        }
+                        Taken::Dropped(q) => {
+                            if cl.pkts == 0 {
+                                cl.in_list = false;
+                                cl.deficit = 0;
+                                self.active.pop_front();
+                            }
+                            return Next::Dropped(c as usize, q);
+                        }
+                        Taken::Empty => {
+                            cl.in_list = false;
+                            cl.deficit = 0;
+                            self.active.pop_front();
+                            continue;
+                        }
+                    }
+                }
+                let size = cl
+                    .aside
+                    .as_ref()
+                    .map_or(0, |(q, _)| q.pkt.size_bytes as u64);
                 if size <= cl.deficit {
                     cl.deficit -= size;
-                    let q = cl.q.pop_front()?;
-                    cl.bytes -= size;
-                    if cl.q.is_empty() {
+                    let Taken::Pkt(q, m) = cl.take(now) else {
+                        unreachable!("the packet held aside")
+                    };
+                    if cl.pkts == 0 {
                         cl.in_list = false;
                         cl.deficit = 0;
                         self.active.pop_front();
                     }
-                    return Some((c as usize, q));
+                    return Next::Send(c as usize, q, m);
                 }
                 cl.deficit += cl.quantum;
                 self.active.rotate_left(1);
             },
+        }
+    }
+
+    /// Every class is empty: CoDel's states see an empty queue.
+    #[cold]
+    fn idle(&mut self) -> Next {
+        for cl in self.classes.iter_mut() {
+            if let Some((cd, _)) = cl.codel.as_mut() {
+                cd.on_empty();
+            }
+        }
+        Next::Idle
+    }
+
+    /// Take the packet the scheduler sends next, with its class, with no dequeue policy
+    /// consulted; None when every class is empty (tests).
+    #[cfg(test)]
+    fn pop(&mut self) -> Option<(usize, Queued)> {
+        match self.next(SimTime::ZERO) {
+            Next::Send(c, q, _) => Some((c, q)),
+            Next::Dropped(..) | Next::Idle => None,
         }
     }
 }

@@ -72,20 +72,25 @@ pub(super) fn validate_aqm(
         AqmConfig::Qcn(c) => c.validate(path),
         AqmConfig::Asm(c) => c.validate(path),
         AqmConfig::Pie(c) => c.validate(path),
-        AqmConfig::Codel(c) => {
-            super::check::time_s(&format!("{path}.target_s"), c.target_s, false)?;
-            super::check::time_s(&format!("{path}.interval_s"), c.interval_s, false)?;
-            if c.target_s >= c.interval_s {
-                return Err(ScenarioError::new(
-                    format!("{path}.target_s"),
-                    fmt_f(c.target_s),
-                    format!(
-                        "must be below interval_s ({}): CoDel drops when the sojourn stays above target for a whole interval",
-                        fmt_f(c.interval_s)
-                    ),
-                ));
+        AqmConfig::Codel(c) => codel_times(path, c.target_s, c.interval_s),
+        AqmConfig::FqCodel(c) => {
+            let range = |field: &str, v: u32, lo: u32, hi: u32| {
+                if (lo..=hi).contains(&v) {
+                    Ok(())
+                } else {
+                    Err(ScenarioError::new(
+                        format!("{path}.{field}"),
+                        v,
+                        format!("must be an integer from {lo} to {hi}"),
+                    ))
+                }
+            };
+            range("flows", c.flows, 1, 65536)?;
+            range("drop_batch", c.drop_batch, 1, 65536)?;
+            if let Some(q) = c.quantum_bytes {
+                range("quantum_bytes", q, 1, 1 << 24)?;
             }
-            Ok(())
+            codel_times(path, c.target_s, c.interval_s)
         }
         AqmConfig::Choke(c) => {
             let red = AqmConfig::Red(c.red_config());
@@ -136,4 +141,21 @@ pub(super) fn validate_aqm(
             Ok(())
         }
     }
+}
+
+/// CoDel's times (`codel`, and each flow queue of `fq_codel`): both > 0, target below interval.
+fn codel_times(path: &str, target_s: f64, interval_s: f64) -> Result<(), ScenarioError> {
+    super::check::time_s(&format!("{path}.target_s"), target_s, false)?;
+    super::check::time_s(&format!("{path}.interval_s"), interval_s, false)?;
+    if target_s >= interval_s {
+        return Err(ScenarioError::new(
+            format!("{path}.target_s"),
+            fmt_f(target_s),
+            format!(
+                "must be below interval_s ({}): CoDel drops when the sojourn stays above target for a whole interval",
+                fmt_f(interval_s)
+            ),
+        ));
+    }
+    Ok(())
 }

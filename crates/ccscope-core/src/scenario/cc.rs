@@ -1,9 +1,9 @@
-//! The `[dctcp]` and `[dx]` sections: parameters of the window controllers of `cc/`, checked
+//! The `[dctcp]`, `[dx]` and `[cubic]` sections: parameters of the window controllers of `cc/`, checked
 //! here with the scenario's range rules.
 
 use super::check::{nonneg, time_s, unit_interval};
 use super::fmt_f;
-use crate::cc::{DctcpConfig, DxConfig};
+use crate::cc::{CubicConfig, DctcpConfig, DxConfig};
 use crate::error::ScenarioError;
 
 impl DctcpConfig {
@@ -45,6 +45,32 @@ impl DxConfig {
                     ),
                 ));
             }
+        }
+        Ok(())
+    }
+}
+
+/// Largest accepted CUBIC C, segments/s^3 (250 times RFC 9438's 0.4).
+pub const CUBIC_MAX_C: f64 = 100.0;
+
+impl CubicConfig {
+    /// Check C (> 0, at most [`CUBIC_MAX_C`]) and beta_cubic (strictly between 0 and 1).
+    pub(super) fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        if !self.c.is_finite() || self.c <= 0.0 || self.c > CUBIC_MAX_C {
+            return Err(ScenarioError::new(
+                format!("{path}.c"),
+                fmt_f(self.c),
+                format!(
+                    "must be > 0 and at most {CUBIC_MAX_C} segments/s^3 (RFC 9438 default 0.4)"
+                ),
+            ));
+        }
+        if !self.beta.is_finite() || self.beta <= 0.0 || self.beta >= 1.0 {
+            return Err(ScenarioError::new(
+                format!("{path}.beta"),
+                fmt_f(self.beta),
+                "must be strictly between 0 and 1 (RFC 9438 default 0.7)",
+            ));
         }
         Ok(())
     }

@@ -3,8 +3,8 @@
 
 use super::flows::FlowSpec;
 use super::topology::{
-    port_name, Dumbbell, Graph, LeafSpine, LinkSpec, NodeKind, NodeSpec, Topology,
-    DEFAULT_BUFFER_PKTS,
+    port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
+    Topology, DEFAULT_BUFFER_PKTS,
 };
 use super::Scenario;
 use crate::aqm::AqmConfig;
@@ -33,8 +33,16 @@ impl Scenario {
             }
             return out2.expand();
         }
+        if let Topology::FatTree(f) = &self.topology {
+            let mut out2 = self.clone();
+            out2.topology = Topology::Graph(expand_fat_tree(f, self.aqm.clone()));
+            if out2.record.ports.is_none() {
+                out2.record.ports = Some(fat_tree_edge_uplinks(f.k));
+            }
+            return out2.expand();
+        }
         match &self.topology {
-            Topology::LeafSpine(_) => unreachable!("handled above"),
+            Topology::LeafSpine(_) | Topology::FatTree(_) => unreachable!("handled above"),
             Topology::Graph(g) => {
                 let mut links = Vec::new();
                 let kinds: HashMap<&str, NodeKind> =
@@ -88,6 +96,7 @@ impl Scenario {
                     nodes: g.nodes.clone(),
                     links,
                     ecmp: g.ecmp,
+                    load_balance: g.load_balance,
                 });
             }
             Topology::Dumbbell(d) => {
@@ -289,6 +298,7 @@ impl Scenario {
                 nodes,
                 links,
                 ecmp: false,
+                load_balance: None,
             },
             bottleneck,
         ))
@@ -297,6 +307,7 @@ impl Scenario {
 
 fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
     let buf = Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS));
+    let fabric_bps = l.fabric_link_bps();
     let mut nodes = Vec::new();
     let mut links = Vec::new();
     let link =
@@ -328,14 +339,14 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
             links.push(link(
                 format!("leaf{i}"),
                 format!("spine{j}"),
-                l.fabric_bps,
+                fabric_bps,
                 buf,
                 aqm.clone(),
             ));
             links.push(link(
                 format!("spine{j}"),
                 format!("leaf{i}"),
-                l.fabric_bps,
+                fabric_bps,
                 buf,
                 aqm.clone(),
             ));
@@ -359,6 +370,112 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
     Graph {
         nodes,
         links,
-        ecmp: true,
+        ecmp: l.load_balance != Some(LoadBalance::Single),
+        load_balance: spray_only(l.load_balance),
+    }
+}
+
+/// A template's `load_balance` as the expanded graph gives it beside `ecmp` (true unless
+/// "single"): only "spray" needs writing out, so that a template without it expands as before.
+fn spray_only(lb: Option<LoadBalance>) -> Option<LoadBalance> {
+    lb.filter(|&x| x == LoadBalance::Spray)
+}
+
+/// The default recorded ports of a fat-tree: every edge switch's uplinks, `e{p}_{i}->a{p}_{j}`.
+fn fat_tree_edge_uplinks(k: u32) -> Vec<String> {
+    let h = k / 2;
+    (0..k)
+        .flat_map(|p| {
+            (0..h).flat_map(move |i| {
+                (0..h).map(move |j| port_name(&format!("e{p}_{i}"), &format!("a{p}_{j}")))
+            })
+        })
+        .collect()
+}
+
+/// The k-ary fat-tree as a graph (Al-Fares et al., SIGCOMM 2008, section 2.3): in pod p, edge
+/// switch e{p}_{i} serves hosts h{p*(k/2)^2 + i*(k/2) + m} (m < k/2) and links to every
+/// aggregation switch a{p}_{j} of the pod; a{p}_{j} links to the k/2 core switches
+/// c{j*(k/2) + m} (m < k/2), so core switch c{c} reaches pod p through a{p}_{c / (k/2)}.
+/// Every cable is two directed links of its tier's rate and delay; hosts' ports are drop-tail,
+/// switch ports take the scenario's queue policy; every port buffers `buffer_pkts`.
+fn expand_fat_tree(f: &FatTree, aqm: AqmConfig) -> Graph {
+    let buf = Some(f.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS));
+    let [host_bps, edge_agg_bps, agg_core_bps] = f.rates();
+    let [host_d, edge_agg_d, agg_core_d] = f.delays();
+    let (k, h) = (f.k, f.k / 2);
+    let mut nodes = Vec::with_capacity((f.hosts() + f.switches()) as usize);
+    let mut links = Vec::with_capacity(f.ports() as usize);
+    let mut cable = |a: String, b: String, rate_bps: f64, delay_s: f64, a_is_host: bool| {
+        let mk = |from: String, to: String, aqm: AqmConfig| LinkSpec {
+            from,
+            to,
+            rate_bps,
+            delay_s,
+            buffer_pkts: buf,
+            buffer_bytes: None,
+            aqm: Some(aqm),
+            sched: None,
+            duplex: false,
+        };
+        let up_aqm = if a_is_host {
+            AqmConfig::DropTail
+        } else {
+            aqm.clone()
+        };
+        links.push(mk(a.clone(), b.clone(), up_aqm));
+        links.push(mk(b, a, aqm.clone()));
+    };
+    for c in 0..h * h {
+        nodes.push(NodeSpec {
+            name: format!("c{c}"),
+            kind: NodeKind::Switch,
+        });
+    }
+    for p in 0..k {
+        for j in 0..h {
+            nodes.push(NodeSpec {
+                name: format!("a{p}_{j}"),
+                kind: NodeKind::Switch,
+            });
+            for m in 0..h {
+                cable(
+                    format!("a{p}_{j}"),
+                    format!("c{}", j * h + m),
+                    agg_core_bps,
+                    agg_core_d,
+                    false,
+                );
+            }
+        }
+        for i in 0..h {
+            nodes.push(NodeSpec {
+                name: format!("e{p}_{i}"),
+                kind: NodeKind::Switch,
+            });
+            for j in 0..h {
+                cable(
+                    format!("e{p}_{i}"),
+                    format!("a{p}_{j}"),
+                    edge_agg_bps,
+                    edge_agg_d,
+                    false,
+                );
+            }
+            for m in 0..h {
+                let host = format!("h{}", p * h * h + i * h + m);
+                nodes.push(NodeSpec {
+                    name: host.clone(),
+                    kind: NodeKind::Host,
+                });
+                cable(host, format!("e{p}_{i}"), host_bps, host_d, true);
+            }
+        }
+    }
+    Graph {
+        nodes,
+        links,
+        ecmp: f.load_balance != Some(LoadBalance::Single),
+        load_balance: spray_only(f.load_balance),
     }
 }

@@ -30,8 +30,8 @@ pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use tcp::TcpConfig;
 pub use topology::{
-    port_name, Dumbbell, Graph, LeafSpine, LinkSpec, NodeKind, NodeSpec, Topology,
-    DEFAULT_BUFFER_PKTS,
+    port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
+    Topology, DEFAULT_BUFFER_PKTS, MAX_FAT_TREE_K,
 };
 
 use crate::aqm::AqmConfig;
@@ -106,6 +106,9 @@ pub struct Scenario {
     /// DX parameters (used by flows with cc = "dx").
     #[serde(default)]
     pub dx: crate::cc::DxConfig,
+    /// CUBIC parameters (used by flows with cc = "cubic"; RFC 9438 defaults).
+    #[serde(default)]
+    pub cubic: crate::cc::CubicConfig,
     /// QCN reaction-point parameters (flows with cc = "qcn").
     #[serde(default)]
     pub qcn_rp: crate::rate::QcnRpConfig,
@@ -203,7 +206,7 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, feedback_bytes, dx, record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, feedback_bytes, dx, cubic, record,
     /// topology, aqm, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -233,6 +236,7 @@ impl Scenario {
             ));
         }
         self.dx.validate("dx")?;
+        self.cubic.validate("cubic")?;
         self.record.validate("record", self.until_s)?;
         self.topology
             .validate(self.packet_bytes, self.flows.as_ref().map(|f| f.count))?;
@@ -344,11 +348,12 @@ cc = "dctcp"
 
     #[test]
     fn validate_reports_the_first_bad_section_in_a_fixed_order() {
-        // one bad value in each of seven sections; each fix reveals the next section's error
+        // one bad value in each of eight sections; each fix reveals the next section's error
         let bad = [
             ("seed = 3", "seed = 3\n[tcp]\niw_pkts = 0"),
             ("seed = 3", "seed = 3\n[dctcp]\ng = 0.0"),
             ("seed = 3", "seed = 3\n[dx]\nq_eps_s = -1.0"),
+            ("seed = 3", "seed = 3\n[cubic]\nbeta = 1.0"),
             ("seed = 3", "seed = 3\n[record]\nqueue_interval_s = 0.0"),
             ("bottleneck_bps = 10e9", "bottleneck_bps = -5.0"),
             ("k_pkts = 65", "k_pkts = 2000"),
@@ -358,6 +363,7 @@ cc = "dctcp"
             "tcp.iw_pkts = 0: must be >= 1",
             "dctcp.g = 0: must be in (0, 1]",
             "dx.q_eps_s = -1: must be a finite number >= 0",
+            "cubic.beta = 1: must be strictly between 0 and 1 (RFC 9438 default 0.7)",
             "record.queue_interval_s = 0: must be a finite number > 0",
             "topology.bottleneck_bps = -5: must be a finite number > 0",
             "aqm.k_pkts = 2000: must be < topology.buffer_pkts (1000): a threshold at or above the buffer never marks",
@@ -386,8 +392,20 @@ cc = "dctcp"
         assert!(
             err(&BASE.replace("seed = 3", "seed = 3\nbogus = 1")).contains("unknown field `bogus`")
         );
-        assert!(err(&BASE.replace("\"dctcp\"", "\"cubic\""))
-            .starts_with("flows.cc: unknown variant `cubic`"));
+        assert!(err(&BASE.replace("\"dctcp\"", "\"bbr\""))
+            .starts_with("flows.cc: unknown variant `bbr`"));
+        assert_eq!(
+            err(&BASE.replace("seed = 3", "seed = 3\n[cubic]\nc = 0.0")),
+            "cubic.c = 0: must be > 0 and at most 100 segments/s^3 (RFC 9438 default 0.4)"
+        );
+        assert!(
+            err(&BASE.replace("seed = 3", "seed = 3\n[cubic]\nbeta = -0.5"))
+                .starts_with("cubic.beta = -0.5: must be strictly between 0 and 1")
+        );
+        assert!(
+            err(&BASE.replace("seed = 3", "seed = 3\n[cubic]\ntarget_rtt = \"max\""))
+                .starts_with("cubic.target_rtt: unknown variant `max`")
+        );
         assert!(err(&BASE.replace("k_pkts = 65", "k_pkts = 2000"))
             .starts_with("aqm.k_pkts = 2000: must be < topology.buffer_pkts (1000)"));
         assert_eq!(

@@ -24,6 +24,8 @@ pub enum Topology {
     Graph(Graph),
     /// Two-tier leaf-spine fabric with ECMP.
     LeafSpine(LeafSpine),
+    /// Three-tier k-ary fat-tree (Al-Fares et al., SIGCOMM 2008) with ECMP.
+    FatTree(FatTree),
 }
 
 impl<'de> Deserialize<'de> for Topology {
@@ -33,6 +35,7 @@ impl<'de> Deserialize<'de> for Topology {
             ("dumbbell", |v| Ok(Topology::Dumbbell(variant(v)?))),
             ("graph", |v| Ok(Topology::Graph(variant(v)?))),
             ("leaf_spine", |v| Ok(Topology::LeafSpine(variant(v)?))),
+            ("fat_tree", |v| Ok(Topology::FatTree(variant(v)?))),
         ];
         by_kind::<Topology, D::Error>(toml::Value::deserialize(d)?, KINDS)
     }
@@ -137,6 +140,32 @@ pub struct Graph {
     /// Per-flow ECMP: each flow takes one of the equal-cost shortest paths, chosen by a hash of (seed, flow). Default false (one shortest path, ties by link order).
     #[serde(default)]
     pub ecmp: bool,
+    /// How flows use equal-cost shortest paths: "single", "ecmp" (per flow) or "spray" (per packet). Default: "ecmp" when ecmp = true, else "single"; "single" with ecmp = true is an error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_balance: Option<LoadBalance>,
+}
+
+/// How the flows of a fabric use its equal-cost shortest paths.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadBalance {
+    /// One shortest path per pair of hosts (ties broken by link order).
+    Single,
+    /// Per-flow ECMP: each flow takes one equal-cost path, chosen by a hash of (seed, flow); a flow's packets never reorder across paths.
+    Ecmp,
+    /// Per-packet spraying: each data packet takes an equal-cost path drawn independently (a hash of seed, flow and the flow's packet count), with the probability it would have if every node on the way picked uniformly among its equal-cost next hops; ACKs keep the flow's ECMP path.
+    Spray,
+}
+
+impl Graph {
+    /// The routing the graph asks for: `load_balance`, else `ecmp`.
+    pub fn load_balance(&self) -> LoadBalance {
+        self.load_balance.unwrap_or(if self.ecmp {
+            LoadBalance::Ecmp
+        } else {
+            LoadBalance::Single
+        })
+    }
 }
 
 /// Two-tier leaf-spine fabric: every leaf connects to every spine; hosts hang off leaves.
@@ -160,6 +189,137 @@ pub struct LeafSpine {
     /// Switch port buffer, packets (>= 1). Default 1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer_pkts: Option<u32>,
+    /// Oversubscription of each leaf (> 0). Default 1. The leaf-spine links run at fabric_bps / oversubscription, so with fabric_bps at full bisection (spines * fabric_bps = hosts_per_leaf * host_bps) it is the ratio of a leaf's host-facing to its spine-facing capacity (3 for 3:1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
+    /// "single", "ecmp" (per flow) or "spray" (per packet); see the graph's load_balance. Default "ecmp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_balance: Option<LoadBalance>,
+}
+
+impl LeafSpine {
+    /// The rate of every leaf-spine link: fabric_bps / oversubscription.
+    pub fn fabric_link_bps(&self) -> f64 {
+        self.fabric_bps / self.oversubscription.unwrap_or(1.0)
+    }
+}
+
+/// Three-tier k-ary fat-tree (Al-Fares, Loukissas and Vahdat, "A Scalable, Commodity Data
+/// Center Network Architecture", SIGCOMM 2008, section 2.3 and figure 3): k pods, each with k/2
+/// edge and k/2 aggregation switches; every edge switch serves k/2 hosts and links to every
+/// aggregation switch of its pod; (k/2)^2 core switches, core j linking to aggregation switch
+/// j / (k/2) of every pod. k^3/4 hosts. Names: hosts h0 .. h{k^3/4-1} (host
+/// p*(k/2)^2 + i*(k/2) + m is port m of edge switch i of pod p), edge switches e{p}_{i},
+/// aggregation switches a{p}_{i}, core switches c{j}. Recorded ports: the edge uplinks
+/// e{p}_{i}->a{p}_{j}.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    /// Switch radix: an even number >= 2 (<= 64). k = 4, 8, 16 give 16, 128, 1024 hosts.
+    pub k: u32,
+    /// Rate of every link unless its tier says otherwise, bits/s (> 0).
+    pub link_bps: f64,
+    /// One-way delay of every link unless its tier says otherwise, seconds (>= 0).
+    pub link_delay_s: f64,
+    /// Host-edge link rate, bits/s (> 0). Default link_bps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_bps: Option<f64>,
+    /// Edge-aggregation link rate, bits/s (> 0). Default link_bps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_agg_bps: Option<f64>,
+    /// Aggregation-core link rate, bits/s (> 0). Default link_bps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_core_bps: Option<f64>,
+    /// Host-edge one-way delay, seconds (>= 0). Default link_delay_s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_delay_s: Option<f64>,
+    /// Edge-aggregation one-way delay, seconds (>= 0). Default link_delay_s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_agg_delay_s: Option<f64>,
+    /// Aggregation-core one-way delay, seconds (>= 0). Default link_delay_s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agg_core_delay_s: Option<f64>,
+    /// Switch port buffer, packets (>= 1). Default 1000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_pkts: Option<u32>,
+    /// "single", "ecmp" (per flow) or "spray" (per packet); see the graph's load_balance. Default "ecmp".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_balance: Option<LoadBalance>,
+}
+
+/// Largest fat-tree radix the template accepts (k^3/4 = 65536 hosts).
+pub const MAX_FAT_TREE_K: u32 = 64;
+
+impl FatTree {
+    /// (host-edge, edge-aggregation, aggregation-core) link rates, bits/s.
+    pub fn rates(&self) -> [f64; 3] {
+        [
+            self.host_bps.unwrap_or(self.link_bps),
+            self.edge_agg_bps.unwrap_or(self.link_bps),
+            self.agg_core_bps.unwrap_or(self.link_bps),
+        ]
+    }
+
+    /// (host-edge, edge-aggregation, aggregation-core) one-way delays, seconds.
+    pub fn delays(&self) -> [f64; 3] {
+        [
+            self.host_delay_s.unwrap_or(self.link_delay_s),
+            self.edge_agg_delay_s.unwrap_or(self.link_delay_s),
+            self.agg_core_delay_s.unwrap_or(self.link_delay_s),
+        ]
+    }
+
+    /// Number of hosts, k^3/4.
+    pub fn hosts(&self) -> u64 {
+        let k = self.k as u64;
+        k * k * k / 4
+    }
+
+    /// Number of switches: k^2 in the pods plus (k/2)^2 in the core.
+    pub fn switches(&self) -> u64 {
+        let k = self.k as u64;
+        k * k + (k / 2) * (k / 2)
+    }
+
+    /// Number of directed links (ports): 2 per host-edge, edge-aggregation and
+    /// aggregation-core cable, k^3/4 cables in each tier.
+    pub fn ports(&self) -> u64 {
+        6 * self.hosts()
+    }
+
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if self.k < 2 || !self.k.is_multiple_of(2) || self.k > MAX_FAT_TREE_K {
+            return Err(ScenarioError::new(
+                "topology.k",
+                self.k,
+                format!("must be an even number in [2, {MAX_FAT_TREE_K}] (k pods of k/2 edge and k/2 aggregation switches)"),
+            ));
+        }
+        rate("topology.link_bps", self.link_bps)?;
+        time_s("topology.link_delay_s", self.link_delay_s, true)?;
+        for (f, v) in [
+            ("host_bps", self.host_bps),
+            ("edge_agg_bps", self.edge_agg_bps),
+            ("agg_core_bps", self.agg_core_bps),
+        ] {
+            if let Some(v) = v {
+                rate(&format!("topology.{f}"), v)?;
+            }
+        }
+        for (f, v) in [
+            ("host_delay_s", self.host_delay_s),
+            ("edge_agg_delay_s", self.edge_agg_delay_s),
+            ("agg_core_delay_s", self.agg_core_delay_s),
+        ] {
+            if let Some(v) = v {
+                time_s(&format!("topology.{f}"), v, true)?;
+            }
+        }
+        if let Some(b) = self.buffer_pkts {
+            at_least("topology.buffer_pkts", b as u64, 1)?;
+        }
+        Ok(())
+    }
 }
 
 /// Default switch buffer of the dumbbell template, packets (FIGURES.md D0: large enough for no drops).
@@ -182,6 +342,7 @@ impl Topology {
             Topology::Dumbbell(d) => d.validate(packet_bytes, flows_count),
             Topology::Graph(g) => g.validate(packet_bytes),
             Topology::LeafSpine(l) => l.validate(),
+            Topology::FatTree(f) => f.validate(),
         }
     }
 
@@ -198,6 +359,7 @@ impl Topology {
                 d.buffer_bytes,
             ),
             Topology::LeafSpine(l) => (Some(l.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS)), None),
+            Topology::FatTree(f) => (Some(f.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS)), None),
             Topology::Graph(_) => (None, None),
         }
     }
@@ -207,7 +369,7 @@ impl Topology {
     pub(super) fn graph_hosts(&self) -> Option<HashMap<&str, NodeKind>> {
         match self {
             Topology::Graph(g) => Some(g.nodes.iter().map(|n| (n.name.as_str(), n.kind)).collect()),
-            Topology::Dumbbell(_) | Topology::LeafSpine(_) => None,
+            Topology::Dumbbell(_) | Topology::LeafSpine(_) | Topology::FatTree(_) => None,
         }
     }
 }
@@ -313,6 +475,13 @@ impl Dumbbell {
 impl Graph {
     fn validate(&self, packet_bytes: u32) -> Result<(), ScenarioError> {
         let g = self;
+        if g.ecmp && g.load_balance == Some(LoadBalance::Single) {
+            return Err(ScenarioError::new(
+                "topology.load_balance",
+                "\"single\"",
+                "contradicts topology.ecmp = true: give load_balance = \"ecmp\" or \"spray\", or drop ecmp",
+            ));
+        }
         if g.nodes.is_empty() {
             return Err(ScenarioError::new(
                 "topology.nodes",
@@ -414,6 +583,19 @@ impl LeafSpine {
         }
         rate("topology.host_bps", l.host_bps)?;
         rate("topology.fabric_bps", l.fabric_bps)?;
+        if let Some(o) = l.oversubscription {
+            if !(o.is_finite() && o > 0.0) {
+                return Err(ScenarioError::new(
+                    "topology.oversubscription",
+                    fmt_f(o),
+                    "must be a finite number > 0 (host-facing over spine-facing capacity of a leaf; 1 = full bisection)",
+                ));
+            }
+            rate(
+                "topology.fabric_bps / topology.oversubscription",
+                l.fabric_link_bps(),
+            )?;
+        }
         time_s("topology.link_delay_s", l.link_delay_s, true)?;
         if let Some(b) = l.buffer_pkts {
             at_least("topology.buffer_pkts", b as u64, 1)?;

@@ -62,6 +62,7 @@ impl WorkloadSpec {
                 at_least(&format!("{p}.rounds"), x.rounds as u64, 1)?;
                 time_s(&format!("{p}.gap_s"), x.gap_s, true)?;
                 time_s(&format!("{p}.start_s"), x.start_s, true)?;
+                time_s(&format!("{p}.jitter_s"), x.jitter_s, true)?;
                 if x.cc.is_empty() {
                     return Err(ScenarioError::new(
                         format!("{p}.cc"),
@@ -101,6 +102,7 @@ impl WorkloadSpec {
                 rate(&format!("{p}.reference_bps"), x.reference_bps)?;
                 x.size.validate(&format!("{p}.size"))?;
                 time_s(&format!("{p}.start_s"), x.start_s, true)?;
+                time_s(&format!("{p}.jitter_s"), x.jitter_s, true)?;
                 if let Some(st) = x.stop_s {
                     time_s(&format!("{p}.stop_s"), st, false)?;
                 }

@@ -3,13 +3,13 @@
 //! workloads create while the run goes on (`workload::WorkloadState` decides; this file
 //! schedules and spawns).
 
-use super::Simulation;
+use super::{push_route_into, Simulation};
 use crate::engine::Event;
 use crate::packet::{flags, Packet, PacketKind};
 use crate::transport::AckInfo;
 use crate::units::SimDuration;
 use crate::workload::Spawn;
-use crate::world::{FlowId, PortId};
+use crate::world::{FlowId, PortId, RouteId};
 
 impl Simulation {
     /// `Event::FlowStart`: a configured flow starts.
@@ -100,6 +100,11 @@ impl Simulation {
         if self.flows[f.idx()].first_sent.is_none() {
             self.flows[f.idx()].first_sent = Some(now);
         }
+        let route = if self.spray.is_none() {
+            route
+        } else {
+            self.spray_route(f)
+        };
         self.inject(Packet {
             ts: now,
             seq,
@@ -157,6 +162,18 @@ impl Simulation {
         self.inject(fpkt);
     }
 
+    /// The route of flow `f`'s next data packet when the run sprays (`net::spray`): out of
+    /// line, so that a run without spraying pays only the test before the call.
+    #[cold]
+    #[inline(never)]
+    fn spray_route(&mut self, f: FlowId) -> RouteId {
+        let fwd = self.flows[f.idx()].fwd;
+        match self.spray.as_mut() {
+            Some(t) => t.pick(f, fwd),
+            None => fwd,
+        }
+    }
+
     /// Create a flow now (workloads) and start it.
     fn spawn_flow(&mut self, spawn: Spawn) {
         let Spawn {
@@ -166,12 +183,20 @@ impl Simulation {
             bytes: size,
             tag,
             class,
+            delay,
         } = spawn;
         let key = self.flows.len() as u64;
+        let mut spray = None;
         let (fwd, rev) = if let Some(e) = self.ecmp.as_mut() {
             let (Some(a), Some(b)) = (e.path(src, dst, key), e.path(dst, src, key)) else {
                 return;
             };
+            if let Some(t) = self.spray.as_mut() {
+                // the pair's path count was checked at build (`build`, workloads)
+                let (routes, route_ports) = (&mut self.routes, &mut self.route_ports);
+                let mut push = |p: Vec<PortId>| push_route_into(routes, route_ports, p);
+                spray = t.group(e, src, dst, &mut push).ok();
+            }
             (self.push_route(a), self.push_route(b))
         } else {
             let (Some(&fwd), Some(&rev)) = (
@@ -195,15 +220,22 @@ impl Simulation {
                 (self.mss, self.ack_bytes),
             )
         };
-        let mut fl =
-            self.factory
-                .make(cc, Some(size), fwd, rev, src, dst, self.now, line, path_rtt);
+        let start = self.now + delay;
+        let mut fl = self
+            .factory
+            .make(cc, Some(size), fwd, rev, src, dst, start, line, path_rtt);
         fl.workload = Some(tag);
         fl.set_class(class, self.factory.tcp.ack_class);
         let id = FlowId(self.flows.len() as u32);
+        if let Some(t) = self.spray.as_mut() {
+            t.set_flow(id, spray);
+        }
         let rate_based = fl.rate.is_some();
         self.flows.push(fl);
-        if rate_based {
+        if delay > SimDuration::ZERO {
+            // start jitter: the flow exists (and holds its id) now, and starts later
+            self.events.schedule(start, Event::FlowStart(id));
+        } else if rate_based {
             self.rate_send(id);
         } else {
             self.flows[id.idx()].sender.start();
@@ -260,6 +292,7 @@ impl Simulation {
         match pkt.kind {
             PacketKind::Data => {
                 let now = self.now;
+
                 let acks = self.flows[f.idx()].receiver.on_data(now, &pkt);
                 if self.flows[f.idx()].rate.is_none() {
                     for a in acks.into_iter().flatten() {
@@ -340,11 +373,16 @@ impl Simulation {
             if fl.first_sent.is_none() {
                 fl.first_sent = Some(now);
             }
+            let route = if self.spray.is_none() {
+                fl.fwd
+            } else {
+                self.spray_route(f)
+            };
             let pkt = Packet {
                 ts: now,
                 seq: seg.seq,
                 flow: f,
-                route: fl.fwd,
+                route,
                 size_bytes: seg.bytes,
                 hop: 0,
                 kind: PacketKind::Data,

@@ -41,6 +41,8 @@ pub struct Simulation {
     pub(crate) port_from: Vec<NodeId>,
     /// Per-flow ECMP routing (graphs with `ecmp = true`).
     pub(crate) ecmp: Option<crate::net::routing::Ecmp>,
+    /// Per-packet spraying (`load_balance = "spray"`): every pair's equal-cost routes.
+    pub(crate) spray: Option<Box<crate::net::spray::SprayTable>>,
     pub(crate) flows: Vec<FlowState>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
@@ -59,6 +61,21 @@ pub struct Simulation {
     pub(crate) la: Lookahead,
     /// Reused buffer of the flows a workload event creates.
     pub(crate) spawn_buf: Vec<crate::workload::Spawn>,
+}
+
+/// Append route `p` to the route arenas; its id.
+pub(crate) fn push_route_into(
+    routes: &mut Vec<(u32, u16)>,
+    route_ports: &mut Vec<PortId>,
+    p: Vec<PortId>,
+) -> RouteId {
+    let id = RouteId(routes.len() as u32);
+    routes.push((
+        route_ports.len() as u32,
+        p.len().min(u16::MAX as usize) as u16,
+    ));
+    route_ports.extend(p);
+    id
 }
 
 impl Simulation {
@@ -193,13 +210,7 @@ impl Simulation {
     }
 
     pub(crate) fn push_route(&mut self, p: Vec<PortId>) -> RouteId {
-        let id = RouteId(self.routes.len() as u32);
-        self.routes.push((
-            self.route_ports.len() as u32,
-            p.len().min(u16::MAX as usize) as u16,
-        ));
-        self.route_ports.extend(p);
-        id
+        push_route_into(&mut self.routes, &mut self.route_ports, p)
     }
 
     #[inline]
@@ -247,13 +258,37 @@ impl Simulation {
                 if marked {
                     self.record_mark(port, &pkt);
                 }
+                self.record_evicted(port);
                 self.start_next(port);
             }
             Err(reason) => self.record_drop(port, &pkt, reason),
         }
     }
 
-    /// A port on the general path starts its next transmission if its link is free.
+    /// Record the packets an arrival pushed out of a port (FQ-CoDel's overflow rule).
+    #[inline(never)]
+    fn record_evicted(&mut self, port: PortId) {
+        let n = self.ports[port.idx()]
+            .sched
+            .as_ref()
+            .map_or(0, |s| s.evicted.len());
+        if n == 0 {
+            return;
+        }
+        for i in 0..n {
+            let v = self.ports[port.idx()].sched.as_ref().map(|s| s.evicted[i]);
+            if let Some(v) = v {
+                self.record_drop(port, &v, DropReason::Overflow);
+            }
+        }
+        if let Some(s) = self.ports[port.idx()].sched.as_mut() {
+            s.evicted.clear();
+        }
+    }
+
+    /// A port on the general path starts its next transmission if its link is free (out of
+    /// line: the committed-FIFO event loop stays small).
+    #[inline(never)]
     fn start_next(&mut self, port: PortId) {
         let now = self.now;
         loop {

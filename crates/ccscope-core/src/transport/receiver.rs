@@ -88,6 +88,9 @@ pub struct TcpReceiver {
     /// Bytes of distinct segments received, in any order (arrival-time throughput; in-order
     /// delivery can lag behind it by a whole recovery).
     pub unique_bytes_received: u64,
+    /// Data segments that arrived while an earlier one was still missing (reordering, or the
+    /// segments behind a loss); counted off the in-order path.
+    pub ooo_arrivals: u64,
 }
 
 impl TcpReceiver {
@@ -111,6 +114,7 @@ impl TcpReceiver {
             ce_bytes_received: 0,
             acks_sent: 0,
             unique_bytes_received: 0,
+            ooo_arrivals: 0,
         }
     }
 
@@ -200,6 +204,7 @@ impl TcpReceiver {
             }
         } else {
             if seq > self.rcv_nxt {
+                self.ooo_arrivals += 1;
                 self.ooo.set(seq);
             }
             immediate = true;

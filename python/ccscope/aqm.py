@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, QcnCp, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold
 
-__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Threshold", "Red", "choke", "codel", "fq_codel", "drop_tail",
-           "threshold", "red", "red_replay"]
+__all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Pie", "Threshold", "Red", "choke",
+           "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay"]
 
 
 def drop_tail() -> DropTail:
@@ -44,6 +44,16 @@ def codel(*, target_s: float = 0.005, interval_s: float = 0.1, ecn: bool = False
     above target_s for interval_s, then at interval_s / sqrt(count). Puts the port on the general
     path (docs/engine.md)."""
     return Codel(target_s=target_s, interval_s=interval_s, ecn=ecn)
+
+
+def pie(*, target_s: float = 0.015, t_update_s: float = 0.015, alpha: float = 0.125, beta: float = 1.25,
+        max_burst_s: float = 0.15, ecn: bool = False, ecn_max_p: float = 0.1, derandomize: bool = False) -> Pie:
+    """PIE (RFC 8033): at enqueue, drop (or CE-mark, ecn=True, while the probability is below
+    ecn_max_p) with a probability that a PI controller updates every t_update_s from the
+    queueing delay, steering it to target_s; bursts pass for max_burst_s after a calm period.
+    Alpha and beta are in 1/s (RFC 8033 Appendix A defaults)."""
+    return Pie(target_s=target_s, t_update_s=t_update_s, alpha=alpha, beta=beta, max_burst_s=max_burst_s, ecn=ecn,
+               ecn_max_p=ecn_max_p, derandomize=derandomize)
 
 
 def fq_codel(*, flows: int = 1024, quantum_bytes: Optional[int] = None, target_s: float = 0.005,

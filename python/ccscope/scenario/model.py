@@ -114,7 +114,23 @@ class FqCodel:
     drop_batch: int = 64
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel]
+@dataclass
+class Pie:
+    """PIE (RFC 8033): drops (or marks, ecn=True) at enqueue with a probability updated every
+    t_update_s from the queueing delay."""
+    KIND = "pie"
+    target_s: float = 0.015
+    t_update_s: float = 0.015
+    alpha: float = 0.125
+    beta: float = 1.25
+    max_burst_s: float = 0.15
+    ecn: bool = False
+    ecn_max_p: float = 0.1
+    derandomize: bool = False
+
+
+
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie]
 
 
 @dataclass
@@ -522,6 +538,7 @@ SCHEMA_MIRROR = {
     AsmCp: "AsmCpConfig",
     Codel: "CodelConfig",
     FqCodel: "FqCodelConfig",
+    Pie: "PieConfig",
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",

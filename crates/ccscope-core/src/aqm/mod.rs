@@ -27,6 +27,7 @@ pub mod asm_cp;
 pub mod choke;
 pub mod codel;
 pub mod fq_codel;
+pub mod pie;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
@@ -53,6 +54,10 @@ pub struct QueueView<'a> {
     pub empty_since: Option<SimTime>,
     /// Port line rate, bits/s.
     pub rate_bps: f64,
+    /// When the link finishes sending the packets accepted so far if nothing more arrives (the
+    /// end of the last committed transmission on the committed FIFO): an arrival at `t` waits
+    /// `max(0, drained_at - t)` before its transmission starts. `SimTime::ZERO` in `of_size`.
+    pub drained_at: SimTime,
     /// The waiting packets, oldest first, for a policy that [`Aqm::inspects_queue`];
     /// [`Queued::NONE`] for the others.
     pub queued: Queued<'a>,
@@ -71,6 +76,7 @@ impl QueueView<'static> {
             bytes,
             empty_since,
             rate_bps,
+            drained_at: SimTime::ZERO,
             queued: Queued::NONE,
             feedback_to_source: false,
         }
@@ -207,6 +213,8 @@ pub enum AqmConfig {
     Asm(asm_cp::AsmCpConfig),
     /// CoDel (RFC 8289): drops (or marks) at dequeue on the packets' sojourn time; the port takes the general path.
     Codel(codel::CodelConfig),
+    /// PIE (RFC 8033): drops (or marks) at enqueue with a probability updated every t_update_s from the queueing delay.
+    Pie(pie::PieConfig),
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
     FqCodel(fq_codel::FqCodelConfig),
 }
@@ -224,6 +232,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("qcn", |v| Ok(AqmConfig::Qcn(variant(v)?))),
     ("asm", |v| Ok(AqmConfig::Asm(variant(v)?))),
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
+    ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
     ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
 ];
 
@@ -248,6 +257,7 @@ impl AqmConfig {
             AqmConfig::Qcn(_) => "qcn",
             AqmConfig::Asm(_) => "asm",
             AqmConfig::Codel(_) => "codel",
+            AqmConfig::Pie(_) => "pie",
             AqmConfig::FqCodel(_) => "fq_codel",
         }
     }
@@ -283,6 +293,8 @@ pub enum Aqm {
     AsmCp(Box<asm_cp::AsmCp>),
     /// Enqueues every arrival; the port's classes run CoDel at dequeue (`net::sched`).
     Codel(codel::CodelConfig),
+    /// Decides at enqueue from the exact queueing delay: see `pie.rs`.
+    Pie(Box<pie::Pie>),
     /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
     /// which also decide what an overflow drops.
     FqCodel(Box<fq_codel::FqCodelConfig>),
@@ -299,6 +311,7 @@ impl Aqm {
             AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
             AqmConfig::Codel(c) => Aqm::Codel(*c),
+            AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
             AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
         }
     }
@@ -318,6 +331,7 @@ impl Aqm {
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
+            | Aqm::Pie(_)
             | Aqm::FqCodel(_) => false,
         }
     }
@@ -332,7 +346,8 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::Choke(_)
             | Aqm::QcnCp(_)
-            | Aqm::AsmCp(_) => false,
+            | Aqm::AsmCp(_)
+            | Aqm::Pie(_) => false,
         }
     }
 
@@ -347,7 +362,8 @@ impl Aqm {
     /// by a sole feeder.
     pub fn may_be_fed_ahead(&self) -> bool {
         match self {
-            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) => true,
+            // PIE's timer is caught up exactly at each arrival (pie.rs): its own arrivals decide
+            Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Pie(_) => true,
             Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) | Aqm::FqCodel(_) => {
                 false
             }
@@ -364,6 +380,7 @@ impl Aqm {
             | Aqm::QcnCp(_)
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
+            | Aqm::Pie(_)
             | Aqm::FqCodel(_) => false,
         }
     }
@@ -378,6 +395,7 @@ impl Aqm {
             | Aqm::Red(_)
             | Aqm::Choke(_)
             | Aqm::Codel(_)
+            | Aqm::Pie(_)
             | Aqm::FqCodel(_) => false,
         }
     }
@@ -395,6 +413,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::QcnCp(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::AsmCp(a) => a.on_enqueue(now, pkt, q, rng),
+            Aqm::Pie(a) => a.on_enqueue(now, pkt, q, rng),
         }
     }
 
@@ -407,6 +426,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.take_feedback(),
             Aqm::QcnCp(a) => a.take_feedback(),
             Aqm::AsmCp(a) => a.take_feedback(),
+            Aqm::Pie(a) => a.take_feedback(),
         }
     }
 
@@ -418,6 +438,7 @@ impl QueuePolicy for Aqm {
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::QcnCp(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::AsmCp(a) => a.on_feedback_delivered(dest, sent_at),
+            Aqm::Pie(a) => a.on_feedback_delivered(dest, sent_at),
         }
     }
 }

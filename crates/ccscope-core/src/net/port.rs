@@ -230,16 +230,19 @@ impl Port {
     /// packets and with no feedback to send (the fast path's view).
     #[inline]
     pub fn view(&self) -> QueueView<'static> {
-        QueueView::of_size(
-            self.q_pkts,
-            self.q_bytes,
-            if self.q_pkts == 0 {
-                Some(self.last_start)
-            } else {
-                None
-            },
-            self.ser.rate().as_f64(),
-        )
+        QueueView {
+            drained_at: self.busy_until,
+            ..QueueView::of_size(
+                self.q_pkts,
+                self.q_bytes,
+                if self.q_pkts == 0 {
+                    Some(self.last_start)
+                } else {
+                    None
+                },
+                self.ser.rate().as_f64(),
+            )
+        }
     }
 
     /// Offer a packet arriving at `now`. The AQM decides first (it sees every arrival), then
@@ -249,19 +252,26 @@ impl Port {
     pub fn offer(&mut self, now: SimTime, pkt: &mut Packet) -> Admit {
         debug_assert!(!self.aqm.needs_engine(), "Port::judge serves this policy");
         self.advance(now);
-        let verdict = self.policy_verdict(now, pkt);
+        let verdict = self.policy_verdict(now, pkt, false);
         self.admit(now, pkt, verdict)
     }
 
     /// The enqueue-time policy's verdict on an arrival, with a view of the queue's size alone
-    /// (the port advanced to `now`): the committed FIFO's fast path and the general path.
+    /// (the port advanced to `now`): the committed FIFO's fast path and the general path
+    /// (`general`, a constant at each call: there `busy_until` ends the transmission in
+    /// progress and the waiting bytes follow at line rate).
     #[inline(always)]
-    fn policy_verdict(&mut self, now: SimTime, pkt: &Packet) -> Verdict {
+    fn policy_verdict(&mut self, now: SimTime, pkt: &Packet, general: bool) -> Verdict {
         if let Aqm::DropTail = self.aqm {
             // no policy to consult (most host and reverse-path ports)
             Verdict::Enqueue
         } else {
-            let view = self.view();
+            let mut view = self.view();
+            if general {
+                let waiting = SimDuration::from_secs_f64(self.q_bytes as f64 * 8.0 / view.rate_bps);
+                // not max(busy_until, now): a link idle since busy_until drained then
+                view.drained_at = self.busy_until + waiting;
+            }
             self.aqm.on_enqueue(now, pkt, &view, &mut self.rng).verdict
         }
     }
@@ -413,7 +423,7 @@ impl Port {
         class: u8,
     ) -> Result<bool, DropReason> {
         self.integrate(now);
-        let verdict = self.policy_verdict(now, pkt);
+        let verdict = self.policy_verdict(now, pkt, true);
         let Some(s) = self.sched.as_ref() else {
             unreachable!("Port::enqueue on a port without classes");
         };

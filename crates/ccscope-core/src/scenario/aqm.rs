@@ -71,6 +71,7 @@ pub(super) fn validate_aqm(
         },
         AqmConfig::Qcn(c) => c.validate(path),
         AqmConfig::Asm(c) => c.validate(path),
+        AqmConfig::Pie(c) => c.validate(path),
         AqmConfig::Codel(c) => codel_times(path, c.target_s, c.interval_s),
         AqmConfig::FqCodel(c) => {
             let range = |field: &str, v: u32, lo: u32, hi: u32| {

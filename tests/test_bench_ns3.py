@@ -80,6 +80,8 @@ def test_driver_without_ns3_says_where_to_run_it(tmp_path):
     (["cubic", "--ns3-python", "/nonexistent/python"], "--ns3-python = '/nonexistent/python': no such file"),
     (["fq_codel", "--ns3-python", sys.executable, "--ns3-codel-min-bytes", "-1"],
      "--ns3-codel-min-bytes = -1: must be an integer in [0, 2^32)"),
+    (["fq_codel", "--ns3-python", sys.executable, "--srtt-step-s", "0"],
+     "--srtt-step-s = 0.0: must be between 0.01 and 25 seconds"),
 ])
 def test_compare_bad_arguments_give_one_line(args, needle):
     line = _one_error_line(_run("ns3_compare.py", *args), "ns3_compare.py")

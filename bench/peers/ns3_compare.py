@@ -94,7 +94,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--ns3-codel-min-bytes", type=int, default=None, metavar="N",
                    help="ns-3's CoDelQueueDisc::MinBytes (CoDel's one-MTU test per queue; 0 turns it off), "
                         "a diagnostic run kept in its own folder")
+    p.add_argument("--srtt-step-s", type=float, default=None, metavar="S",
+                   help="fq_codel: sample the srtt every S seconds instead of every 1 s (a diagnostic, not the "
+                        "fixed metric)")
     a = p.parse_args(argv)
+    if a.srtt_step_s is not None and not 0.01 <= a.srtt_step_s <= 25:
+        raise UsageError(f"--srtt-step-s = {a.srtt_step_s}: must be between 0.01 and 25 seconds")
     if a.ns3_codel_min_bytes is not None and not 0 <= a.ns3_codel_min_bytes < 2**32:
         raise UsageError(f"--ns3-codel-min-bytes = {a.ns3_codel_min_bytes}: must be an integer in [0, 2^32)")
     if a.case not in CASES:
@@ -500,6 +505,9 @@ def main(argv: list[str]) -> int:
     try:
         a = parse_args(argv)
         c = CASES[a.case]
+        if a.srtt_step_s is not None and "srtt_times" in c:
+            t0, t1 = c["window"]
+            c = dict(c, srtt_times=[t0 + k * a.srtt_step_s for k in range(int((t1 - t0) / a.srtt_step_s + 1e-9) + 1)])
         out = run_ns3(a, c)
         peer = ns3_metrics(out, c)
         report: dict = {"case": a.case, "setup": {k: v for k, v in c.items()}, "ns3": peer}

@@ -50,6 +50,13 @@ def _one_error_line(p: subprocess.CompletedProcess, prog: str) -> str:
     (["--packet-bytes", "40"], "--packet-bytes = 40: must be between 43 and 65535"),
     (["--start-s", "0"], "--start-s = '0': give 2 times in [0, until)"),
     (["--start-s", "a,b"], "--start-s = 'a,b': give comma-separated numbers"),
+    (["--rtt-per-sender-s", "0.01"], "--rtt-per-sender-s = '0.01': give 2 finite round-trip times >= 2 x bottleneck"),
+    (["--rtt-per-sender-s", "0.01,0.001"], "--rtt-per-sender-s = '0.01,0.001': give 2 finite round-trip times"),
+    (["--rtt-per-sender-s", "a,b"], "--rtt-per-sender-s = 'a,b': give comma-separated numbers"),
+    (["--sparse-interval-s", "-1"], "--sparse-interval-s = -1.0: must be a finite number >= 0 (0: no sparse flow)"),
+    (["--sparse-interval-s", "0.1", "--sparse-start-s", "99"], "--sparse-start-s = 99.0: must be in [0, until)"),
+    (["--sparse-interval-s", "0.1", "--packet-bytes", "41"], "a sparse flow needs at least 42"),
+    (["--codel-min-bytes", "-2"], "--codel-min-bytes = -2: must be an integer in [0, 2^32) (-1: ns-3's default)"),
 ])
 def test_driver_bad_arguments_give_one_line_and_write_nothing(tmp_path, args, needle):
     out = tmp_path / "out"
@@ -71,6 +78,10 @@ def test_driver_without_ns3_says_where_to_run_it(tmp_path):
     (["cubic"], "--ns3-python"),
     (["tcp", "--ns3-python", sys.executable], "case 'tcp': must be one of cubic, codel"),
     (["cubic", "--ns3-python", "/nonexistent/python"], "--ns3-python = '/nonexistent/python': no such file"),
+    (["fq_codel", "--ns3-python", sys.executable, "--ns3-codel-min-bytes", "-1"],
+     "--ns3-codel-min-bytes = -1: must be an integer in [0, 2^32)"),
+    (["fq_codel", "--ns3-python", sys.executable, "--srtt-step-s", "0"],
+     "--srtt-step-s = 0.0: must be between 0.01 and 25 seconds"),
 ])
 def test_compare_bad_arguments_give_one_line(args, needle):
     line = _one_error_line(_run("ns3_compare.py", *args), "ns3_compare.py")
@@ -152,3 +163,99 @@ def test_ccscope_side_mirrors_the_ns3_dumbbell(case):
     assert [f["cc"] for f in ex["flow"]] == [c["tcp"]] * c["flows"]
     r = ccscope.simulate(sc, until_s=0.3)
     assert len(r.flows) == c["flows"]
+
+
+def _write_fq_run(d: Path) -> None:
+    """A made-up FqCoDel run: the files of _write_ns3_run plus packets.csv, srtt.csv and sparse.csv;
+    2 TCP flows (RTT 10 and 40 ms) and a sparse flow (sender 2), window 10-20 s."""
+    _write_ns3_run(d)
+    (d / "packets.csv").write_text("time_s,flow,sojourn_s,fq_queue\n"
+                                   "9,0,0.5,7\n10.1,0,0.001,7\n10.2,0,0.003,7\n11,0,0.002,7\n"
+                                   "10.5,1,0.004,9\n21,1,0.5,9\n12,2,0.0001,3\n")
+    # flow 0: srtt 12 ms until 15 s, then 20 ms; flow 1: 41 ms throughout
+    (d / "srtt.csv").write_text("time_s,flow,srtt_s\n1,0,0.012\n1,1,0.041\n15,0,0.02\n")
+    (d / "sparse.csv").write_text("time_s,seq,owd_s\n10.1,0,0.010132\n10.2,1,0.010332\n10.3,2,0.011132\n")
+
+
+def test_fq_metrics_read_srtt_sojourn_queues_and_sparse_delays(tmp_path):
+    m = _load("ns3_compare")
+    _write_fq_run(tmp_path / "run")
+    c = dict(m.CASES["fq_codel"], flows=2, rtts=[0.01, 0.04], window=(10.0, 20.0),
+             srtt_times=[10.0, 12.0, 14.0, 16.0, 18.0])
+    got = m.ns3_fq_metrics(tmp_path / "run", c)
+    f0, f1 = got["flows"]
+    # srtt - rtt at 10, 12, 14 s: 2 ms, at 16, 18 s: 10 ms -> median 2 ms; flow 1: 1 ms
+    assert math.isclose(f0["srtt_delay_s"], 0.002) and math.isclose(f1["srtt_delay_s"], 0.001)
+    # sojourn medians inside the window only (9 s and 21 s left out)
+    assert math.isclose(f0["sojourn_median_s"], 0.002) and math.isclose(f1["sojourn_median_s"], 0.004)
+    assert math.isclose(f0["share"], 2 / 3) and math.isclose(f1["share"], 1 / 3)
+    assert got["fq_queues"] == {0: [7], 1: [9], 2: [3]} and got["collision"] is False
+    # one-way delays over the empty dumbbell's 10.132 ms: 0, 0.2 and 1 ms
+    assert [round(x * 1e3, 6) for x in got["sparse_excess_s"]] == [0.0, 0.2, 1.0]
+    assert got["sparse_sojourn_s"] == [0.0001]
+    pk = tmp_path / "run" / "packets.csv"
+    pk.write_text(pk.read_text() + "12.5,2,0.0001,9\n")
+    assert m.ns3_fq_metrics(tmp_path / "run", c)["collision"] is True
+
+
+def test_sparse_flow_times_and_the_empty_network_delay_agree_with_ccscope():
+    m = _load("ns3_compare")
+    c = dict(m.CASES["fq_codel_sparse"], until_s=6.0)
+    times = m.sparse_times(c)
+    assert len(times) == 10 and times[0] == 5.0 and times[-1] == 5.9
+    # 9 ms + 1500 B at 1 Gb/s + 1 ms + 1500 B at 100 Mb/s
+    assert math.isclose(m.empty_owd_s(c), 0.010132)
+    sc = m.ccscope_scenario(c, None, {"kind": "fq_codel"}, bulk=False)
+    assert [f["size_bytes"] for f in sc["flow"]] == [1500] * 10 and {f["src"] for f in sc["flow"]} == {"s4"}
+    r = ccscope.simulate(sc)
+    # a one-packet flow on the empty dumbbell takes exactly the ns-3 side's empty one-way delay
+    assert all(math.isclose(x, m.empty_owd_s(c), rel_tol=1e-9) for x in r.flows["fct_s"].tolist())
+
+
+def test_fq_codel_scenario_mirrors_per_sender_rtts():
+    m = _load("ns3_compare")
+    c = m.CASES["fq_codel"]
+    sc = m.ccscope_scenario(c, None, {"kind": "fq_codel"})
+    ex = ccscope.scenario.expand(sc)
+    links = {(lk["from"], lk["to"]): lk for lk in ex["topology"]["links"]}
+    # ns-3: access delay rtt/2 - 1 ms per sender
+    for k, rtt in enumerate(c["rtts"]):
+        assert math.isclose(links[(f"s{k}", "sw")]["delay_s"], rtt / 2 - 0.001)
+    assert ex["aqm"]["kind"] == "fq_codel" and links[("sw", "r0")]["buffer_pkts"] == 1000
+    sp = m.ccscope_scenario(m.CASES["fq_codel_sparse"], None, {"kind": "fq_codel"})
+    assert len(sp["flow"]) == 4 + 250 and sp["topology"]["senders"] == 5
+
+
+def _fq(shares, srtt, jain=1.0, agg=100e6):
+    return dict(flows=[dict(share=s, srtt_delay_s=d, throughput_bps=s * agg, events_in_window=1,
+                            sojourn_median_s=math.nan) for s, d in zip(shares, srtt)],
+                jain=jain, aggregate_bps=agg, median_delay_s=0.004, mean_queue_pkts=30.0)
+
+
+def test_fq_table_verdicts_follow_the_fixed_tolerances():
+    m = _load("ns3_compare")
+    c = m.CASES["fq_codel"]
+    peer = _fq([0.25, 0.25, 0.25, 0.25], [0.006, 0.004, 0.0008, 0.0005])
+    # shares 14 % off, srtt 0.95 ms off where 25 % is less (24 % of 6 ms), Jain 0.025 off: all inside
+    ok = _fq([0.285, 0.25, 0.25, 0.215], [0.00744, 0.00495, 0.00175, 0.00145], jain=0.975)
+    assert m.fq_table(ok, peer, c)[1] is True
+    for bad in (_fq([0.29, 0.25, 0.25, 0.21], [0.006, 0.004, 0.0008, 0.0005]),  # share 16 % off
+                _fq([0.25] * 4, [0.006, 0.0051, 0.0008, 0.0005]),  # 1.1 ms off, > 25 % of 4 ms
+                _fq([0.25] * 4, [0.006, 0.004, 0.0008, 0.0005], jain=0.96),
+                _fq([0.25] * 4, [0.006, 0.004, 0.0008, 0.0005], agg=85e6)):
+        lines, good = m.fq_table(bad, peer, c)
+        assert good is False and any(line.endswith("MISS") for line in lines)
+
+
+def test_sparse_table_verdicts_follow_the_fixed_bounds():
+    m = _load("ns3_compare")
+    c = m.CASES["fq_codel_sparse"]
+
+    def side(xs):
+        return dict(sparse_excess_s=xs, throughput_bps=[25e6] * 4, median_delay_s=0.003,
+                    flows=[dict(throughput_bps=25e6)] * 4, sparse_sojourn_s=[])
+    assert m.sparse_table(side([0.0001] * 20), side([0.0003] * 20), c)[1] is True
+    # medians 0.3 ms apart
+    assert m.sparse_table(side([0.0001] * 20), side([0.0004] * 20), c)[1] is False
+    # a 95th percentile of 0.7 ms on one side (2 of 20 packets)
+    assert m.sparse_table(side([0.0001] * 18 + [0.0007] * 2), side([0.0001] * 20), c)[1] is False

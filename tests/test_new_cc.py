@@ -159,6 +159,7 @@ def test_outside_a_repository_it_says_where_to_run_it(tmp_path):
 @pytest.mark.skipif(not os.environ.get("CCSCOPE_BUILD_NEW_CC"),
                     reason="builds the engine (minutes): set CCSCOPE_BUILD_NEW_CC=1")
 def test_the_generated_controller_compiles_and_its_test_passes(tree):
+    shutil.copytree(ROOT / "scenarios", tree / "scenarios")  # the engine embeds scenarios and CDFs
     assert cli("mine", cwd=tree).returncode == 0
     env = {**os.environ, "CARGO_TARGET_DIR": os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))}
     p = subprocess.run(["cargo", "test", "--release", "-p", "ccscope-core", "--test", "cc_mine", "--lib", "--",

@@ -143,3 +143,14 @@ def test_the_delayed_state_is_what_it_was_one_delay_ago():
     t, q = r.traces.time_s.to_numpy(), r.traces.q.to_numpy()
     late = t >= 0.1
     np.testing.assert_allclose(q[late], (t[late] - 0.1) ** 2 / 2, rtol=0, atol=1e-12)
+
+
+def test_rhs_may_return_a_dict_and_keywords_override_parameters():
+    m = _model(lambda x, xd, p: {"q": 0.0, "w": p["c"]}, params={"c": 1.0, "d": 0.1})
+    r = m.solve(0.5, x0=X0, dt=0.01, c=3.0)
+    assert r.traces.w.iloc[-1] == pytest.approx(1.0 + 3.0 * 0.5, rel=1e-12)
+    assert r.params["c"] == 3.0 and r.traces.q.eq(0.0).all()
+    bad = _model(lambda x, xd, p: {"w": 0.0})
+    with pytest.raises(UserModelError, match=r"rhs returned the keys \['w'\] at t = 0; expected one derivative "
+                                             r"per state: w, q"):
+        bad.solve(0.1, x0=X0)

@@ -120,6 +120,10 @@ def test_dry_run_prints_the_changes_and_writes_nothing(tree):
     assert p.returncode == 0, p.stderr
     assert "would create crates/ccscope-core/src/cc/mine.rs" in p.stdout
     assert "would edit crates/ccscope-core/src/cc/kind.rs" in p.stdout
+    # one line per change, unwrapped whatever the terminal width
+    assert "would edit crates/ccscope-core/src/cc/mod.rs: `pub mod mine;`, `pub use mine::Mine;`, variant " \
+           "`Cc::Mine` and its dispatch! arm\n" in p.stdout
+    assert len(p.stdout.splitlines()) == 5
     assert snapshot(tree) == before
 
 

@@ -618,13 +618,11 @@ def new_cc(name: str = typer.Argument(..., help="The new kind's name in scenario
             nc.apply(p)
     except nc.NewCcError as e:
         fail(str(e))
-    con = _console(False)
-    for line in p.describe():
-        con.print(("would " if dry_run else "") + line, markup=False, highlight=False)
+    for line in p.describe():  # plain lines (no wrapping): they name files and code
+        typer.echo(("would " if dry_run else "") + line)
     if not dry_run:
-        con.print(f"next: edit {nc.CC_DIR / (name + '.rs')}, then `cargo test --release -p ccscope-core "
-                  f"--test cc_{name}` (docs/extending.md, 'Moving a controller to Rust')", markup=False,
-                  highlight=False)
+        typer.echo(f"next: edit {nc.CC_DIR / (name + '.rs')}, then `cargo test --release -p ccscope-core "
+                   f"--test cc_{name}` (docs/extending.md, 'Moving a controller to Rust')")
 
 
 def _register_optional_commands() -> None:

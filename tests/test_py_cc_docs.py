@@ -27,6 +27,7 @@ def test_the_extending_tutorial_runs_as_written(capsys):
         os.chdir(cwd)
     out = capsys.readouterr().out
     assert "delay_target" in out and 'controller "broken"' in out
+    assert "UserModel('reno_droptail'" in out and "periodic=True" in out  # the fluid example ran
 
 
 def test_the_interface_in_ten_lines_is_ten_lines():

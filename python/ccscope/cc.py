@@ -25,15 +25,17 @@ import importlib
 import importlib.util
 import inspect
 import math
+import os
 import random
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from ccscope import _native
 
-__all__ = ["Controller", "ControllerError", "FlowContext", "builtin_names", "load_plugin", "register_cc",
-           "registered", "source_hash", "used_controllers"]
+__all__ = ["Controller", "ControllerError", "FlowContext", "builtin_names", "ensure_plugins", "load_plugin",
+           "loaded_plugins", "register_cc", "registered", "source_hash", "used_controllers"]
 
 #: A Python controller failed during a run (a `SimulationError`): the message names the controller,
 #: the flow, the simulated time and the hook, and ends with the controller's traceback.
@@ -44,6 +46,10 @@ ControllerError.__module__ = __name__
 HOOKS = ("on_ack", "on_dup_ack", "on_congestion", "on_recovery_end")
 
 _REGISTERED: dict[str, type] = {}
+#: The plugins `load_plugin` loaded in this process, as another process loads them again (a sweep
+#: worker): {"file": absolute path} or {"module": name, "path": the folder its top package is in}.
+_PLUGINS: list[dict] = []
+_PLUGINS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -178,7 +184,8 @@ def source_hash(names) -> str:
 
 
 def load_plugin(spec: str) -> None:
-    """Import a module that registers controllers: a module name (`mypkg.mycc`) or a `.py` file."""
+    """Import a module that registers controllers: a module name (`mypkg.mycc`) or a `.py` file.
+    It is recorded for `loaded_plugins` (sweep workers load the same plugins)."""
     p = Path(spec)
     if spec.endswith(".py") or p.is_file():
         if not p.is_file():
@@ -190,6 +197,7 @@ def load_plugin(spec: str) -> None:
         mod = importlib.util.module_from_spec(s)
         sys.modules[mod_name] = mod
         s.loader.exec_module(mod)
+        _record({"file": str(p.resolve())})
         return
     try:
         importlib.import_module(spec)
@@ -198,3 +206,45 @@ def load_plugin(spec: str) -> None:
             raise ValueError(f"--plugin {spec!r}: no module of that name (give an importable module "
                              f"or a .py file)") from None
         raise
+    top = sys.modules.get(spec.split(".")[0])
+    where = getattr(top, "__file__", None)
+    folder = None
+    if where:
+        folder = str(Path(where).resolve().parent.parent if hasattr(top, "__path__") else Path(where).resolve().parent)
+    _record({"module": spec, "path": folder})
+
+
+def _record(rec: dict) -> None:
+    with _PLUGINS_LOCK:
+        if rec not in _PLUGINS:
+            _PLUGINS.append(rec)
+
+
+def loaded_plugins() -> list[dict]:
+    """The plugins loaded in this process by `load_plugin` (`--plugin`), in order, as records that
+    `ensure_plugins` loads in another process."""
+    with _PLUGINS_LOCK:
+        return [dict(r) for r in _PLUGINS]
+
+
+def ensure_plugins(plugins) -> None:
+    """Load the plugin records of `loaded_plugins()` (from another process) that this process has
+    not loaded yet: what a sweep worker does before it runs a point. A module's folder is added to
+    `sys.path` when it is not there. Raises ValueError naming the plugin that fails."""
+    for rec in plugins or ():
+        with _PLUGINS_LOCK:
+            if rec in _PLUGINS:
+                continue
+        spec = rec.get("file") or rec.get("module")
+        try:
+            if rec.get("file"):
+                load_plugin(rec["file"])
+            else:
+                folder = rec.get("path")
+                if folder and folder not in sys.path:
+                    sys.path.append(folder)
+                load_plugin(rec["module"])
+                _record(dict(rec))
+        except Exception as e:  # noqa: BLE001 - the plugin's own error, named and chained
+            raise ValueError(f"--plugin {spec!r}: loading it in the sweep worker (pid {os.getpid()}) "
+                             f"failed: {type(e).__name__}: {e}") from e

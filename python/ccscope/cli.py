@@ -597,6 +597,34 @@ def compare(model: str = typer.Argument(..., help="Fluid model with a packet cou
     _console(False).print(f"wrote {output}")
 
 
+@app.command("new-cc")
+def new_cc(name: str = typer.Argument(..., help="The new kind's name in scenarios (lowercase snake case, "
+                                      "e.g. my_cc); its Rust type is the CamelCase of it."),
+           dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be created and edited; "
+                                        "write nothing."),
+           root: Optional[Path] = typer.Option(None, "--root", help="The ccscope repository (default: the nearest "
+                                               "folder at or above the current one holding crates/ccscope-core).")):
+    """Start a window controller in the engine (Rust): writes cc/NAME.rs from a template (NewReno's
+    hooks, marked to change), registers it in cc/mod.rs, cc/factory.rs and cc/kind.rs, and adds a
+    test skeleton tests/cc_NAME.rs. Then `cargo test --release -p ccscope-core --test cc_NAME`."""
+    from ccscope import new_cc as nc
+    base = root if root is not None else nc.find_root(Path.cwd())
+    if base is None:
+        fail("new-cc: no crates/ccscope-core/src/cc/mod.rs at or above the current folder; run it in the ccscope "
+             "repository or give --root")
+    try:
+        p = nc.plan(base, name)
+        if not dry_run:
+            nc.apply(p)
+    except nc.NewCcError as e:
+        fail(str(e))
+    for line in p.describe():  # plain lines (no wrapping): they name files and code
+        typer.echo(("would " if dry_run else "") + line)
+    if not dry_run:
+        typer.echo(f"next: edit {nc.CC_DIR / (name + '.rs')}, then `cargo test --release -p ccscope-core "
+                   f"--test cc_{name}` (docs/extending.md, 'Moving a controller to Rust')")
+
+
 def _register_optional_commands() -> None:
     # Command groups that live in their own modules add themselves here (each module defines
     # `register(app)`): fluid models, reproductions, sweeps.

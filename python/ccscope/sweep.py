@@ -536,6 +536,9 @@ def run_point(task: dict, stop: threading.Event | None = None) -> dict:
     key = row["key"]
     t0 = time.perf_counter()
     try:
+        if task.get("plugins"):  # a worker process (Dask) loads the sweep's controller plugins once
+            from ccscope import cc
+            cc.ensure_plugins(task["plugins"])
         res = _simulate(task["scenario"], task["until_s"], task["record"], row["seed"], stop)
         row.update(_metrics(res))
         row.update(status="ok", error=None, cached=False, result_dir=f"points/{key[:DIR_KEY_CHARS]}")
@@ -853,7 +856,8 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
           seeds: int | Sequence[int] = 1, jobs: int | None = None, scheduler: str | None = None,
           dask_local: int | None = None, client: Any = None, cache: bool = True,
           progress: ProgressFn | None = None, design: str = "grid", samples: int | None = None,
-          force: bool = False, on_notice: Callable[[str], None] | None = None) -> SweepResult:
+          force: bool = False, on_notice: Callable[[str], None] | None = None,
+          plugins: Sequence[dict] | None = None) -> SweepResult:
     """Run `base` at every point of `grid` x `seeds`; write per-point results and `out/summary.parquet`.
 
     grid:     dotted scenario path -> list of values, e.g. {"flows.count": [2, 10], "aqm.k_pkts": [20, 65]}
@@ -870,6 +874,10 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
               it such a directory raises `OutputRefused` (a FileExistsError), as does a file at `out`
     on_notice: `on_notice(line)` for each finished point whose files no longer match its point.json
               ("point 3: flows.parquet changed since it was written; recomputing"), before the runs
+    plugins:  controller plugins each worker process loads before its first point (records of
+              `ccscope.cc.loaded_plugins()`; default: every plugin loaded here, i.e. `--plugin`), so
+              Python controllers run on Dask workers as they do on local threads; a worker that
+              cannot load one reports it in the point's error
 
     Ctrl-C raises `SweepInterrupted` (a KeyboardInterrupt) within about SLICE_TARGET_S whatever
     `jobs`: finished points stay complete and verified, interrupted ones leave nothing (their
@@ -921,11 +929,16 @@ def sweep(base: ScenarioLike, grid: Mapping[str, Sequence[Any]], *, out: str | P
         "base": as_dict(base), "grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds if isinstance(seeds, int)
         else list(seeds), "until_s": until_s, "record": rec})
 
+    if plugins is None:
+        from ccscope import cc
+        plugins = cc.loaded_plugins()
+    plugin_list = [dict(r) for r in plugins]
     tasks = []
     for ps in todo_by_key.values():
         p = ps[0]
         tasks.append({"row": _row_base(p), "scenario": p.scenario, "until_s": until_s, "record": rec,
-                      "points_dir": str(points_dir.resolve()), "param_names": param_names})
+                      "points_dir": str(points_dir.resolve()), "param_names": param_names,
+                      "plugins": plugin_list})
     total, done_n = len(tasks), 0
     ran: list[str] = []
 

@@ -61,9 +61,14 @@ def _product(grid: Mapping[str, Any], required: tuple[str, ...], optional: tuple
     return pd.DataFrame(rows, columns=keys)
 
 
-def sweep(model: str, grid: Mapping[str, Any], *, backend: str = "auto", dtype: str = "float64",
+def sweep(model: Any, grid: Mapping[str, Any], *, backend: str = "auto", dtype: str = "float64",
           **options: Any) -> pd.DataFrame:
-    """Evaluate `model` on every point of `grid` (name -> values). See the module doc for names."""
+    """Evaluate `model` on every point of `grid` (name -> values). See the module doc for names.
+    A `UserModel` (`ccscope.fluid.user_model`) is swept as one batch by its own `sweep` (options:
+    until, x0, dt, settle, history)."""
+    from ccscope.fluid.user import UserModel
+    if isinstance(model, UserModel):
+        return model.sweep(grid, backend=backend, **options)
     if model == "dctcp_normalized":
         df = _product(grid, ("wbar", "g"), ("psi",))
         out = normalized_limit_cycles(df.wbar.values, df.g.values, psi=df.psi.values if "psi" in df else None,

@@ -107,7 +107,7 @@ pub fn build_with_budget(
         let default_sched = crate::scenario::SchedConfig::default();
         let sched = match l.sched.as_ref() {
             Some(s) if s.needs_general_path() => Some(s),
-            _ if dequeue_policy.is_some() || sc.pfc.is_some() => {
+            _ if dequeue_policy.is_some() || sc.pfc.is_some() || sc.shared_buffer.is_some() => {
                 Some(l.sched.as_ref().unwrap_or(&default_sched))
             }
             _ => None,
@@ -511,6 +511,19 @@ pub fn build_with_budget(
             Some(Box::new(crate::sim::pfc::Pfc::new(p, reverse)))
         }
     };
+    let pools = sc.shared_buffer.as_ref().map(|b| {
+        // each switch's pool as a dense index; a host's port keeps its own buffer
+        let mut pool_of_node = vec![u32::MAX; g.nodes.len()];
+        let mut n = 0u32;
+        for (i, &host) in is_host.iter().enumerate() {
+            if !host {
+                pool_of_node[i] = n;
+                n += 1;
+            }
+        }
+        let of_port = ends.iter().map(|e| pool_of_node[e.from.idx()]).collect();
+        Box::new(crate::sim::pool::Pools::new(b, of_port, n as usize))
+    });
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -541,6 +554,7 @@ pub fn build_with_budget(
         la,
         spawn_buf: Vec::new(),
         pfc,
+        pools,
     })
 }
 

@@ -86,11 +86,16 @@ pub fn build_with_budget(
             ports.len() as u32,
         );
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
+        // a switch's shared buffer (`[shared_buffer]`, `sim::pool`) replaces its ports' limits
+        let pooled = sc.shared_buffer.is_some()
+            && g.nodes
+                .iter()
+                .any(|n| n.name == l.from && n.kind == NodeKind::Switch);
         let mut port = Port::new(
             rate,
             SimDuration::from_secs_f64(l.delay_s),
-            l.buffer_pkts,
-            l.buffer_bytes,
+            if pooled { None } else { l.buffer_pkts },
+            if pooled { None } else { l.buffer_bytes },
             aqm,
             rng,
         );

@@ -286,7 +286,6 @@ impl Port {
         verdict: Verdict,
         class_full: bool,
         bounded: bool,
-        pool: Option<bool>,
     ) -> Result<bool, DropReason> {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size_bytes as u64;
@@ -306,16 +305,11 @@ impl Port {
                 return Err(DropReason::Aqm);
             }
         }
-        // a switch's shared buffer (`pool`: its dynamic threshold's answer) replaces the
-        // port's own limits
-        let port_full = match pool {
-            None => {
-                self.q_pkts >= self.limit_pkts
-                    || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
-            }
-            Some(admits) => !admits,
-        };
-        if bounded && (port_full || class_full) {
+        if bounded
+            && (self.q_pkts >= self.limit_pkts
+                || self.q_bytes + pkt.size_bytes as u64 > self.limit_bytes
+                || class_full)
+        {
             self.stats.drops_overflow += 1;
             return Err(DropReason::Overflow);
         }
@@ -386,7 +380,7 @@ impl Port {
     /// Accept or drop a packet the AQM has judged (`verdict`); the port must be advanced to `now`.
     #[inline(always)]
     pub fn admit(&mut self, now: SimTime, pkt: &mut Packet, verdict: Verdict) -> Admit {
-        let marked = match self.screen(pkt, verdict, false, true, None) {
+        let marked = match self.screen(pkt, verdict, false, true) {
             Ok(m) => m,
             Err(reason) => return Admit::Dropped(reason),
         };
@@ -422,8 +416,8 @@ impl Port {
     /// General path: the policy judges a packet arriving at `now` (with the size of the whole
     /// queue, as on the committed FIFO), then the port's and the class's limits; an accepted
     /// packet waits in class `class` (`Sched::class_index`). `pool`: at a switch with a shared
-    /// buffer, whether its dynamic threshold admits the packet (it replaces the port's own
-    /// limits). Returns whether it was marked.
+    /// buffer, whether its dynamic threshold admits the packet (such a port is built without
+    /// limits of its own). Returns whether it was marked.
     pub fn enqueue(
         &mut self,
         now: SimTime,
@@ -437,14 +431,16 @@ impl Port {
             unreachable!("Port::enqueue on a port without classes");
         };
         let c = s.class_index(class);
-        let class_full = s.classes[c].len() >= s.classes[c].limit_pkts;
+        // a switch's shared buffer (its ports have no limits of their own) refuses like a full
+        // class
+        let class_full = s.classes[c].len() >= s.classes[c].limit_pkts || pool == Some(false);
         if s.classes[c].is_fq() {
-            return Ok(self.enqueue_fq(now, pkt, c, class_full, pool));
+            return Ok(self.enqueue_fq(now, pkt, c, class_full));
         }
         // a lossless class at a switch (PFC) is never dropped for lack of buffer: the switch
         // pauses the upstream port instead
         let bounded = s.lossless & (1u8 << class.min(7)) == 0;
-        let result = self.screen(pkt, verdict, class_full, bounded, pool);
+        let result = self.screen(pkt, verdict, class_full, bounded);
         let Some(s) = self.sched.as_mut() else {
             unreachable!("Port::enqueue on a port without classes");
         };
@@ -471,20 +467,10 @@ impl Port {
     /// possibly; the dropped packets wait in `Sched::evicted` for the engine to record. Nothing
     /// is marked at enqueue.
     #[inline(never)]
-    fn enqueue_fq(
-        &mut self,
-        now: SimTime,
-        pkt: &Packet,
-        c: usize,
-        class_full: bool,
-        pool: Option<bool>,
-    ) -> bool {
+    fn enqueue_fq(&mut self, now: SimTime, pkt: &Packet, c: usize, class_full: bool) -> bool {
         let size = pkt.size_bytes as u64;
-        let port_full = match pool {
-            None => self.q_pkts >= self.limit_pkts || self.q_bytes + size > self.limit_bytes,
-            Some(admits) => !admits,
-        };
-        let over = port_full || class_full;
+        let over =
+            self.q_pkts >= self.limit_pkts || self.q_bytes + size > self.limit_bytes || class_full;
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += size;
         let Some(s) = self.sched.as_mut() else {

@@ -101,14 +101,19 @@ def test_a_workload_dataclass_carries_its_class():
     assert t.loc[0, "tx_pkts"] == 0 and t.loc[1, "tx_pkts"] > 0
 
 
+def _aqm_dumbbell(aqm, *, buffer_pkts: int, until_s: float):
+    """4 NewReno flows over 100 Mb/s, RTT 20 ms, with `aqm` at the bottleneck."""
+    s = cc.scenario.dumbbell(senders=4, bottleneck_bps=100e6, access_bps=1e9, rtt_s=0.02, buffer_pkts=buffer_pkts,
+                             aqm=aqm, start_jitter_s=0.01)
+    s.until_s = until_s
+    return s
+
+
 def test_codel_from_python_reports_its_sojourn_and_refuses_a_target_above_the_interval():
     from ccscope.errors import ScenarioError
 
     def sc(**kw):
-        s = cc.scenario.dumbbell(senders=4, bottleneck_bps=100e6, access_bps=1e9, rtt_s=0.02, buffer_pkts=1000,
-                                 aqm=cc.aqm.codel(**kw), start_jitter_s=0.01)
-        s.until_s = 10.0
-        return s
+        return _aqm_dumbbell(cc.aqm.codel(**kw), buffer_pkts=1000, until_s=10.0)
 
     r = cc.simulate(sc())
     t = r.classes
@@ -126,10 +131,7 @@ def test_fq_codel_from_python_runs_and_names_bad_fields():
     from ccscope.errors import ScenarioError
 
     def sc(**kw):
-        s = cc.scenario.dumbbell(senders=4, bottleneck_bps=100e6, access_bps=1e9, rtt_s=0.02, buffer_pkts=100,
-                                 aqm=cc.aqm.fq_codel(**kw), start_jitter_s=0.01)
-        s.until_s = 3.0
-        return s
+        return _aqm_dumbbell(cc.aqm.fq_codel(**kw), buffer_pkts=100, until_s=3.0)
 
     r = cc.simulate(sc())
     ports = r.ports.set_index("name")
@@ -143,3 +145,43 @@ def test_fq_codel_from_python_runs_and_names_bad_fields():
         with pytest.raises(ScenarioError) as e:
             cc.simulate(sc(**kw))
         assert field in str(e.value), (kw, str(e.value))
+
+
+def test_pfc_from_python_reports_pauses_and_round_trips(tmp_path):
+    from dataclasses import asdict
+
+    from ccscope.errors import ScenarioError
+    from ccscope.scenario import PfcConfig
+
+    d = dict(as_dict(ROOT / "scenarios" / "incast_dctcp.toml"))
+    d["until_s"] = 0.02
+    d["topology"] = {**d["topology"], "buffer_pkts": 50}
+    # XOFF of 4 packets per ingress: each server's initial window alone exceeds it
+    d["pfc"] = asdict(PfcConfig(xoff_bytes=6_000, xon_bytes=3_000))
+    r = cc.simulate(d)
+    t = r.classes
+    assert {"pause_rx", "paused_s"} <= set(t.columns)
+    assert t["pause_rx"].sum() > 0 and t["paused_s"].max() > 0
+    sw = r.ports[r.ports["name"].str.startswith("sw->")]
+    # no switch drops for lack of buffer (the threshold AQM still drops NewReno's non-ECT packets
+    # it would mark: PFC makes a class lossless against overflow, not against its AQM)
+    assert sw["drops_overflow"].sum() == 0
+    back = cc.load(r.save(tmp_path / "run"))
+    assert back.classes.equals(r.classes)
+    d["pfc"] = asdict(PfcConfig(xoff_bytes=100, xon_bytes=100))
+    with pytest.raises(ScenarioError) as e:
+        cc.simulate(d)
+    assert "pfc.xon_bytes" in str(e.value)
+
+
+def test_fq_codel_queues_count_in_the_memory_budget():
+    from ccscope.errors import ScenarioError
+
+    d = {"seed": 1, "until_s": 0.001,
+         "topology": {"kind": "fat_tree", "k": 16, "link_bps": 10e9, "link_delay_s": 1e-6},
+         "sched": {"classes": 8},
+         "aqm": {"kind": "fq_codel", "flows": 65536},
+         "flow": [{"src": "h0", "dst": "h1"}]}
+    with pytest.raises(ScenarioError) as e:
+        cc.simulate(d, max_memory_bytes=2 << 30)
+    assert "aqm.flows" in str(e.value), str(e.value)

@@ -355,6 +355,44 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
         bytes: mul(sh.nodes, NODE_BYTES).saturating_add(mul(sh.ports, port_bytes)),
     });
 
+    // FQ-CoDel's flow queues: `flows` per class of every port that may run it
+    let fq_flows = std::iter::once(&sc.aqm)
+        .chain(match &sc.topology {
+            crate::scenario::Topology::Graph(g) => {
+                Box::new(g.links.iter().filter_map(|l| l.aqm.as_ref()))
+                    as Box<dyn Iterator<Item = &crate::aqm::AqmConfig>>
+            }
+            _ => Box::new(std::iter::empty()),
+        })
+        .filter_map(|a| match a {
+            crate::aqm::AqmConfig::FqCodel(c) => Some(c.flows as u64),
+            _ => None,
+        })
+        .max();
+    if let Some(flows) = fq_flows {
+        let classes = sc.sched.as_ref().map_or(1, |s| s.classes.max(1) as u64);
+        let classes = match &sc.topology {
+            crate::scenario::Topology::Graph(g) => g
+                .links
+                .iter()
+                .filter_map(|l| l.sched.as_ref().map(|s| s.classes as u64))
+                .fold(classes, u64::max),
+            _ => classes,
+        };
+        parts.push(Part {
+            path: "aqm.flows".into(),
+            value: flows.to_string(),
+            what: format!(
+                "FQ-CoDel flow queues: {} ports x {classes} classes x {flows} queues",
+                sh.ports
+            ),
+            bytes: mul(
+                mul(sh.ports, classes),
+                mul(flows, crate::aqm::fq_codel::FLOW_QUEUE_BYTES),
+            ),
+        });
+    }
+
     let flow_state = std::mem::size_of::<crate::flow::FlowState>() as u64 + 64;
     let rate_state = std::mem::size_of::<crate::flow::RateState>() as u64;
     let per_flow = flow_state + FLOW_EXTRA_BYTES + 2 * ROUTE_BYTES + EVENTS_PER_FLOW * PACKET_BYTES;

@@ -8,6 +8,9 @@ use ccscope_core::world::NodeId;
 use ccscope_core::{parse, Format, Scenario, Simulation};
 use std::collections::{HashMap, HashSet};
 
+mod common;
+use common::*;
+
 /// The scenario of `text`, with one flow h0 -> h1 when it names none.
 fn scenario(text: &str) -> Scenario {
     let mut text = text.to_string();
@@ -36,23 +39,6 @@ fn run(text: &str) -> RunOutput {
     sim.finish().expect("packet conservation holds")
 }
 
-fn col<'a>(o: &'a RunOutput, table: &str, name: &str) -> &'a Column {
-    o.table(table)
-        .and_then(|t| t.column(name))
-        .unwrap_or_else(|| panic!("no column {table}.{name}"))
-}
-fn u64s<'a>(o: &'a RunOutput, table: &str, name: &str) -> &'a [u64] {
-    match col(o, table, name) {
-        Column::U64(v) => v,
-        _ => panic!("{table}.{name} is not u64"),
-    }
-}
-fn f64s<'a>(o: &'a RunOutput, table: &str, name: &str) -> &'a [f64] {
-    match col(o, table, name) {
-        Column::F64(v) => v,
-        _ => panic!("{table}.{name} is not f64"),
-    }
-}
 fn port_tx(o: &RunOutput) -> HashMap<String, u64> {
     let names = match col(o, "ports", "name") {
         Column::Str(v) => v.clone(),

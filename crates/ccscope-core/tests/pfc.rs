@@ -5,38 +5,11 @@
 //! fails on a conservation violation.
 
 use ccscope_core::output::{Column, RunOutput};
-use ccscope_core::{parse, Format, Simulation};
+use ccscope_core::{parse, Format};
 
-fn run(toml: &str) -> RunOutput {
-    let sc = parse(toml, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(&sc, None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.finish().expect("packet conservation holds")
-}
-fn col<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a Column {
-    o.table(table)
-        .and_then(|t| t.column(c))
-        .unwrap_or_else(|| panic!("no column {table}.{c}"))
-}
-fn u64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [u64] {
-    match col(o, table, c) {
-        Column::U64(v) => v,
-        Column::U32(_) => panic!("{table}.{c} is u32"),
-        _ => panic!("{table}.{c} is not u64"),
-    }
-}
-fn f64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [f64] {
-    match col(o, table, c) {
-        Column::F64(v) => v,
-        _ => panic!("{table}.{c} is not f64"),
-    }
-}
-fn names<'a>(o: &'a RunOutput, table: &str) -> &'a [String] {
-    match col(o, table, "name") {
-        Column::Str(v) => v,
-        _ => panic!("{table}.name is not text"),
-    }
-}
+mod common;
+use common::*;
+
 fn port_row(o: &RunOutput, name: &str) -> usize {
     names(o, "ports")
         .iter()

@@ -4,49 +4,15 @@
 //! tests in `aqm/pie.rs`.
 
 use ccscope_core::output::{Column, RunOutput};
-use ccscope_core::{parse, Format, Simulation};
+use ccscope_core::{parse, Format};
 
-fn run(toml: &str) -> RunOutput {
-    let sc = parse(toml, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(&sc, None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.finish().expect("packet conservation holds")
-}
-
-fn col<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a Column {
-    o.table(table)
-        .and_then(|t| t.column(c))
-        .unwrap_or_else(|| panic!("no column {table}.{c}"))
-}
+mod common;
+use common::*;
 
 /// A 100 Mb/s dumbbell, RTT 20 ms, 4 NewReno flows without ECN and a 1000-packet buffer, with
 /// the given `[aqm]` body (the setup of CoDel's test in tests/sched.rs).
 fn dumbbell(aqm: &str, until_s: f64) -> RunOutput {
-    run(&dumbbell_text(aqm, until_s))
-}
-
-fn dumbbell_text(aqm: &str, until_s: f64) -> String {
-    format!(
-        r#"
-seed = 1
-until_s = {until_s}
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 100e6
-access_bps = 1e9
-rtt_s = 0.02
-buffer_pkts = 1000
-[aqm]
-{aqm}
-[flows]
-count = 4
-cc = "new_reno"
-start_jitter_s = 0.01
-[record]
-traces = ["queue", "drops"]
-queue_interval_s = 1e-3
-"#
-    )
+    run(&aqm_dumbbell_text(aqm, until_s))
 }
 
 /// Queueing delays of the bottleneck's queue samples (1 ms apart) after `from_s`, sorted:
@@ -202,7 +168,7 @@ fn bad_pie_values_name_the_field() {
 fn pie_with_ecn_marks_instead_of_dropping() {
     let o = run(&format!(
         "{}[tcp]\necn = true\n",
-        dumbbell_text("kind = \"pie\"\necn = true", 10.0)
+        aqm_dumbbell_text("kind = \"pie\"\necn = true", 10.0)
     ));
     let Column::F64(t) = col(&o, "drops", "time_s") else {
         panic!("drops.time_s is f64")
@@ -241,7 +207,7 @@ fn pie_on_the_general_path_decides_as_on_the_committed_fifo() {
     let fifo = dumbbell("kind = \"pie\"", 10.0);
     let general = run(&format!(
         "{}[sched]\npath = \"general\"\n",
-        dumbbell_text("kind = \"pie\"", 10.0)
+        aqm_dumbbell_text("kind = \"pie\"", 10.0)
     ));
     assert!(
         general.table("classes").is_some(),

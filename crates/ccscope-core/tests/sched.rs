@@ -5,32 +5,10 @@
 //! count as in flight).
 
 use ccscope_core::output::{Column, RunOutput};
-use ccscope_core::{parse, Format, Simulation};
+use ccscope_core::{parse, Format};
 
-fn run(toml: &str) -> RunOutput {
-    let sc = parse(toml, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(&sc, None).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.finish().expect("packet conservation holds")
-}
-
-fn col<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a Column {
-    o.table(table)
-        .and_then(|t| t.column(c))
-        .unwrap_or_else(|| panic!("no column {table}.{c}"))
-}
-fn u64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [u64] {
-    match col(o, table, c) {
-        Column::U64(v) => v,
-        _ => panic!("{table}.{c} is not u64"),
-    }
-}
-fn f64s<'a>(o: &'a RunOutput, table: &str, c: &str) -> &'a [f64] {
-    match col(o, table, c) {
-        Column::F64(v) => v,
-        _ => panic!("{table}.{c} is not f64"),
-    }
-}
+mod common;
+use common::*;
 
 fn dctcp(extra: &str) -> String {
     format!(
@@ -276,30 +254,9 @@ fn bad_sched_values_name_the_field() {
     assert_eq!(e.path, "flows.class", "{e}");
 }
 
-/// A 100 Mb/s dumbbell, RTT 20 ms, 4 NewReno flows without ECN and a 1000-packet buffer, with
-/// the given `[aqm]` body.
+/// The dequeue-time policies' dumbbell (`common::aqm_dumbbell_text`), run.
 fn codel_dumbbell(aqm: &str, until_s: f64) -> RunOutput {
-    run(&format!(
-        r#"
-seed = 1
-until_s = {until_s}
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 100e6
-access_bps = 1e9
-rtt_s = 0.02
-buffer_pkts = 1000
-[aqm]
-{aqm}
-[flows]
-count = 4
-cc = "new_reno"
-start_jitter_s = 0.01
-[record]
-traces = ["queue", "drops"]
-queue_interval_s = 1e-3
-"#
-    ))
+    run(&aqm_dumbbell_text(aqm, until_s))
 }
 
 /// CoDel (RFC 8289) on that dumbbell: the standing queue settles near the 5-ms target instead

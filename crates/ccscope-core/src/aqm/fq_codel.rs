@@ -102,6 +102,9 @@ struct FlowQueue {
     codel: Codel,
 }
 
+/// Memory of one flow queue, with its entries in the two lists (the memory budget's estimate).
+pub const FLOW_QUEUE_BYTES: u64 = std::mem::size_of::<FlowQueue>() as u64 + 8;
+
 /// What a class's queue gives at dequeue.
 #[derive(Clone, Copy, Debug)]
 pub enum Taken {

@@ -86,11 +86,16 @@ pub fn build_with_budget(
             ports.len() as u32,
         );
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
+        // a switch's shared buffer (`[shared_buffer]`, `sim::pool`) replaces its ports' limits
+        let pooled = sc.shared_buffer.is_some()
+            && g.nodes
+                .iter()
+                .any(|n| n.name == l.from && n.kind == NodeKind::Switch);
         let mut port = Port::new(
             rate,
             SimDuration::from_secs_f64(l.delay_s),
-            l.buffer_pkts,
-            l.buffer_bytes,
+            if pooled { None } else { l.buffer_pkts },
+            if pooled { None } else { l.buffer_bytes },
             aqm,
             rng,
         );
@@ -107,7 +112,7 @@ pub fn build_with_budget(
         let default_sched = crate::scenario::SchedConfig::default();
         let sched = match l.sched.as_ref() {
             Some(s) if s.needs_general_path() => Some(s),
-            _ if dequeue_policy.is_some() || sc.pfc.is_some() => {
+            _ if dequeue_policy.is_some() || sc.pfc.is_some() || sc.shared_buffer.is_some() => {
                 Some(l.sched.as_ref().unwrap_or(&default_sched))
             }
             _ => None,
@@ -511,6 +516,19 @@ pub fn build_with_budget(
             Some(Box::new(crate::sim::pfc::Pfc::new(p, reverse)))
         }
     };
+    let pools = sc.shared_buffer.as_ref().map(|b| {
+        // each switch's pool as a dense index; a host's port keeps its own buffer
+        let mut pool_of_node = vec![u32::MAX; g.nodes.len()];
+        let mut n = 0u32;
+        for (i, &host) in is_host.iter().enumerate() {
+            if !host {
+                pool_of_node[i] = n;
+                n += 1;
+            }
+        }
+        let of_port = ends.iter().map(|e| pool_of_node[e.from.idx()]).collect();
+        Box::new(crate::sim::pool::Pools::new(b, of_port, n as usize))
+    });
     Ok(Simulation {
         now: SimTime::ZERO,
         end,
@@ -541,6 +559,7 @@ pub fn build_with_budget(
         la,
         spawn_buf: Vec::new(),
         pfc,
+        pools,
     })
 }
 

@@ -656,7 +656,7 @@ fn ports_table(sim: &Simulation) -> Table {
             )
         })
         .unzip();
-    Table {
+    let mut t = Table {
         name: "ports",
         columns: vec![
             ("port", Column::U32((0..ps.len() as u32).collect())),
@@ -728,7 +728,17 @@ fn ports_table(sim: &Simulation) -> Table {
             ),
             ("recorded", Column::U8(recorded)),
         ],
+    };
+    if let Some(p) = &sim.pools {
+        // shared buffers: the largest occupancy of the pool each port draws from (0 at a
+        // host's port) and the arrivals the pool's threshold refused at the port
+        t.columns.push((
+            "pool_max_bytes",
+            Column::U64((0..ps.len()).map(|i| p.max_of_port(i)).collect()),
+        ));
+        t.columns.push(("pool_drops", Column::U64(p.drops.clone())));
     }
+    t
 }
 
 impl Simulation {

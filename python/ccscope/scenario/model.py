@@ -174,6 +174,15 @@ class PfcConfig:
 
 
 @dataclass
+class SharedBufferConfig:
+    """One buffer pool per switch with Choudhury-Hahne dynamic thresholds (docs/engine.md)."""
+    bytes: int
+    #: one value for every class, or one per class
+    alpha: Union[float, list[float]] = 1.0
+    reserve_bytes: int = 0
+
+
+@dataclass
 class LinkSpec:
     from_: str
     to: str
@@ -479,6 +488,7 @@ class Scenario:
     aqm: AqmConfig = field(default_factory=DropTail)
     sched: Optional[SchedConfig] = None
     pfc: Optional[PfcConfig] = None
+    shared_buffer: Optional[SharedBufferConfig] = None
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
@@ -524,6 +534,7 @@ SCHEMA_MIRROR = {
     LinkSpec: "LinkSpec",
     SchedConfig: "SchedConfig",
     PfcConfig: "PfcConfig",
+    SharedBufferConfig: "SharedBufferConfig",
     FlowsTemplate: "FlowsTemplate",
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",

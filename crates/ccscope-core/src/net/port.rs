@@ -415,12 +415,15 @@ impl Port {
 impl Port {
     /// General path: the policy judges a packet arriving at `now` (with the size of the whole
     /// queue, as on the committed FIFO), then the port's and the class's limits; an accepted
-    /// packet waits in class `class` (`Sched::class_index`). Returns whether it was marked.
+    /// packet waits in class `class` (`Sched::class_index`). `pool`: at a switch with a shared
+    /// buffer, whether its dynamic threshold admits the packet (such a port is built without
+    /// limits of its own). Returns whether it was marked.
     pub fn enqueue(
         &mut self,
         now: SimTime,
         pkt: &mut Packet,
         class: u8,
+        pool: Option<bool>,
     ) -> Result<bool, DropReason> {
         self.integrate(now);
         let verdict = self.policy_verdict(now, pkt, true);
@@ -428,7 +431,9 @@ impl Port {
             unreachable!("Port::enqueue on a port without classes");
         };
         let c = s.class_index(class);
-        let class_full = s.classes[c].len() >= s.classes[c].limit_pkts;
+        // a switch's shared buffer (its ports have no limits of their own) refuses like a full
+        // class
+        let class_full = s.classes[c].len() >= s.classes[c].limit_pkts || pool == Some(false);
         if s.classes[c].is_fq() {
             return Ok(self.enqueue_fq(now, pkt, c, class_full));
         }

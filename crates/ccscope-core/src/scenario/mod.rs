@@ -19,6 +19,7 @@ mod expand;
 mod flows;
 mod record;
 mod sched;
+mod shared_buffer;
 mod tcp;
 mod topology;
 mod workloads;
@@ -28,6 +29,7 @@ pub use check::fmt_f;
 pub use flows::{FlowSpec, FlowsTemplate};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, PfcConfig, SchedConfig, SchedulerKind, MAX_CLASSES};
+pub use shared_buffer::SharedBufferConfig;
 pub use tcp::TcpConfig;
 pub use topology::{
     port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
@@ -100,6 +102,9 @@ pub struct Scenario {
     /// Priority flow control (IEEE 802.1Qbb) at every switch: lossless classes, XOFF/XON thresholds, pause quanta. Every port then takes the general path (docs/engine.md). Default: none (every class may drop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pfc: Option<PfcConfig>,
+    /// One buffer pool per switch with Choudhury-Hahne dynamic thresholds: pool size, alpha per class, static per-queue reservation. Every port then takes the general path (docs/engine.md). Default: none (each port has its own buffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_buffer: Option<SharedBufferConfig>,
     /// TCP transport options shared by all TCP flows.
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -257,6 +262,9 @@ impl Scenario {
         }
         if let Some(p) = &self.pfc {
             p.validate("pfc")?;
+        }
+        if let Some(b) = &self.shared_buffer {
+            b.validate("shared_buffer")?;
         }
         if let Some(f) = &self.flows {
             f.validate("flows", &self.topology)?;

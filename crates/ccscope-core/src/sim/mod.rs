@@ -12,6 +12,7 @@
 mod hosts;
 mod lookahead;
 pub(crate) mod pfc;
+pub(crate) mod pool;
 mod sample;
 
 pub(crate) use lookahead::Lookahead;
@@ -64,6 +65,8 @@ pub struct Simulation {
     pub(crate) spawn_buf: Vec<crate::workload::Spawn>,
     /// Priority flow control's state (`[pfc]`), if the scenario has it.
     pub(crate) pfc: Option<Box<pfc::Pfc>>,
+    /// The switches' buffer pools (`[shared_buffer]`), if the scenario has them.
+    pub(crate) pools: Option<Box<pool::Pools>>,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -268,7 +271,12 @@ impl Simulation {
         // a transmission that ends by now frees the link first, as on the committed FIFO (an
         // arrival at the instant a transmission starts sees the queue after that departure)
         self.start_next(port);
-        match self.ports[port.idx()].enqueue(now, &mut pkt, class) {
+        let pool = if self.pools.is_some() {
+            self.pool_admits(port, &pkt, class)
+        } else {
+            None
+        };
+        match self.ports[port.idx()].enqueue(now, &mut pkt, class, pool) {
             Ok(marked) => {
                 if marked {
                     self.record_mark(port, &pkt);
@@ -276,10 +284,20 @@ impl Simulation {
                 if self.pfc.is_some() {
                     self.pfc_queued(&pkt);
                 }
+                if self.pools.is_some() {
+                    self.pool_queued(port, &pkt);
+                }
                 self.record_evicted(port);
                 self.start_next(port);
             }
-            Err(reason) => self.record_drop(port, &pkt, reason),
+            Err(reason) => {
+                if pool == Some(false) && reason == DropReason::Overflow {
+                    if let Some(p) = self.pools.as_mut() {
+                        p.drops[port.idx()] += 1;
+                    }
+                }
+                self.record_drop(port, &pkt, reason)
+            }
         }
     }
 
@@ -299,6 +317,9 @@ impl Simulation {
                 self.record_drop(port, &v, DropReason::Overflow);
                 if self.pfc.is_some() {
                     self.pfc_left(&v);
+                }
+                if self.pools.is_some() {
+                    self.pool_left(port, &v);
                 }
             }
         }
@@ -320,6 +341,9 @@ impl Simulation {
                     if self.pfc.is_some() {
                         self.pfc_left(&pkt);
                     }
+                    if self.pools.is_some() {
+                        self.pool_left(port, &pkt);
+                    }
                 }
                 Started::Sent(pkt, arrive_at, end, marked) => {
                     if marked {
@@ -327,6 +351,9 @@ impl Simulation {
                     }
                     if self.pfc.is_some() {
                         self.pfc_left(&pkt);
+                    }
+                    if self.pools.is_some() {
+                        self.pool_left(port, &pkt);
                     }
                     self.events.schedule_arrival(port, arrive_at, pkt);
                     self.events.schedule(end, Event::TxDone(port));

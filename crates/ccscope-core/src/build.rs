@@ -86,11 +86,9 @@ pub fn build_with_budget(
             ports.len() as u32,
         );
         let rng = Rng::stream(sc.seed, &format!("port/{name}"));
+        let at_switch = !is_host[node_ids[l.from.as_str()].idx()];
         // a switch's shared buffer (`[shared_buffer]`, `sim::pool`) replaces its ports' limits
-        let pooled = sc.shared_buffer.is_some()
-            && g.nodes
-                .iter()
-                .any(|n| n.name == l.from && n.kind == NodeKind::Switch);
+        let pooled = sc.shared_buffer.is_some() && at_switch;
         let mut port = Port::new(
             rate,
             SimDuration::from_secs_f64(l.delay_s),
@@ -128,10 +126,7 @@ pub fn build_with_budget(
             let mut s = Sched::new(sch, sc_packet_bytes, dequeue_policy);
             if let Some(p) = &sc.pfc {
                 // lossless classes at switch ports (a host's NIC keeps its buffer)
-                if g.nodes
-                    .iter()
-                    .any(|n| n.name == l.from && n.kind == NodeKind::Switch)
-                {
+                if at_switch {
                     s.lossless = p.mask();
                 }
             }

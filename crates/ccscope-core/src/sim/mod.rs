@@ -281,12 +281,7 @@ impl Simulation {
                 if marked {
                     self.record_mark(port, &pkt);
                 }
-                if self.pfc.is_some() {
-                    self.pfc_queued(&pkt);
-                }
-                if self.pools.is_some() {
-                    self.pool_queued(port, &pkt);
-                }
+                self.queue_joined(port, &pkt);
                 self.record_evicted(port);
                 self.start_next(port);
             }
@@ -304,27 +299,45 @@ impl Simulation {
     /// Record the packets an arrival pushed out of a port (FQ-CoDel's overflow rule).
     #[inline(never)]
     fn record_evicted(&mut self, port: PortId) {
-        let n = self.ports[port.idx()]
-            .sched
-            .as_ref()
-            .map_or(0, |s| s.evicted.len());
-        if n == 0 {
+        let Some(s) = self.ports[port.idx()].sched.as_mut() else {
+            return;
+        };
+        if s.evicted.is_empty() {
             return;
         }
-        for i in 0..n {
-            let v = self.ports[port.idx()].sched.as_ref().map(|s| s.evicted[i]);
-            if let Some(v) = v {
-                self.record_drop(port, &v, DropReason::Overflow);
-                if self.pfc.is_some() {
-                    self.pfc_left(&v);
-                }
-                if self.pools.is_some() {
-                    self.pool_left(port, &v);
-                }
-            }
+        // taken out while recorded and put back cleared: its capacity is kept
+        let mut evicted = std::mem::take(&mut s.evicted);
+        for v in &evicted {
+            self.record_drop(port, v, DropReason::Overflow);
+            self.queue_left(port, v);
         }
+        evicted.clear();
         if let Some(s) = self.ports[port.idx()].sched.as_mut() {
-            s.evicted.clear();
+            s.evicted = evicted;
+        }
+    }
+
+    /// A packet joined a queue of a general-path port: PFC's ingress count and the switch's
+    /// shared buffer follow it.
+    #[inline]
+    fn queue_joined(&mut self, port: PortId, pkt: &Packet) {
+        if self.pfc.is_some() {
+            self.pfc_queued(pkt);
+        }
+        if self.pools.is_some() {
+            self.pool_queued(port, pkt);
+        }
+    }
+
+    /// A packet left a queue of a general-path port (its transmission started, or it was
+    /// dropped).
+    #[inline]
+    fn queue_left(&mut self, port: PortId, pkt: &Packet) {
+        if self.pfc.is_some() {
+            self.pfc_left(pkt);
+        }
+        if self.pools.is_some() {
+            self.pool_left(port, pkt);
         }
     }
 
@@ -338,23 +351,13 @@ impl Simulation {
                 Started::Busy => return,
                 Started::Dropped(pkt) => {
                     self.record_drop(port, &pkt, DropReason::Aqm);
-                    if self.pfc.is_some() {
-                        self.pfc_left(&pkt);
-                    }
-                    if self.pools.is_some() {
-                        self.pool_left(port, &pkt);
-                    }
+                    self.queue_left(port, &pkt);
                 }
                 Started::Sent(pkt, arrive_at, end, marked) => {
                     if marked {
                         self.record_mark(port, &pkt);
                     }
-                    if self.pfc.is_some() {
-                        self.pfc_left(&pkt);
-                    }
-                    if self.pools.is_some() {
-                        self.pool_left(port, &pkt);
-                    }
+                    self.queue_left(port, &pkt);
                     self.events.schedule_arrival(port, arrive_at, pkt);
                     self.events.schedule(end, Event::TxDone(port));
                     return;

@@ -433,6 +433,21 @@ class CubicConfig:
 
 
 @dataclass
+class SwiftConfig:
+    ai: float = 1.0
+    beta: float = 0.8
+    max_mdf: float = 0.5
+    base_target_s: float = 25e-6
+    hop_scale_s: float = 1e-6
+    fs_range_s: float = 125e-6
+    fs_min_cwnd: float = 0.1
+    fs_max_cwnd: float = 100.0
+    min_cwnd: float = 0.01
+    max_cwnd: float = 1000.0
+    retx_reset_threshold: int = 5
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -493,6 +508,7 @@ class Scenario:
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
     cubic: CubicConfig = field(default_factory=CubicConfig)
+    swift: SwiftConfig = field(default_factory=SwiftConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     feedback_bytes: int = 64
@@ -541,6 +557,7 @@ SCHEMA_MIRROR = {
     DctcpConfig: "DctcpConfig",
     DxConfig: "DxConfig",
     CubicConfig: "CubicConfig",
+    SwiftConfig: "SwiftConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",

@@ -117,6 +117,9 @@ pub struct Scenario {
     /// CUBIC parameters (used by flows with cc = "cubic"; RFC 9438 defaults).
     #[serde(default)]
     pub cubic: crate::cc::CubicConfig,
+    /// Swift parameters (used by flows with cc = "swift"; Kumar et al., SIGCOMM 2020).
+    #[serde(default)]
+    pub swift: crate::cc::SwiftConfig,
     /// QCN reaction-point parameters (flows with cc = "qcn").
     #[serde(default)]
     pub qcn_rp: crate::rate::QcnRpConfig,
@@ -214,7 +217,7 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, feedback_bytes, dx, cubic, record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, feedback_bytes, dx, cubic, swift, record,
     /// topology, aqm, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -245,6 +248,7 @@ impl Scenario {
         }
         self.dx.validate("dx")?;
         self.cubic.validate("cubic")?;
+        self.swift.validate("swift")?;
         self.record.validate("record", self.until_s)?;
         self.topology
             .validate(self.packet_bytes, self.flows.as_ref().map(|f| f.count))?;

@@ -448,6 +448,20 @@ class SwiftConfig:
 
 
 @dataclass
+class TimelyConfig:
+    alpha: float = 0.875
+    beta: float = 0.8
+    delta_bps: float = 10e6
+    t_low_s: float = 50e-6
+    t_high_s: float = 500e-6
+    min_rtt_s: float = 20e-6
+    hai_after: int = 5
+    hai_factor: int = 5
+    seg_bytes: int = 64000
+    min_rate_bps: float = 100e6
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -509,6 +523,7 @@ class Scenario:
     dx: DxConfig = field(default_factory=DxConfig)
     cubic: CubicConfig = field(default_factory=CubicConfig)
     swift: SwiftConfig = field(default_factory=SwiftConfig)
+    timely: TimelyConfig = field(default_factory=TimelyConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     feedback_bytes: int = 64
@@ -558,6 +573,7 @@ SCHEMA_MIRROR = {
     DxConfig: "DxConfig",
     CubicConfig: "CubicConfig",
     SwiftConfig: "SwiftConfig",
+    TimelyConfig: "TimelyConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     Red: "RedConfig",

@@ -49,7 +49,8 @@ def build(a: argparse.Namespace) -> Path:
 
 
 # (name, flows, fs_range_us, until_s): the two setups of docs/validation.md
-SETUPS = [("2 flows, no flow scaling", 2, 0.0, 0.05), ("100 flows, flow scaling on", 100, 125.0, 0.03)]
+SETUPS = [("2 flows, no flow scaling", 2, 0.0, 0.05), ("100 flows, flow scaling on", 100, 125.0, 0.03),
+          ("10 flows, flow scaling on", 10, 125.0, 0.03)]
 
 
 def run_htsim(exe: Path, flows: int, fs_range_us: float, until_s: float) -> dict:

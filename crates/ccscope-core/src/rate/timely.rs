@@ -205,6 +205,8 @@ pub struct Timely {
     pub neg_gradients: u32,
     /// Completion events so far.
     pub samples: u64,
+    /// Bytes acknowledged since the last completion event.
+    acked: u64,
 }
 
 impl Timely {
@@ -227,6 +229,7 @@ impl Timely {
             rtt_diff: 0.0,
             neg_gradients: 0,
             samples: 0,
+            acked: 0,
         }
     }
 
@@ -269,6 +272,21 @@ impl Timely {
             r * (1.0 - self.beta * g)
         };
         self.set_rate(new);
+    }
+}
+
+impl Timely {
+    /// An ACK of `acked_bytes` carrying RTT sample `rtt_s`: a completion event (one
+    /// [`Timely::on_rtt_sample`]) each time the bytes acknowledged since the last one reach
+    /// `seg_bytes`, with this ACK's RTT; an ACK that covers several segments is one event, and
+    /// the remainder below `seg_bytes` carries over. With per-packet ACKs this is the paper's
+    /// one RTT sample per completed segment.
+    pub fn on_acked(&mut self, now: SimTime, acked_bytes: u64, rtt_s: f64) {
+        self.acked += acked_bytes;
+        if self.acked >= self.seg_bytes {
+            self.acked %= self.seg_bytes;
+            self.on_rtt_sample(now, rtt_s);
+        }
     }
 }
 
@@ -402,6 +420,23 @@ mod tests {
         let r = t.rate_bps();
         feed(&mut t, &[280.0]);
         assert_eq!(t.rate_bps(), r + 3.0 * 10e6);
+    }
+
+    /// One completion event per seg_bytes acknowledged: 64 KB in 1000-byte ACKs is an event at
+    /// the 64th ACK, whose RTT it takes; a 130 KB stretch ACK is one event, 2 KB carried over.
+    #[test]
+    fn one_rtt_sample_per_segment_acknowledged() {
+        let mut t = at(5e9);
+        for k in 1..=63 {
+            t.on_acked(SimTime(0), 1000, 100e-6 + k as f64 * 1e-6);
+        }
+        assert_eq!((t.samples, t.rate_bps()), (0, 5e9));
+        t.on_acked(SimTime(0), 1000, 100e-6);
+        assert_eq!(t.samples, 1);
+        assert_eq!(t.prev_rtt, Some(100e-6));
+        t.on_acked(SimTime(0), 130_000, 120e-6);
+        assert_eq!((t.samples, t.acked), (2, 2_000));
+        assert!((t.rtt_diff - 0.875 * 20e-6).abs() < 1e-15);
     }
 
     #[test]

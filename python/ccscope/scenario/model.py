@@ -459,6 +459,7 @@ class TimelyConfig:
     hai_factor: int = 5
     seg_bytes: int = 64000
     min_rate_bps: float = 100e6
+    initial_rate_bps: Optional[float] = None
 
 
 @dataclass
@@ -496,6 +497,13 @@ class AsmRpConfig:
 
 
 @dataclass
+class RdmaConfig:
+    rto_s: float = 4.096e-6 * 16384
+    ack_every: int = 1
+    cnp_interval_s: float = 50e-6
+
+
+@dataclass
 class RecordConfig:
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
                                                                  "feedback"])
@@ -526,6 +534,7 @@ class Scenario:
     timely: TimelyConfig = field(default_factory=TimelyConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
+    rdma: RdmaConfig = field(default_factory=RdmaConfig)
     feedback_bytes: int = 64
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
@@ -586,6 +595,7 @@ SCHEMA_MIRROR = {
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",
+    RdmaConfig: "RdmaConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
 }

@@ -76,7 +76,7 @@ impl Cc {
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
             CcKind::Swift => Cc::Swift(Swift::new(&p.swift, p.hops, mss, iw, dupacks)),
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Timely => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
             CcKind::Ext(id) => {

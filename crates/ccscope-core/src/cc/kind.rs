@@ -31,13 +31,17 @@ pub enum CcKind {
     Asm,
     /// Unresponsive constant-bit-rate source (UDP-like) at the flow's `rate_bps`.
     Cbr,
+    /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
+    Rdma,
+    /// TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1) on the RDMA transport: rate from the RTT gradient, `[timely]`.
+    Timely,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 10] = [
+pub const BUILTIN: [CcKind; 12] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -48,6 +52,8 @@ pub const BUILTIN: [CcKind; 10] = [
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
+    CcKind::Rdma,
+    CcKind::Timely,
 ];
 
 impl Serialize for CcKind {
@@ -117,6 +123,8 @@ impl CcKind {
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
+            CcKind::Rdma => "rdma",
+            CcKind::Timely => "timely",
             CcKind::Ext(id) => ext::spec(id).name,
         }
     }
@@ -130,7 +138,14 @@ impl CcKind {
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.
     pub fn is_rate_based(self) -> bool {
-        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr)
+        matches!(
+            self,
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Timely
+        )
+    }
+    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
+    pub fn is_rdma(self) -> bool {
+        matches!(self, CcKind::Rdma | CcKind::Timely)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

@@ -128,6 +128,7 @@ pub fn build_with_budget(
                 // lossless classes at switch ports (a host's NIC keeps its buffer)
                 if at_switch {
                     s.lossless = p.mask();
+                    crate::sim::pfc::check_headroom(p, &sc, l, &name)?;
                 }
             }
             port.set_sched(s);

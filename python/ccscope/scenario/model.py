@@ -171,6 +171,9 @@ class PfcConfig:
     xon_bytes: int
     classes: list[int] = field(default_factory=lambda: [0])
     pause_quanta: int = 65535
+    #: bytes above XOFF an ingress may still receive (a round trip of the link at line rate plus two
+    #: maximum frames); xoff_bytes + headroom_bytes must fit in every switch port's buffer; None: not checked
+    headroom_bytes: Optional[int] = None
 
 
 @dataclass
@@ -468,6 +471,7 @@ class AsmRpConfig:
 
 @dataclass
 class RecordConfig:
+    #: "pfc" (every PFC pause/resume frame) is not in the default list: add it to keep that trace
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
                                                                  "feedback"])
     queue_interval_s: float = 1e-5

@@ -235,6 +235,9 @@ pub struct PfcConfig {
     /// Pause time a PAUSE frame asks for, in quanta of 512 bit times at the paused link's rate (1 to 65535). The switch refreshes a pause at half this time while the count stays above XON. Default 65535 (802.1Qbb's largest).
     #[serde(default = "d_quanta")]
     pub pause_quanta: u32,
+    /// Headroom above XOFF, bytes (0 to 2^40): what an ingress may still receive after its PAUSE is sent (IEEE 802.1Qbb Annex N; vendor practice: a round trip of the link at line rate plus two maximum frames). xoff_bytes + headroom_bytes must fit in every switch port's buffer (the pool with [shared_buffer]). The run counts the arrivals that take an ingress count above XOFF + headroom in classes.headroom_exceeded (lossless packets are never dropped). Default: none (not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom_bytes: Option<u64>,
 }
 
 impl PfcConfig {
@@ -277,11 +280,45 @@ impl PfcConfig {
                 ),
             ));
         }
+        if let Some(h) = self.headroom_bytes {
+            if h > 1 << 40 {
+                return Err(ScenarioError::new(
+                    format!("{path}.headroom_bytes"),
+                    h,
+                    "must be from 0 to 2^40 bytes",
+                ));
+            }
+        }
         if !(1..=65535).contains(&self.pause_quanta) {
             return Err(ScenarioError::new(
                 format!("{path}.pause_quanta"),
                 self.pause_quanta,
                 "must be from 1 to 65535 (quanta of 512 bit times)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// XOFF and the headroom above it must fit in the buffer of a switch port (`buf_bytes`,
+    /// `what`: how it is given, for the error).
+    pub fn check_buffer(
+        &self,
+        path: &str,
+        buf_bytes: u64,
+        what: &str,
+    ) -> Result<(), ScenarioError> {
+        let Some(h) = self.headroom_bytes else {
+            return Ok(());
+        };
+        if self.xoff_bytes.saturating_add(h) > buf_bytes {
+            return Err(ScenarioError::new(
+                format!("{path}.headroom_bytes"),
+                h,
+                format!(
+                    "xoff_bytes + headroom_bytes must fit in the buffer of {what} ({buf_bytes} bytes): headroom_bytes at most {} with xoff_bytes = {}",
+                    buf_bytes.saturating_sub(self.xoff_bytes),
+                    self.xoff_bytes
+                ),
             ));
         }
         Ok(())

@@ -128,3 +128,22 @@ def test_cli_run_and_plot_kind_pfc(paused, tmp_path):
     assert r.exit_code != 0 and "--kind pfc" in r.output and "[pfc]" in r.output
     assert "Traceback" not in r.output
     np.testing.assert_array_less(0, paused.ports["paused_s"].max())
+
+
+def test_the_pfc_panel_draws_each_ports_pause_time_in_its_unit(paused):
+    """Bar lengths are the ports table's paused_s in the axis unit (a 3.8-ms pause drawn as 3.8 on a
+    ms axis, not 3.8e-6)."""
+    import matplotlib.pyplot as plt
+
+    from ccscope.plot.runs import Run, plot_runs
+    fig = plot_runs([Run(paused, "pfc", "mem")], ["pfc"])
+    try:
+        ax = fig.axes[0]
+        assert "(ms;" in ax.get_xlabel()
+        widths = sorted(p.get_width() for p in ax.patches)
+        want = sorted(paused.ports.loc[paused.ports["paused_s"] > 0, "paused_s"] * 1e3)
+        assert widths == pytest.approx(want, rel=1e-9)
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert "S0->S1" in labels and "v->S0" in labels
+    finally:
+        plt.close(fig)

@@ -704,7 +704,7 @@ def _draw_pfc(ax, runs: Sequence[Run], lo: float | None, hi: float | None) -> No
     y = np.arange(len(shown), dtype=float)
     for ri, (run, tab) in enumerate(zip(runs, tables)):
         by = tab.set_index("name")
-        vals = np.array([float(by["paused_s"].get(n, 0.0)) / scale for n in shown])
+        vals = np.array([float(by["paused_s"].get(n, 0.0)) * scale for n in shown])
         rx = [int(by["pause_rx"].get(n, 0)) for n in shown]
         pos = y - 0.4 + height * (ri + 0.5)
         ax.barh(pos, vals, height=height * 0.9, color=colours[ri], label=run.label if len(runs) > 1 else None)
@@ -713,7 +713,7 @@ def _draw_pfc(ax, runs: Sequence[Run], lo: float | None, hi: float | None) -> No
     ax.set_yticks(y)
     ax.set_yticklabels(shown, fontsize="small")
     ax.invert_yaxis()
-    ax.set_xlim(0, (top / scale) * 1.25 if top > 0 else 1.0)
+    ax.set_xlim(0, top * scale * 1.25 if top > 0 else 1.0)
     window = "whole run" if lo is None and hi is None else f"{_time_text(lo or 0.0)} to {_time_text(hi) if hi is not None else 'end'}"
     ax.set_xlabel(f"time paused by PFC ({unit}; at least one class; {window})")
     ax.set_ylabel("port (paused)")

@@ -101,6 +101,9 @@ pub fn build_with_budget(
             Some(AqmConfig::Codel(c)) => {
                 Some(DequeuePolicy::Codel(c.params(sc_packet_bytes), c.ecn))
             }
+            Some(AqmConfig::ThresholdDequeue(c)) => {
+                Some(DequeuePolicy::ThresholdDequeue(c.clone()))
+            }
             Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
                 *c,
                 Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),

@@ -44,6 +44,16 @@ class Threshold:
 
 
 @dataclass
+class ThresholdDequeue:
+    """DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves
+    behind in its class exceeds K (packets or bytes); the port takes the general path."""
+    KIND = "threshold_dequeue"
+    k_pkts: Optional[float] = None
+    k_bytes: Optional[float] = None
+    mark_at_or_above: bool = False
+
+
+@dataclass
 class Red:
     KIND = "red"
     min_th_pkts: float = 5.0
@@ -130,7 +140,7 @@ class Pie:
 
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie]
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie, ThresholdDequeue]
 
 
 @dataclass
@@ -547,6 +557,7 @@ SCHEMA_MIRROR = {
     CubicConfig: "CubicConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
+    ThresholdDequeue: "ThresholdConfig",
     Red: "RedConfig",
     Choke: "ChokeConfig",
     QcnCp: "QcnCpConfig",

@@ -24,6 +24,7 @@
 
 use crate::aqm::codel::{Codel, CodelParams, Dequeue};
 use crate::aqm::fq_codel::{FqCodel, FqCodelConfig, Taken};
+use crate::aqm::threshold_dequeue::ThresholdDequeue;
 use crate::packet::{flags, Packet};
 use crate::scenario::{SchedConfig, SchedulerKind};
 use crate::units::SimTime;
@@ -37,12 +38,14 @@ pub struct Queued {
 }
 
 /// The dequeue-time policy of a port's classes (each class gets its own state).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum DequeuePolicy {
     /// CoDel on the class's FIFO, marking ECN-capable packets instead of dropping if the flag is set.
     Codel(CodelParams, bool),
     /// FQ-CoDel's flow queues, hashed with this seed.
     FqCodel(FqCodelConfig, u64),
+    /// Threshold marking at dequeue (`aqm::threshold_dequeue`).
+    ThresholdDequeue(crate::aqm::ThresholdConfig),
 }
 
 /// One traffic class of a port.
@@ -63,6 +66,8 @@ pub struct ClassQueue {
     codel: Option<(Codel, bool)>,
     /// FQ-CoDel's flow queues, holding this class's packets instead of `q`.
     fq: Option<Box<FqCodel>>,
+    /// Threshold marking at dequeue, on the class's FIFO.
+    mark_at_dequeue: Option<ThresholdDequeue>,
     /// The packet DRR took from the class but has not sent yet (with its CE mark).
     aside: Option<(Queued, bool)>,
     /// PFC: the class may not start a transmission before this time.
@@ -130,7 +135,13 @@ impl ClassQueue {
                 return Taken::Empty;
             };
             match self.codel.as_mut() {
-                None => Taken::Pkt(q, false),
+                None => {
+                    // the queue the packet leaves behind: the class less the packet itself
+                    let marked = self.mark_at_dequeue.as_ref().is_some_and(|t| {
+                        t.marks(&q.pkt, self.pkts - 1, self.bytes - q.pkt.size_bytes as u64)
+                    });
+                    Taken::Pkt(q, marked)
+                }
                 Some((cd, ecn)) => {
                     let sojourn = crate::units::SimDuration(now.0.saturating_sub(q.since.0));
                     match cd.on_dequeue(now, sojourn, self.bytes - q.pkt.size_bytes as u64) {
@@ -221,6 +232,12 @@ impl Sched {
                 fq: match policy {
                     Some(DequeuePolicy::FqCodel(f, seed)) => {
                         Some(Box::new(FqCodel::new(&f, packet_bytes, seed ^ c as u64)))
+                    }
+                    _ => None,
+                },
+                mark_at_dequeue: match &policy {
+                    Some(DequeuePolicy::ThresholdDequeue(t)) => {
+                        Some(ThresholdDequeue::new(t, packet_bytes))
                     }
                     _ => None,
                 },
@@ -469,6 +486,39 @@ mod tests {
         }
         let share = sent[1] as f64 / (sent[0] + sent[1]) as f64;
         assert!((share - 0.75).abs() < 0.01 * 0.75, "share {share}");
+    }
+
+    /// Dequeue-time threshold marking: a packet is marked when the queue it leaves behind in
+    /// its class exceeds K; packets that are not ECN-capable go unmarked.
+    #[test]
+    fn threshold_dequeue_marks_by_the_queue_left_behind() {
+        let t = crate::aqm::ThresholdConfig {
+            k_pkts: Some(5.0),
+            ..Default::default()
+        };
+        let mut s = Sched::new(
+            &cfg(1, SchedulerKind::Strict, None),
+            1500,
+            Some(DequeuePolicy::ThresholdDequeue(t)),
+        );
+        for i in 0..10 {
+            let mut pkt = p(i, 1500);
+            if i != 1 {
+                pkt.flags |= crate::packet::flags::ECT;
+            }
+            s.push(0, pkt, SimTime(0));
+        }
+        let marks: Vec<bool> = (0..10)
+            .map(|_| match s.next(SimTime(0)) {
+                Next::Send(_, _, m) => m,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // left behind: 9, 8, ..., 0; above 5 for the first four; the second is not ECT
+        let want = [
+            true, false, true, true, false, false, false, false, false, false,
+        ];
+        assert_eq!(marks, want);
     }
 
     #[test]

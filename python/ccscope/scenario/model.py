@@ -172,6 +172,8 @@ class SchedConfig:
     weights: Optional[list[float]] = None
     class_buffer_pkts: Optional[list[int]] = None
     path: Literal["auto", "general"] = "auto"
+    #: a queue policy per class (replaces the port's aqm for every class): e.g. [threshold(k_pkts=20), drop_tail()]
+    class_aqm: Optional[list[AqmConfig]] = None
 
 
 @dataclass

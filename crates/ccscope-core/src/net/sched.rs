@@ -25,7 +25,9 @@
 use crate::aqm::codel::{Codel, CodelParams, Dequeue};
 use crate::aqm::fq_codel::{FqCodel, FqCodelConfig, Taken};
 use crate::aqm::threshold_dequeue::ThresholdDequeue;
+use crate::aqm::{Aqm, AqmConfig, QueuePolicy, QueueView, Verdict};
 use crate::packet::{flags, Packet};
+use crate::rng::Rng;
 use crate::scenario::{SchedConfig, SchedulerKind};
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -68,6 +70,11 @@ pub struct ClassQueue {
     fq: Option<Box<FqCodel>>,
     /// Threshold marking at dequeue, on the class's FIFO.
     mark_at_dequeue: Option<ThresholdDequeue>,
+    /// The class's own enqueue-time policy (`sched.class_aqm`), judging arrivals with the
+    /// class's queue; None: the port's policy judges them with the port's queue.
+    aqm: Option<Aqm>,
+    /// When the class last became empty (for its own policy's idle rules).
+    empty_since: SimTime,
     /// The packet DRR took from the class but has not sent yet (with its CE mark).
     aside: Option<(Queued, bool)>,
     /// PFC: the class may not start a transmission before this time.
@@ -158,7 +165,12 @@ impl ClassQueue {
             }
         };
         match &t {
-            Taken::Pkt(q, _) | Taken::Dropped(q) => self.leave(q),
+            Taken::Pkt(q, _) | Taken::Dropped(q) => {
+                self.leave(q);
+                if self.pkts == 0 {
+                    self.empty_since = now;
+                }
+            }
             Taken::Empty => {}
         }
         t
@@ -211,6 +223,8 @@ pub struct Sched {
     pub evicted: Vec<Packet>,
     /// PFC: the lossless classes (bit c for class c) of a switch port; 0 elsewhere.
     pub lossless: u8,
+    /// Some class has its own queue policy (`sched.class_aqm`): see `class_verdict`.
+    pub own_policies: bool,
 }
 
 impl Sched {
@@ -220,7 +234,24 @@ impl Sched {
     pub fn new(cfg: &SchedConfig, packet_bytes: u32, policy: Option<DequeuePolicy>) -> Self {
         let n = cfg.classes.max(1) as usize;
         let classes = (0..n)
-            .map(|c| ClassQueue {
+            .map(|c| {
+                // a class's own policy (`class_aqm`) replaces the port's, at enqueue and dequeue
+                let own = cfg.class_aqm.as_ref().and_then(|a| a.get(c));
+                let policy = match own {
+                    None => policy.clone(),
+                    Some(AqmConfig::Codel(k)) => {
+                        Some(DequeuePolicy::Codel(k.params(packet_bytes), k.ecn))
+                    }
+                    Some(AqmConfig::ThresholdDequeue(t)) => {
+                        Some(DequeuePolicy::ThresholdDequeue(t.clone()))
+                    }
+                    Some(_) => None,
+                };
+                (own.map(|a| Aqm::from_config(a, packet_bytes, 0)), policy)
+            })
+            .enumerate()
+            .map(|(c, (aqm, policy))| ClassQueue {
+                aqm,
                 limit_pkts: cfg.class_buffer_pkts.as_ref().map_or(u32::MAX, |b| b[c]),
                 quantum: (cfg.weights.as_ref().map_or(1.0, |w| w[c]) * packet_bytes as f64)
                     .round()
@@ -254,6 +285,7 @@ impl Sched {
             active: VecDeque::with_capacity(n),
             evicted: Vec::with_capacity(batch),
             lossless: 0,
+            own_policies: cfg.class_aqm.is_some(),
         }
     }
 
@@ -303,6 +335,37 @@ impl Sched {
         cl.bytes -= b;
         cl.stats.drops += n as u64;
         (n, b)
+    }
+
+    /// The verdict of the own policy of the class serving `class` (`sched.class_aqm`) on an
+    /// arrival, judged with that class's queue (packets and bytes waiting in it, its empty time,
+    /// and `drained_at`: the end of the transmission in progress, `busy_until`, plus the class's
+    /// bytes at line rate, its delay if it were served alone); None when the class runs the
+    /// port's policy.
+    #[inline(never)]
+    pub fn class_verdict(
+        &mut self,
+        class: u8,
+        now: SimTime,
+        pkt: &Packet,
+        rate_bps: f64,
+        busy_until: SimTime,
+        rng: &mut Rng,
+    ) -> Option<Verdict> {
+        let c = self.class_index(class);
+        let cl = &mut self.classes[c];
+        let aqm = cl.aqm.as_mut()?;
+        let waiting = crate::units::SimDuration::from_secs_f64(cl.bytes as f64 * 8.0 / rate_bps);
+        let view = QueueView {
+            drained_at: busy_until + waiting,
+            ..QueueView::of_size(
+                cl.pkts,
+                cl.bytes,
+                (cl.pkts == 0).then_some(cl.empty_since),
+                rate_bps,
+            )
+        };
+        Some(aqm.on_enqueue(now, pkt, &view, rng).verdict)
     }
 
     /// Record class `c`'s queue length in its largest-queue counter.

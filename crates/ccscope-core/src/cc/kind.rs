@@ -2,6 +2,7 @@
 //! algorithms of this module and the rate-based sources of `rate/`.
 
 use super::ext::{self, ExtId};
+use crate::rate::ext::{self as rate_ext, ExtRateId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -32,6 +33,9 @@ pub enum CcKind {
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
+    /// A registered external rate controller (by registry id; its name in scenarios).
+    #[schemars(skip)]
+    ExtRate(ExtRateId),
 }
 
 /// The built-in kinds, in the order of the schema.
@@ -74,6 +78,9 @@ impl CcKind {
         if let Some(id) = ext::lookup(name) {
             return Ok(CcKind::Ext(id));
         }
+        if let Some(id) = rate_ext::lookup(name) {
+            return Ok(CcKind::ExtRate(id));
+        }
         let list = |v: Vec<&str>| {
             v.iter()
                 .map(|n| format!("`{n}`"))
@@ -90,7 +97,8 @@ impl CcKind {
         } else {
             format!("`{name}`")
         };
-        let registered = ext::names();
+        let mut registered = ext::names();
+        registered.extend(rate_ext::names());
         Err(format!(
             "unknown variant {shown}, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
             list(BUILTIN.iter().map(|k| k.name()).collect()),
@@ -114,6 +122,7 @@ impl CcKind {
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Ext(id) => ext::spec(id).name,
+            CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
     }
     /// The receiver echoes CE per packet as DCTCP's (DCTCP, and external controllers that
@@ -126,7 +135,10 @@ impl CcKind {
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.
     pub fn is_rate_based(self) -> bool {
-        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr)
+        matches!(
+            self,
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::ExtRate(_)
+        )
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

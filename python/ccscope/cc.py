@@ -352,6 +352,8 @@ _MODULE_NAME = None  # compiled on first use
 #: `.py` files a scenario file's [plugins] named and `parse_scenario_text` resolved (real paths): they
 #: passed the sandbox against the file's directory, so the absolute path it wrote in is allowed.
 _APPROVED_FILES: set[str] = set()
+#: such a real path -> the entry as the scenario file wrote it (for error lines)
+_WRITTEN_AS: dict[str, str] = {}
 
 
 def _plugin_entries(data: dict) -> list[tuple[str, str]]:
@@ -398,11 +400,16 @@ def resolve_scenario_plugins(data: dict, base, *, allow_paths=None) -> None:
     entries = _plugin_entries(data)
     if not entries:
         return
+    from ccscope.errors import ScenarioError, shown
     mods = data["plugins"]["modules"]
     for i, (where, v) in enumerate(entries):
         if _is_path(v) and not (Path(v).is_absolute() and v in _APPROVED_FILES):
             real = str(resolve_data_path(v, base, allow_paths=allow_paths, field=where))
+            if not Path(real).is_file():
+                raise ScenarioError(f"{where} = {shown(v)}: no such file (relative paths resolve against the "
+                                    f"scenario's directory)")
             _APPROVED_FILES.add(real)
+            _WRITTEN_AS.setdefault(real, v)
             mods[i] = real
 
 
@@ -422,6 +429,7 @@ def load_scenario_plugins(data: dict, base=None, *, allow_paths=None) -> None:
     from ccscope.errors import ScenarioError, shown
     from ccscope.scenario.io import resolve_data_path
     for where, v in _plugin_entries(data):
+        written = _WRITTEN_AS.get(v, v)
         try:
             if _is_path(v):
                 if Path(v).is_absolute() and (v in _APPROVED_FILES or _loaded("file", v)):
@@ -432,7 +440,7 @@ def load_scenario_plugins(data: dict, base=None, *, allow_paths=None) -> None:
                 if _loaded("file", real):
                     continue
                 if not Path(real).is_file():
-                    raise ScenarioError(f"{where} = {shown(v)}: no such file")
+                    raise ScenarioError(f"{where} = {shown(written)}: no such file")
                 load_plugin(real)
             else:
                 if _loaded("module", v) and v in sys.modules:
@@ -442,11 +450,11 @@ def load_scenario_plugins(data: dict, base=None, *, allow_paths=None) -> None:
             raise
         except ValueError as e:
             if "no module of that name" in str(e):
-                raise ScenarioError(f"{where} = {shown(v)}: no module of that name on the Python path (give an "
+                raise ScenarioError(f"{where} = {shown(written)}: no module of that name on the Python path (give an "
                                     f"importable module, mypkg.mycc, or a path to a .py file)") from None
-            raise ScenarioError(f"{where} = {shown(v)}: {e}") from e
+            raise ScenarioError(f"{where} = {shown(written)}: {e}") from e
         except Exception as e:  # noqa: BLE001 - the plugin's own error, named and chained
             import traceback
             frames = traceback.extract_tb(e.__traceback__)
             at = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-            raise ScenarioError(f"{where} = {shown(v)}: importing it failed: {type(e).__name__}: {e}{at}") from e
+            raise ScenarioError(f"{where} = {shown(written)}: importing it failed: {type(e).__name__}: {e}{at}") from e

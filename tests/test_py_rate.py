@@ -220,3 +220,24 @@ def test_cli_a_failing_rate_controller_writes_nothing(tmp_path):
     assert 'controller "rate_broken" (flow[' in bad.stderr
     assert "in on_bytes_sent: rate_bps = nan: must be a finite number of bits per second > 0" in bad.stderr
     assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
+
+
+def test_a_batch_on_engine_threads_runs_python_rate_controllers_exactly():
+    """simulate_many's Rust threads take the GIL per hook: the same rates as one by one, and a
+    failing item is that item's error, naming the controller."""
+    from ccscope.many import simulate_many
+    cc.register_cc("test_batch_rate", Halver)
+
+    class Fails(Halver):
+        def on_timer(self, now_s):
+            raise ValueError("batch_item_boom")
+    cc.register_cc("test_batch_fail", Fails)
+    items = [scenario("test_batch_rate", until=0.01, n=k) for k in (2, 3, 4)]
+    one = [ccscope.simulate(s) for s in items]
+    many = simulate_many(items, jobs=2)
+    for a, b in zip(one, many):
+        assert a.traces["rate"].equals(b.traces["rate"]) and a.traces["feedback"].equals(b.traces["feedback"])
+    out = simulate_many([items[0], scenario("test_batch_fail", until=0.01)], jobs=2, errors="return")
+    assert out[0].traces["rate"].equals(one[0].traces["rate"])
+    assert type(out[1]).__name__ == "ItemError" and 'controller "test_batch_fail"' in str(out[1])
+    assert "batch_item_boom" in str(out[1])

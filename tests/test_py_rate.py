@@ -241,3 +241,28 @@ def test_a_batch_on_engine_threads_runs_python_rate_controllers_exactly():
     assert out[0].traces["rate"].equals(one[0].traces["rate"])
     assert type(out[1]).__name__ == "ItemError" and 'controller "test_batch_fail"' in str(out[1])
     assert "batch_item_boom" in str(out[1])
+
+
+def test_a_ctrl_c_inside_a_rate_hook_is_an_interrupt_and_the_run_goes_on():
+    fired, calls = [], []
+
+    class Interrupts(Halver):
+        def on_feedback(self, now_s, kind, cpid, value):
+            calls.append(("fb", now_s))
+            if now_s > 0.002 and not fired:
+                fired.append(now_s)
+                raise KeyboardInterrupt
+            return super().on_feedback(now_s, kind, cpid, value)
+    cc.register_cc("test_sigint_rate", Interrupts)
+    sim = ccscope.Simulation(scenario("test_sigint_rate"))
+    with pytest.raises(KeyboardInterrupt) as e:
+        sim.run_until(0.02)
+    assert not isinstance(e.value, cc.ControllerError)
+    assert 'controller "test_sigint_rate"' in str(e.value) and "interrupted (Ctrl-C)" in str(e.value)
+    assert 0.002 < sim.now_s < 0.02
+    sim.run_until(0.02)  # goes on, the controller still called
+    res = sim.finish()
+    fb = res.traces["feedback"]
+    assert (fb[fb.rate_before_bps.notna()].time_s > fired[0]).sum() > 1
+    # the controller is still called after the interrupt (its hooks, not only the engine's rows)
+    assert [c for c in calls if c[1] > fired[0]]

@@ -159,20 +159,18 @@ impl PyRate {
             }
             Ok(None) => {}
             Err(Some(msg)) => self.fail(Some(now), hook, msg),
-            Err(None) => {
-                self.dead = true;
-                self.deadline = None;
-                record_as(
-                    where_(
-                        self.name,
-                        self.flow,
-                        Some(now),
-                        hook,
-                        "interrupted (Ctrl-C)",
-                    ),
-                    true,
-                )
-            }
+            // a Ctrl-C: the run stops as at any Ctrl-C and may go on; the controller keeps its
+            // rate and deadline (the interrupted hook is left where it stopped)
+            Err(None) => record_as(
+                where_(
+                    self.name,
+                    self.flow,
+                    Some(now),
+                    hook,
+                    "interrupted (Ctrl-C)",
+                ),
+                true,
+            ),
         }
     }
 }

@@ -72,9 +72,10 @@ impl Cc {
                 Cc::Dx(dx)
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::ExtRate(_) => {
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
+            CcKind::ExtRate(_) => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
             CcKind::Ext(id) => {
                 let f = ExtFlow {
                     flow: p.flow,

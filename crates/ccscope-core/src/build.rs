@@ -261,8 +261,9 @@ pub fn build_with_budget(
                 Event::FlowStop(FlowId(i as u32)),
             );
         }
-        if matches!(f.cc, CcKind::Qcn | CcKind::Asm) {
-            // a rate-based source needs a congestion point of its kind on its path
+        if matches!(f.cc, CcKind::Qcn | CcKind::Asm | CcKind::ExtRate(_)) {
+            // a rate-based source needs a congestion point of its kind on its path (an external
+            // rate controller: of any kind, or none; it gets what the path's points send)
             let (off, len) = routes.borrow()[fwd.idx()];
             let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize]
                 .iter()
@@ -273,7 +274,7 @@ pub fn build_with_budget(
                             | (Some(AqmConfig::Asm(_)), CcKind::Asm)
                     )
                 });
-            if !has_cp {
+            if !has_cp && !matches!(f.cc, CcKind::ExtRate(_)) {
                 return Err(ScenarioError::new(
                     format!("flow[{i}].cc"),
                     format!("{:?}", f.cc.name()),

@@ -500,6 +500,13 @@ class RecordConfig:
 
 
 @dataclass
+class Plugins:
+    """`[plugins]`: modules (`mypkg.mycc`) or `.py` files that register Python controllers, loaded
+    before the scenario's cc names are checked (docs/extending.md)."""
+    modules: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Scenario:
     """A complete scenario. `to_dict()` gives the plain data the engine reads."""
     topology: Topology
@@ -524,6 +531,7 @@ class Scenario:
     flow: list[FlowSpec] = field(default_factory=list)
     workload: list[Workload] = field(default_factory=list)
     record: RecordConfig = field(default_factory=RecordConfig)
+    plugins: Optional[Plugins] = None
 
     def to_dict(self) -> dict:
         d = _clean(self)
@@ -581,4 +589,5 @@ SCHEMA_MIRROR = {
     RdmaConfig: "RdmaConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
+    Plugins: "PluginsConfig",
 }

@@ -75,6 +75,7 @@ impl Cc {
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
+            CcKind::ExtRate(_) => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
             CcKind::Ext(id) => {
                 let f = ExtFlow {
                     flow: p.flow,

@@ -19,6 +19,7 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod ext;
 pub mod qcn_rp;
 
 use crate::error::ScenarioError;
@@ -129,7 +130,8 @@ pub trait RateControl {
     }
 }
 
-/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
+/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, or a registered
+/// external controller's).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -138,6 +140,8 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
+    Ext(Box<ext::ExtRate>),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -169,6 +173,7 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Ext($r) => $e,
         }
     };
 }

@@ -141,6 +141,18 @@ pub struct Scenario {
     /// What to record and how often.
     #[serde(default)]
     pub record: RecordConfig,
+    /// Python modules that register controllers (`ccscope.cc.register_cc`), loaded by `ccscope run`, `ccscope sweep` (and its workers) and `ccscope.simulate` before the scenario's cc names are checked, as `--plugin MODULE` is (docs/extending.md). The engine itself does not read it. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugins: Option<PluginsConfig>,
+}
+
+/// The `[plugins]` table: controller plugins a scenario needs. Loading a plugin runs its code: run scenarios you trust.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginsConfig {
+    /// Each an importable module name (`mypkg.mycc`, found on the Python path) or a `.py` file; a relative file path resolves against the scenario file's directory (for a scenario given as data: the current directory) and must stay under it unless its directory is allowed with `--allow-path`. Default: none.
+    #[serde(default)]
+    pub modules: Vec<String>,
 }
 
 // ------------------------------------------------------------------------------------ parsing

@@ -138,7 +138,7 @@ def plan(root: Path, name: str) -> Plan:
     fac = sources["factory.rs"]
     fac = _insert_before(fac, "use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};",
                          f"use super::{name}::{tname};", "cc/factory.rs", "the use line")
-    fac = _insert_before(fac, "CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Timely => {",
+    fac = _insert_before(fac, "CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {",
                          f"            CcKind::{tname} => Cc::{tname}({tname}::new(mss, iw, p.ecn, dupacks)),",
                          "cc/factory.rs", "the Cc::new arm")
     fac = _insert_before(fac, "Cc::Ext(c) => c.window(),", f"            Cc::{tname}(c) => c.window(),",

@@ -192,6 +192,9 @@ impl FlowFactory {
             .made
             .0
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let ext_seed = matches!(cc_kind, CcKind::Ext(_) | CcKind::ExtRate(_))
+            .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
+            .unwrap_or(0);
         let path = (cc_kind == CcKind::Swift
             || (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path))
             .then(path);
@@ -220,9 +223,7 @@ impl FlowFactory {
                 rwnd_pkts: t.rwnd_pkts,
                 initial_ssthresh_pkts: t.initial_ssthresh_pkts,
                 flow,
-                seed: matches!(cc_kind, CcKind::Ext(_))
-                    .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
-                    .unwrap_or(0),
+                seed: ext_seed,
             },
         );
         let rate = match cc_kind {
@@ -242,6 +243,17 @@ impl FlowFactory {
             CcKind::Timely => Some(crate::rate::Rate::Timely(crate::rate::Timely::new(
                 &self.timely,
                 line_bps,
+            ))),
+            CcKind::ExtRate(id) => Some(crate::rate::Rate::Ext(Box::new(
+                crate::rate::ext::ExtRate::new(
+                    id,
+                    &crate::rate::ext::ExtRateFlow {
+                        flow,
+                        seed: ext_seed,
+                        line_rate_bps: line_bps,
+                        packet_bytes: mss,
+                    },
+                ),
             ))),
             _ => None,
         }

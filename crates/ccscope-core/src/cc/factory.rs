@@ -76,9 +76,11 @@ impl Cc {
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
             CcKind::Swift => Cc::Swift(Swift::new(&p.swift, p.hops, mss, iw, dupacks)),
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Timely => {
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
+            CcKind::Rdma | CcKind::Timely => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
+            CcKind::ExtRate(_) => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
             CcKind::Ext(id) => {
                 let f = ExtFlow {
                     flow: p.flow,

@@ -2,6 +2,7 @@
 //! algorithms of this module and the rate-based sources of `rate/`.
 
 use super::ext::{self, ExtId};
+use crate::rate::ext::{self as rate_ext, ExtRateId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -38,6 +39,9 @@ pub enum CcKind {
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
+    /// A registered external rate controller (by registry id; its name in scenarios).
+    #[schemars(skip)]
+    ExtRate(ExtRateId),
 }
 
 /// The built-in kinds, in the order of the schema.
@@ -83,6 +87,9 @@ impl CcKind {
         if let Some(id) = ext::lookup(name) {
             return Ok(CcKind::Ext(id));
         }
+        if let Some(id) = rate_ext::lookup(name) {
+            return Ok(CcKind::ExtRate(id));
+        }
         let list = |v: Vec<&str>| {
             v.iter()
                 .map(|n| format!("`{n}`"))
@@ -99,7 +106,8 @@ impl CcKind {
         } else {
             format!("`{name}`")
         };
-        let registered = ext::names();
+        let mut registered = ext::names();
+        registered.extend(rate_ext::names());
         Err(format!(
             "unknown variant {shown}, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
             list(BUILTIN.iter().map(|k| k.name()).collect()),
@@ -126,6 +134,7 @@ impl CcKind {
             CcKind::Rdma => "rdma",
             CcKind::Timely => "timely",
             CcKind::Ext(id) => ext::spec(id).name,
+            CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
     }
     /// The receiver echoes CE per packet as DCTCP's (DCTCP, and external controllers that
@@ -140,7 +149,12 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Timely
+            CcKind::Qcn
+                | CcKind::Asm
+                | CcKind::Cbr
+                | CcKind::Rdma
+                | CcKind::Timely
+                | CcKind::ExtRate(_)
         )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.

@@ -19,6 +19,7 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod ext;
 pub mod qcn_rp;
 pub mod timely;
 
@@ -131,7 +132,8 @@ pub trait RateControl {
     }
 }
 
-/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
+/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, or a registered
+/// external controller's).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -142,6 +144,8 @@ pub enum Rate {
     Constant(ConstantRate),
     /// TIMELY (RTT gradient; on the RDMA transport's ACKs).
     Timely(Timely),
+    /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
+    Ext(Box<ext::ExtRate>),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -174,6 +178,7 @@ macro_rules! dispatch {
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
             Rate::Timely($r) => $e,
+            Rate::Ext($r) => $e,
         }
     };
 }

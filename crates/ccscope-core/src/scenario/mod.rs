@@ -147,6 +147,18 @@ pub struct Scenario {
     /// What to record and how often.
     #[serde(default)]
     pub record: RecordConfig,
+    /// Python modules that register controllers (`ccscope.cc.register_cc`), loaded by `ccscope run`, `ccscope sweep` (and its workers) and `ccscope.simulate` before the scenario's cc names are checked, as `--plugin MODULE` is (docs/extending.md). The engine itself does not read it. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugins: Option<PluginsConfig>,
+}
+
+/// The `[plugins]` table: controller plugins a scenario needs. Loading a plugin runs its code: run scenarios you trust.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginsConfig {
+    /// Each an importable module name (`mypkg.mycc`, found on the Python path) or a `.py` file; a relative file path resolves against the scenario file's directory (for a scenario given as data: the current directory) and must stay under it unless its directory is allowed with `--allow-path`. Default: none.
+    #[serde(default)]
+    pub modules: Vec<String>,
 }
 
 // ------------------------------------------------------------------------------------ parsing
@@ -223,8 +235,8 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift,
-    /// timely, record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift, timely,
+    /// record,
     /// topology, aqm, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -272,6 +284,13 @@ impl Scenario {
         )?;
         if let Some(s) = &self.sched {
             s.validate("sched", buf_pkts)?;
+            s.validate_class_aqm(
+                "sched",
+                buf_pkts,
+                buf_bytes,
+                self.packet_bytes,
+                "topology.buffer_pkts",
+            )?;
         }
         if let Some(p) = &self.pfc {
             p.validate("pfc")?;

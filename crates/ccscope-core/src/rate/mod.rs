@@ -19,11 +19,13 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod dcqcn;
 pub mod qcn_rp;
 
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
+pub use dcqcn::{DcqcnConfig, DcqcnPhase, DcqcnRp};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an
@@ -129,7 +131,8 @@ pub trait RateControl {
     }
 }
 
-/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
+/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, `"cbr"`,
+/// `"rdma"`, `"dcqcn"`).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -138,6 +141,8 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// DCQCN reaction point (Zhu et al. SIGCOMM 2015) of an RDMA source.
+    Dcqcn(DcqcnRp),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -169,6 +174,7 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Dcqcn($r) => $e,
         }
     };
 }

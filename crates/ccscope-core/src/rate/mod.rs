@@ -20,13 +20,16 @@
 
 pub mod asm_rp;
 pub mod dcqcn;
+pub mod ext;
 pub mod qcn_rp;
+pub mod timely;
 
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use dcqcn::{DcqcnConfig, DcqcnPhase, DcqcnRp};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
+pub use timely::{Timely, TimelyConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an
 /// engine event like a packet.
@@ -132,7 +135,7 @@ pub trait RateControl {
 }
 
 /// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, `"cbr"`,
-/// `"rdma"`, `"dcqcn"`).
+/// `"rdma"`, `"dcqcn"`, or a registered external controller's).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -143,6 +146,8 @@ pub enum Rate {
     Constant(ConstantRate),
     /// DCQCN reaction point (Zhu et al. SIGCOMM 2015) of an RDMA source.
     Dcqcn(DcqcnRp),
+    /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
+    Ext(Box<ext::ExtRate>),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -175,6 +180,7 @@ macro_rules! dispatch {
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
             Rate::Dcqcn($r) => $e,
+            Rate::Ext($r) => $e,
         }
     };
 }

@@ -192,6 +192,7 @@ pub fn build_with_budget(
         timely: sc.timely.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
+        dcqcn: sc.dcqcn.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
         seed: sc.seed,

@@ -155,6 +155,7 @@ pub struct FlowFactory {
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
+    pub dcqcn: crate::rate::DcqcnConfig,
     pub packet_bytes: u32,
     /// The scenario seed (external controllers' random streams).
     pub seed: u64,
@@ -233,6 +234,10 @@ impl FlowFactory {
             ))),
             CcKind::Asm => Some(crate::rate::Rate::Asm(crate::rate::AsmRp::new(
                 &self.asm_rp,
+                line_bps,
+            ))),
+            CcKind::Dcqcn => Some(crate::rate::Rate::Dcqcn(crate::rate::DcqcnRp::new(
+                &self.dcqcn,
                 line_bps,
             ))),
             CcKind::Cbr | CcKind::Rdma => {

@@ -185,6 +185,7 @@ pub fn build_with_budget(
         dx: sc.dx.clone(),
         cubic: sc.cubic.clone(),
         qcn_rp: sc.qcn_rp.clone(),
+        rdma: sc.rdma.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
         seed: sc.seed,
@@ -556,6 +557,7 @@ pub fn build_with_budget(
         spawn_buf: Vec::new(),
         pfc,
         pools,
+        nic_waiters: Vec::new(),
     })
 }
 

@@ -30,6 +30,8 @@ pub enum CcKind {
     Asm,
     /// Unresponsive constant-bit-rate source (UDP-like) at the flow's `rate_bps`.
     Cbr,
+    /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
+    Rdma,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -39,7 +41,7 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 9] = [
+pub const BUILTIN: [CcKind; 10] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -49,6 +51,7 @@ pub const BUILTIN: [CcKind; 9] = [
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
+    CcKind::Rdma,
 ];
 
 impl Serialize for CcKind {
@@ -121,6 +124,7 @@ impl CcKind {
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
+            CcKind::Rdma => "rdma",
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
@@ -137,8 +141,17 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::ExtRate(_)
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::ExtRate(_)
         )
+    }
+    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs (`rdma`,
+    /// and registered rate controllers that ask for it).
+    pub fn is_rdma(self) -> bool {
+        match self {
+            CcKind::Rdma => true,
+            CcKind::ExtRate(id) => rate_ext::spec(id).rdma,
+            _ => false,
+        }
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

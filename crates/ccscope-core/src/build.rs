@@ -101,6 +101,9 @@ pub fn build_with_budget(
             Some(AqmConfig::Codel(c)) => {
                 Some(DequeuePolicy::Codel(c.params(sc_packet_bytes), c.ecn))
             }
+            Some(AqmConfig::ThresholdDequeue(c)) => {
+                Some(DequeuePolicy::ThresholdDequeue(c.clone()))
+            }
             Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
                 *c,
                 Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
@@ -128,6 +131,7 @@ pub fn build_with_budget(
                 // lossless classes at switch ports (a host's NIC keeps its buffer)
                 if at_switch {
                     s.lossless = p.mask();
+                    crate::sim::pfc::check_headroom(p, &sc, l, &name)?;
                 }
             }
             port.set_sched(s);

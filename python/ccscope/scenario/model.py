@@ -44,6 +44,16 @@ class Threshold:
 
 
 @dataclass
+class ThresholdDequeue:
+    """DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves
+    behind in its class exceeds K (packets or bytes); the port takes the general path."""
+    KIND = "threshold_dequeue"
+    k_pkts: Optional[float] = None
+    k_bytes: Optional[float] = None
+    mark_at_or_above: bool = False
+
+
+@dataclass
 class Red:
     KIND = "red"
     min_th_pkts: float = 5.0
@@ -130,7 +140,7 @@ class Pie:
 
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie]
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie, ThresholdDequeue]
 
 
 @dataclass
@@ -162,6 +172,8 @@ class SchedConfig:
     weights: Optional[list[float]] = None
     class_buffer_pkts: Optional[list[int]] = None
     path: Literal["auto", "general"] = "auto"
+    #: a queue policy per class (replaces the port's aqm for every class): e.g. [threshold(k_pkts=20), drop_tail()]
+    class_aqm: Optional[list[AqmConfig]] = None
 
 
 @dataclass
@@ -171,6 +183,9 @@ class PfcConfig:
     xon_bytes: int
     classes: list[int] = field(default_factory=lambda: [0])
     pause_quanta: int = 65535
+    #: bytes above XOFF an ingress may still receive (a round trip of the link at line rate plus two
+    #: maximum frames); xoff_bytes + headroom_bytes must fit in every switch port's buffer; None: not checked
+    headroom_bytes: Optional[int] = None
 
 
 @dataclass
@@ -475,6 +490,7 @@ class RdmaConfig:
 
 @dataclass
 class RecordConfig:
+    #: "pfc" (every PFC pause/resume frame) is not in the default list: add it to keep that trace
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
                                                                  "feedback"])
     queue_interval_s: float = 1e-5
@@ -559,6 +575,7 @@ SCHEMA_MIRROR = {
     CubicConfig: "CubicConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
+    ThresholdDequeue: "ThresholdConfig",
     Red: "RedConfig",
     Choke: "ChokeConfig",
     QcnCp: "QcnCpConfig",

@@ -275,6 +275,13 @@ impl Scenario {
         )?;
         if let Some(s) = &self.sched {
             s.validate("sched", buf_pkts)?;
+            s.validate_class_aqm(
+                "sched",
+                buf_pkts,
+                buf_bytes,
+                self.packet_bytes,
+                "topology.buffer_pkts",
+            )?;
         }
         if let Some(p) = &self.pfc {
             p.validate("pfc")?;

@@ -104,6 +104,9 @@ fn window_value(v: &Bound<'_, PyAny>) -> Result<Option<u64>, String> {
     Ok(Some(x.min(u64::MAX as f64) as u64))
 }
 
+/// What a hook left: the rate, the timer deadline and the window cap.
+type After = (f64, Option<SimTime>, Option<u64>);
+
 /// The hook methods of one controller object, looked up once.
 #[derive(Debug)]
 struct Methods {
@@ -151,37 +154,35 @@ impl PyRate {
         let Some(m) = self.m.clone() else { return };
         let strict = hook == "on_timer";
         let rdma = self.rdma;
-        let r = Python::attach(
-            |py| -> Result<Option<(f64, Option<SimTime>, Option<u64>)>, Option<String>> {
-                let ret = f(py, &m).map_err(|e| {
-                    (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
-                })?;
-                let Some(ret) = ret else { return Ok(None) };
-                let ret = ret.bind(py);
-                let o = self.obj.bind(py);
-                let rate = if ret.is_none() {
-                    let v = o
-                        .getattr(intern!(py, "rate_bps"))
-                        .map_err(|e| Some(describe(py, &e)))?;
-                    rate_value(&v, "rate_bps").map_err(Some)?
-                } else {
-                    rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
-                };
-                let d = o
-                    .getattr(intern!(py, "deadline_s"))
+        let r = Python::attach(|py| -> Result<Option<After>, Option<String>> {
+            let ret = f(py, &m).map_err(|e| {
+                (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
+            })?;
+            let Some(ret) = ret else { return Ok(None) };
+            let ret = ret.bind(py);
+            let o = self.obj.bind(py);
+            let rate = if ret.is_none() {
+                let v = o
+                    .getattr(intern!(py, "rate_bps"))
                     .map_err(|e| Some(describe(py, &e)))?;
-                let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
-                let w = if rdma {
-                    let w = o
-                        .getattr(intern!(py, "window_bytes"))
-                        .map_err(|e| Some(describe(py, &e)))?;
-                    window_value(&w).map_err(Some)?
-                } else {
-                    None
-                };
-                Ok(Some((rate, d, w)))
-            },
-        );
+                rate_value(&v, "rate_bps").map_err(Some)?
+            } else {
+                rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
+            };
+            let d = o
+                .getattr(intern!(py, "deadline_s"))
+                .map_err(|e| Some(describe(py, &e)))?;
+            let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
+            let w = if rdma {
+                let w = o
+                    .getattr(intern!(py, "window_bytes"))
+                    .map_err(|e| Some(describe(py, &e)))?;
+                window_value(&w).map_err(Some)?
+            } else {
+                None
+            };
+            Ok(Some((rate, d, w)))
+        });
         match r {
             Ok(Some((rate, d, w))) => {
                 self.rate = rate;

@@ -188,6 +188,7 @@ pub fn build_with_budget(
         dctcp: sc.dctcp.clone(),
         dx: sc.dx.clone(),
         cubic: sc.cubic.clone(),
+        swift: sc.swift.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
         asm_rp: sc.asm_rp.clone(),

@@ -448,6 +448,35 @@ class CubicConfig:
 
 
 @dataclass
+class SwiftConfig:
+    ai: float = 1.0
+    beta: float = 0.8
+    max_mdf: float = 0.5
+    base_target_s: float = 25e-6
+    hop_scale_s: float = 1e-6
+    fs_range_s: float = 125e-6
+    fs_min_cwnd: float = 0.1
+    fs_max_cwnd: float = 100.0
+    min_cwnd: float = 0.01
+    max_cwnd: float = 1000.0
+    retx_reset_threshold: int = 5
+
+
+@dataclass
+class TimelyConfig:
+    alpha: float = 0.875
+    beta: float = 0.8
+    delta_bps: float = 10e6
+    t_low_s: float = 50e-6
+    t_high_s: float = 500e-6
+    min_rtt_s: float = 20e-6
+    hai_after: int = 5
+    hai_factor: int = 5
+    seg_bytes: int = 64000
+    min_rate_bps: float = 100e6
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -523,6 +552,8 @@ class Scenario:
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
     cubic: CubicConfig = field(default_factory=CubicConfig)
+    swift: SwiftConfig = field(default_factory=SwiftConfig)
+    timely: TimelyConfig = field(default_factory=TimelyConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     rdma: RdmaConfig = field(default_factory=RdmaConfig)
@@ -573,6 +604,8 @@ SCHEMA_MIRROR = {
     DctcpConfig: "DctcpConfig",
     DxConfig: "DxConfig",
     CubicConfig: "CubicConfig",
+    SwiftConfig: "SwiftConfig",
+    TimelyConfig: "TimelyConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
     ThresholdDequeue: "ThresholdConfig",

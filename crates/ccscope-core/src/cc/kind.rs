@@ -24,6 +24,8 @@ pub enum CcKind {
     Dx,
     /// CUBIC (RFC 9438): cubic window growth, fast convergence, the Reno-friendly region.
     Cubic,
+    /// Swift (Kumar et al., SIGCOMM 2020): delay-target AIMD, one MD per RTT, pacing below one packet; no ECN.
+    Swift,
     /// Rate-based 802.1Qau source with a QCN reaction point (no window, no ACKs); needs a `qcn` congestion point.
     Qcn,
     /// Rate-based source with an ASM reaction point (P002 eqs 11-12); needs an `asm` congestion point.
@@ -41,13 +43,14 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 10] = [
+pub const BUILTIN: [CcKind; 11] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
     CcKind::DctcpPerAck,
     CcKind::Dx,
     CcKind::Cubic,
+    CcKind::Swift,
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
@@ -121,6 +124,7 @@ impl CcKind {
             CcKind::DctcpPerAck => "dctcp_per_ack",
             CcKind::Dx => "dx",
             CcKind::Cubic => "cubic",
+            CcKind::Swift => "swift",
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",

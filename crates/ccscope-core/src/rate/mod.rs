@@ -21,11 +21,13 @@
 pub mod asm_rp;
 pub mod ext;
 pub mod qcn_rp;
+pub mod timely;
 
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
+pub use timely::{Timely, TimelyConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an
 /// engine event like a packet.

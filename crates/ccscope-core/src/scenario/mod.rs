@@ -117,6 +117,12 @@ pub struct Scenario {
     /// CUBIC parameters (used by flows with cc = "cubic"; RFC 9438 defaults).
     #[serde(default)]
     pub cubic: crate::cc::CubicConfig,
+    /// Swift parameters (used by flows with cc = "swift"; Kumar et al., SIGCOMM 2020).
+    #[serde(default)]
+    pub swift: crate::cc::SwiftConfig,
+    /// TIMELY parameters (Mittal et al., SIGCOMM 2015, Algorithm 1; the paper's recommended values).
+    #[serde(default)]
+    pub timely: crate::rate::TimelyConfig,
     /// QCN reaction-point parameters (flows with cc = "qcn").
     #[serde(default)]
     pub qcn_rp: crate::rate::QcnRpConfig,
@@ -229,7 +235,8 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift, timely,
+    /// record,
     /// topology, aqm, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -261,6 +268,8 @@ impl Scenario {
         }
         self.dx.validate("dx")?;
         self.cubic.validate("cubic")?;
+        self.swift.validate("swift")?;
+        self.timely.validate("timely")?;
         self.record.validate("record", self.until_s)?;
         self.topology
             .validate(self.packet_bytes, self.flows.as_ref().map(|f| f.count))?;

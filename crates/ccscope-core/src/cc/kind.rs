@@ -34,6 +34,8 @@ pub enum CcKind {
     Cbr,
     /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
     Rdma,
+    /// TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1) on the RDMA transport: rate from the RTT gradient, `[timely]`.
+    Timely,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -43,7 +45,7 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 11] = [
+pub const BUILTIN: [CcKind; 12] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -55,6 +57,7 @@ pub const BUILTIN: [CcKind; 11] = [
     CcKind::Asm,
     CcKind::Cbr,
     CcKind::Rdma,
+    CcKind::Timely,
 ];
 
 impl Serialize for CcKind {
@@ -129,6 +132,7 @@ impl CcKind {
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
+            CcKind::Timely => "timely",
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
@@ -145,14 +149,19 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::ExtRate(_)
+            CcKind::Qcn
+                | CcKind::Asm
+                | CcKind::Cbr
+                | CcKind::Rdma
+                | CcKind::Timely
+                | CcKind::ExtRate(_)
         )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs (`rdma`,
     /// and registered rate controllers that ask for it).
     pub fn is_rdma(self) -> bool {
         match self {
-            CcKind::Rdma => true,
+            CcKind::Rdma | CcKind::Timely => true,
             CcKind::ExtRate(id) => rate_ext::spec(id).rdma,
             _ => false,
         }

@@ -142,6 +142,8 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// TIMELY (RTT gradient; on the RDMA transport's ACKs).
+    Timely(Timely),
     /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
     Ext(Box<ext::ExtRate>),
 }
@@ -175,6 +177,7 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Timely($r) => $e,
             Rate::Ext($r) => $e,
         }
     };

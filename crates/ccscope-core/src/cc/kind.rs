@@ -162,9 +162,14 @@ impl CcKind {
                 | CcKind::ExtRate(_)
         )
     }
-    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
+    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs (`rdma`,
+    /// and registered rate controllers that ask for it).
     pub fn is_rdma(self) -> bool {
-        matches!(self, CcKind::Rdma | CcKind::Timely | CcKind::Dcqcn)
+        match self {
+            CcKind::Rdma | CcKind::Timely | CcKind::Dcqcn => true,
+            CcKind::ExtRate(id) => rate_ext::spec(id).rdma,
+            _ => false,
+        }
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

@@ -108,9 +108,18 @@ pub fn build_with_budget(
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();
+        // in-band telemetry needs the dequeue moment: its ports take the general path
+        let int_here = sc
+            .int
+            .as_ref()
+            .is_some_and(|i| at_switch || i.ports == crate::scenario::IntPorts::All);
         let sched = match l.sched.as_ref() {
             Some(s) if s.needs_general_path() => Some(s),
-            _ if dequeue_policy.is_some() || sc.pfc.is_some() || sc.shared_buffer.is_some() => {
+            _ if dequeue_policy.is_some()
+                || sc.pfc.is_some()
+                || sc.shared_buffer.is_some()
+                || int_here =>
+            {
                 Some(l.sched.as_ref().unwrap_or(&default_sched))
             }
             _ => None,
@@ -131,6 +140,9 @@ pub fn build_with_budget(
                 }
             }
             port.set_sched(s);
+            if int_here {
+                port.set_int();
+            }
         }
         ports.push(port);
         ends.push(PortEnds {
@@ -555,6 +567,10 @@ pub fn build_with_budget(
         spawn_buf: Vec::new(),
         pfc,
         pools,
+        int: sc
+            .int
+            .as_ref()
+            .map(|i| Box::new(crate::int::IntArena::new(i.max_slots))),
     })
 }
 

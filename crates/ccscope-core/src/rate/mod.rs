@@ -19,11 +19,13 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod hpcc;
 pub mod qcn_rp;
 
 use crate::error::ScenarioError;
 use crate::units::SimTime;
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
+pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an

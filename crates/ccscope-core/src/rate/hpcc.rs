@@ -266,7 +266,7 @@ impl Hpcc {
     /// Algorithm 1's NewAck: an ACK acknowledging up to `ack_seq` (the sequence number the
     /// algorithm compares with lastUpdateSeq) arrives carrying `int` (one record per hop, path
     /// order); `snd_nxt` is the next sequence number the sender would send.
-    pub fn on_ack(
+    pub fn on_int_ack(
         &mut self,
         _now: SimTime,
         ack_seq: u64,
@@ -363,6 +363,28 @@ impl Hpcc {
     }
 }
 
+/// HPCC as a source's controller: no feedback frames, no timer; the engine feeds it each
+/// ACK's telemetry through [`Hpcc::on_int_ack`] and paces at [`Hpcc::rate_bps`].
+impl super::RateControl for Hpcc {
+    fn on_feedback(&mut self, _now: SimTime, _fb: &super::Feedback) {}
+    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
+    fn on_timer(&mut self, _now: SimTime) {}
+    fn poll_timeout(&self) -> Option<SimTime> {
+        None
+    }
+    fn rate_bps(&self) -> f64 {
+        Hpcc::rate_bps(self)
+    }
+    fn probe(&self, p: &mut super::RateProbe) {
+        p.rate_bps = Hpcc::rate_bps(self);
+        p.target_rate_bps = f64::NAN;
+        p.bc_stage = self.inc_stage;
+        p.timer_stage = 0;
+        p.active = true;
+        p.feedbacks = self.acks;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,18 +430,18 @@ mod tests {
     fn u_is_queue_over_bdp_plus_tx_rate_over_b_with_the_smaller_queue_and_an_ewma_over_tau() {
         let mut h = hpcc();
         // first ACK: stored only
-        let s = h.on_ack(SimTime(0), 1, 10, &[rec(0, 0, 50_000)]);
+        let s = h.on_int_ack(SimTime(0), 1, 10, &[rec(0, 0, 50_000)]);
         assert!(s.u_max.is_nan() && s.u == 1.0 && s.w == h.w_init_bytes());
         // T/2 later the hop sent at 80 % of B; queues 50 000 then 25 000 (min 25 000 = 0.2 BDP)
         let dt = T_PS / 2;
-        let s = h.on_ack(SimTime(dt), 2, 10, &[rec(dt, bytes(dt, 0.8), 25_000)]);
+        let s = h.on_int_ack(SimTime(dt), 2, 10, &[rec(dt, bytes(dt, 0.8), 25_000)]);
         let u_hop = 25_000.0 / 125_000.0 + 0.8;
         assert!((s.u_max - u_hop).abs() < 1e-9, "{}", s.u_max);
         // U = (1 - tau/T) U + tau/T u with tau = T/2, U was 1
         assert!((s.u - (0.5 * 1.0 + 0.5 * u_hop)).abs() < 1e-9, "{}", s.u);
         // tau is capped at T: a gap of 3 T replaces U by u
         let t2 = dt + 3 * T_PS;
-        let s = h.on_ack(
+        let s = h.on_int_ack(
             SimTime(t2),
             3,
             10,
@@ -431,10 +453,10 @@ mod tests {
     #[test]
     fn the_most_loaded_hop_sets_u_and_its_tau() {
         let mut h = hpcc();
-        h.on_ack(SimTime(0), 1, 10, &[rec(0, 0, 0), rec(0, 0, 0)]);
+        h.on_int_ack(SimTime(0), 1, 10, &[rec(0, 0, 0), rec(0, 0, 0)]);
         // hop 0: 50 % over T/4; hop 1: 100 % + 10 % of BDP queued (both samples) over T/2
         let (d0, d1) = (T_PS / 4, T_PS / 2);
-        let s = h.on_ack(
+        let s = h.on_int_ack(
             SimTime(d1),
             2,
             10,
@@ -444,7 +466,7 @@ mod tests {
         assert!((s.u_max - 1.0).abs() < 1e-9, "{}", s.u_max);
         assert!((s.u - (0.5 * 1.0 + 0.5 * 1.0)).abs() < 1e-9);
         let t = d1 + T_PS / 2;
-        let s = h.on_ack(
+        let s = h.on_int_ack(
             SimTime(t),
             3,
             10,
@@ -462,14 +484,14 @@ mod tests {
         let dt = T_PS / 10;
         *t += dt;
         *tx += bytes(dt, x);
-        h.on_ack(SimTime(*t), ack, snd_nxt, &[rec(*t, *tx, 0)])
+        h.on_int_ack(SimTime(*t), ack, snd_nxt, &[rec(*t, *tx, 0)])
     }
 
     #[test]
     fn the_reference_window_changes_once_per_rtt_and_every_ack_reacts() {
         let mut h = hpcc();
         let (mut t, mut tx) = (0u64, 0u64);
-        h.on_ack(SimTime(0), 1, 100, &[rec(0, 0, 0)]); // lastUpdateSeq = 100
+        h.on_int_ack(SimTime(0), 1, 100, &[rec(0, 0, 0)]); // lastUpdateSeq = 100
         assert_eq!(h.last_update_seq(), 100);
         // a congested hop (U well above eta), acks below lastUpdateSeq: W reacts per ACK from
         // the unchanged Wc, which stays W_init
@@ -500,7 +522,7 @@ mod tests {
         };
         let mut h = Hpcc::new(&c, GBPS100 as f64, SimDuration(T_PS));
         let (mut t, mut tx) = (0u64, 0u64);
-        h.on_ack(SimTime(0), 1, 1, &[rec(0, 0, 0)]);
+        h.on_int_ack(SimTime(0), 1, 1, &[rec(0, 0, 0)]);
         // bring U down to 0.5 (light load) with a burst of per-RTT updates: the first one is
         // a multiplicative step (U starts at 1 >= eta), the following ones add W_AI
         let mut seq = 1;
@@ -548,7 +570,7 @@ mod tests {
             t += dt;
             tx += sent.round() as u64;
             seq += 1;
-            h.on_ack(SimTime(t), seq, seq + 10, &[rec(t, tx, q.round() as u64)]);
+            h.on_int_ack(SimTime(t), seq, seq + 10, &[rec(t, tx, q.round() as u64)]);
             if i >= 3000 {
                 rates.push(h.rate_bps() / GBPS100 as f64);
             }
@@ -613,11 +635,11 @@ mod tests {
     #[test]
     fn a_new_path_length_replaces_l_without_a_measurement() {
         let mut h = hpcc();
-        h.on_ack(SimTime(0), 1, 10, &[rec(0, 0, 0)]);
-        let s = h.on_ack(SimTime(T_PS), 2, 10, &[rec(T_PS, 0, 0), rec(T_PS, 0, 0)]);
+        h.on_int_ack(SimTime(0), 1, 10, &[rec(0, 0, 0)]);
+        let s = h.on_int_ack(SimTime(T_PS), 2, 10, &[rec(T_PS, 0, 0), rec(T_PS, 0, 0)]);
         assert!(s.u_max.is_nan() && s.u == 1.0);
         // an ACK echoing the same records (no time between them) changes nothing
-        let s = h.on_ack(SimTime(T_PS), 3, 10, &[rec(T_PS, 0, 0), rec(T_PS, 0, 0)]);
+        let s = h.on_int_ack(SimTime(T_PS), 3, 10, &[rec(T_PS, 0, 0), rec(T_PS, 0, 0)]);
         assert!(s.u_max.is_nan() && s.w == h.w_init_bytes());
     }
 }

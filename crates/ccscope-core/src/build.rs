@@ -197,6 +197,7 @@ pub fn build_with_budget(
         dx: sc.dx.clone(),
         cubic: sc.cubic.clone(),
         qcn_rp: sc.qcn_rp.clone(),
+        rdma: sc.rdma.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
         seed: sc.seed,
@@ -571,6 +572,7 @@ pub fn build_with_budget(
             .int
             .as_ref()
             .map(|i| Box::new(crate::int::IntArena::new(i.max_slots))),
+        nic_waiters: Vec::new(),
     })
 }
 

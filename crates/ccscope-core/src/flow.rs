@@ -51,6 +51,23 @@ pub struct RateState {
     mss: u32,
     pub timer_event: Option<SimTime>,
     pub frames_sent: u64,
+    /// The RDMA transport of a RoCE flow (cc = "rdma", "dcqcn"): go-back-N sender and receiver,
+    /// ACKs, NACKs and CNPs; None for the 802.1Qau sources, which recover nothing.
+    pub rdma: Option<RdmaFlow>,
+}
+
+/// The RDMA transport state of one flow (`transport::rdma`) and the engine's bookkeeping of
+/// its pacing and of its host's NIC.
+#[derive(Clone, Debug)]
+pub struct RdmaFlow {
+    pub tx: crate::transport::rdma::RdmaSender,
+    pub rx: crate::transport::rdma::RdmaReceiver,
+    /// The pacer: the next segment may not leave before this time.
+    pub next_tx: SimTime,
+    /// Time of the pending `RateSend` event, if any (at most one per flow).
+    pub send_event: Option<SimTime>,
+    /// Registered as waiting for its NIC port (paused by PFC, or a packet already waiting).
+    pub nic_wait: bool,
 }
 
 impl FlowState {
@@ -78,6 +95,7 @@ impl RateState {
             mss,
             timer_event: None,
             frames_sent: 0,
+            rdma: None,
         }
     }
     pub(crate) fn seg_bytes(&self, seq: u64) -> u32 {
@@ -120,6 +138,7 @@ pub struct FlowFactory {
     pub cubic: crate::cc::CubicConfig,
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
+    pub rdma: crate::transport::rdma::RdmaConfig,
     pub packet_bytes: u32,
     /// The scenario seed (external controllers' random streams).
     pub seed: u64,
@@ -192,12 +211,28 @@ impl FlowFactory {
                 &self.asm_rp,
                 line_bps,
             ))),
-            CcKind::Cbr => Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
-                rate_bps: line_bps,
-            })),
+            CcKind::Cbr | CcKind::Rdma => {
+                Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
+                    rate_bps: line_bps,
+                }))
+            }
             _ => None,
         }
-        .map(|r| Box::new(RateState::new(r, size_bytes, mss)));
+        .map(|r| {
+            let mut st = RateState::new(r, size_bytes, mss);
+            if cc_kind.is_rdma() {
+                let tx = crate::transport::rdma::RdmaSender::new(&self.rdma, size_bytes, mss);
+                let rx = crate::transport::rdma::RdmaReceiver::new(&self.rdma, tx.total_segments());
+                st.rdma = Some(RdmaFlow {
+                    tx,
+                    rx,
+                    next_tx: SimTime::ZERO,
+                    send_event: None,
+                    nic_wait: false,
+                });
+            }
+            Box::new(st)
+        });
         // ns-2's DCTCP is Agent/TCP/Newreno with dctcp_ true: the same recovery
         let ns2_newreno = cc_kind == CcKind::NewReno || cc_kind.is_dctcp();
         let scfg = TcpSenderConfig {

@@ -18,6 +18,12 @@ pub enum PacketKind {
     /// An 802.1Qau feedback frame (QCN CNM or ASM feedback) from a congestion point to a
     /// source; `seq` carries the encoded [`crate::rate::Feedback`].
     Feedback = 2,
+    /// An RDMA go-back-N negative acknowledgement (`transport::rdma`): `seq` is the receiver's
+    /// next expected segment; everything below it has arrived.
+    Nack = 3,
+    /// A DCQCN congestion notification packet from an RDMA receiver (the notification point)
+    /// to its source (`transport::rdma`); `seq` is unused (0).
+    Cnp = 4,
 }
 
 /// ECN and TCP flag bits (RFC 3168).
@@ -32,6 +38,10 @@ pub mod flags {
     pub const CWR: u8 = 1 << 3;
     /// The data segment is a retransmission (for Karn's rule; echoed on its ACK).
     pub const RETX: u8 = 1 << 4;
+    /// A data packet or ACK of the RDMA transport (`transport::rdma`): the host hands it to
+    /// that transport (a test of the packet's own bits, no look at the flow, so TCP's
+    /// per-packet path is unchanged).
+    pub const RDMA: u8 = 1 << 5;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +73,16 @@ impl Packet {
             kind: PacketKind::Data,
             flags,
         }
+    }
+
+    /// A transport control packet travelling back to a source (ACK, NACK, CNP): what a
+    /// port's trace records as an ACK. 802.1Qau feedback frames are not (as before).
+    #[inline]
+    pub fn is_ack_like(&self) -> bool {
+        matches!(
+            self.kind,
+            PacketKind::Ack | PacketKind::Nack | PacketKind::Cnp
+        )
     }
 
     #[inline]

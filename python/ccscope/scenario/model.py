@@ -485,6 +485,13 @@ class AsmRpConfig:
 
 
 @dataclass
+class RdmaConfig:
+    rto_s: float = 4.096e-6 * 16384
+    ack_every: int = 1
+    cnp_interval_s: float = 50e-6
+
+
+@dataclass
 class RecordConfig:
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
                                                                  "feedback"])
@@ -515,6 +522,7 @@ class Scenario:
     cubic: CubicConfig = field(default_factory=CubicConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
+    rdma: RdmaConfig = field(default_factory=RdmaConfig)
     feedback_bytes: int = 64
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
@@ -575,6 +583,7 @@ SCHEMA_MIRROR = {
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",
+    RdmaConfig: "RdmaConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
 }

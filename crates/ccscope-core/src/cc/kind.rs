@@ -29,13 +29,15 @@ pub enum CcKind {
     Asm,
     /// Unresponsive constant-bit-rate source (UDP-like) at the flow's `rate_bps`.
     Cbr,
+    /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
+    Rdma,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 9] = [
+pub const BUILTIN: [CcKind; 10] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -45,6 +47,7 @@ pub const BUILTIN: [CcKind; 9] = [
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
+    CcKind::Rdma,
 ];
 
 impl Serialize for CcKind {
@@ -113,6 +116,7 @@ impl CcKind {
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
+            CcKind::Rdma => "rdma",
             CcKind::Ext(id) => ext::spec(id).name,
         }
     }
@@ -126,7 +130,11 @@ impl CcKind {
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.
     pub fn is_rate_based(self) -> bool {
-        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr)
+        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma)
+    }
+    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
+    pub fn is_rdma(self) -> bool {
+        matches!(self, CcKind::Rdma)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

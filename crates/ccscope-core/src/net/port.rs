@@ -251,6 +251,32 @@ impl Port {
         self.integrate(t);
     }
 
+    /// A host's NIC (the first port of a route) asks whether a new packet of class `class`
+    /// would wait at `now` behind a packet that is already waiting (beyond the one being
+    /// serialized) or behind a PFC pause of its class (RDMA sources hold their next packet
+    /// then, `sim::rdma`).
+    pub fn nic_hold(&mut self, now: SimTime, class: u8) -> NicHold {
+        match self.sched.as_ref() {
+            None => {
+                if now >= self.last_change {
+                    self.advance(now);
+                }
+                match self.waiting.front() {
+                    Some(w) if self.q_pkts > 0 => NicHold::RetryAt(w.start.max(now)),
+                    _ => NicHold::Free,
+                }
+            }
+            Some(s) => {
+                let c = &s.classes[s.class_index(class)];
+                if c.paused(now) || !c.is_empty() {
+                    NicHold::UntilWoken
+                } else {
+                    NicHold::Free
+                }
+            }
+        }
+    }
+
     /// Queue length (packets, bytes) after [`Port::advance`].
     pub fn queue(&self) -> (u32, u64) {
         (self.q_pkts, self.q_bytes)
@@ -577,6 +603,19 @@ impl Port {
         self.log_change(now);
         Started::Sent(q.pkt, end + self.delay, end, marked)
     }
+}
+
+/// What [`Port::nic_hold`] says about a host's next packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NicHold {
+    /// Nothing waits: send now.
+    Free,
+    /// The committed FIFO holds a waiting packet whose transmission starts at this time: look
+    /// again then.
+    RetryAt(SimTime),
+    /// A class queue holds a waiting packet or is paused: the port's next transmission end
+    /// (`Event::TxDone`) or PFC resume wakes the sender.
+    UntilWoken,
 }
 
 /// What [`Port::start_next`] did.

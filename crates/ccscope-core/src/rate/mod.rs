@@ -23,7 +23,7 @@ pub mod hpcc;
 pub mod qcn_rp;
 
 use crate::error::ScenarioError;
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
@@ -83,7 +83,29 @@ pub struct RateProbe {
     pub feedbacks: u64,
 }
 
+/// What an RDMA source learns from one ACK (`transport::rdma`), for controllers that act on
+/// ACKs (TIMELY's RTT gradient, HPCC's per-ACK window). Small and `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AckSample {
+    /// Bytes this ACK newly acknowledges (0 for a duplicate).
+    pub acked_bytes: u64,
+    /// Cumulative ACK: the next segment the receiver expects (everything below has arrived).
+    pub ackno: u64,
+    /// RTT sample: now minus the send time the ACK echoes (the data packet that caused it).
+    pub rtt: SimDuration,
+    /// The data packet that caused the ACK arrived CE-marked.
+    pub ecn: bool,
+    /// Segment number of the data packet that caused the ACK (`ackno - 1` for an ACK of an
+    /// in-order packet; for a duplicate's ACK, the duplicate's own number is not carried and
+    /// this is `ackno - 1` too).
+    pub data_seq: u64,
+}
+
 /// The hooks of a reaction point. Each has a one-line "called when".
+///
+/// The RDMA transport (`transport::rdma`) adds three hooks with default no-op bodies, so the
+/// 802.1Qau reaction points (QCN, ASM) and the constant source ignore them: [`Self::on_cnp`],
+/// [`Self::on_ack`] and [`Self::window_bytes`].
 pub trait RateControl {
     /// Called when a feedback frame addressed to this source arrives.
     fn on_feedback(&mut self, now: SimTime, fb: &Feedback);
@@ -98,6 +120,15 @@ pub trait RateControl {
     fn rate_bps(&self) -> f64;
     /// Fill a snapshot for recorders.
     fn probe(&self, p: &mut RateProbe);
+    /// Called when a congestion notification packet (DCQCN CNP) for this source arrives.
+    fn on_cnp(&mut self, _now: SimTime) {}
+    /// Called when an ACK of this RDMA source arrives (after the transport has processed it).
+    fn on_ack(&mut self, _now: SimTime, _ack: &AckSample) {}
+    /// A cap on the bytes in flight (sent, not yet acknowledged), if the controller has one
+    /// (HPCC's window); None: paced by `rate_bps` alone.
+    fn window_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
@@ -167,6 +198,18 @@ impl RateControl for Rate {
     }
     fn probe(&self, p: &mut RateProbe) {
         dispatch!(self, r => r.probe(p))
+    }
+    #[inline]
+    fn on_cnp(&mut self, now: SimTime) {
+        dispatch!(self, r => r.on_cnp(now))
+    }
+    #[inline]
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample) {
+        dispatch!(self, r => r.on_ack(now, ack))
+    }
+    #[inline]
+    fn window_bytes(&self) -> Option<u64> {
+        dispatch!(self, r => r.window_bytes())
     }
 }
 

@@ -131,6 +131,9 @@ pub struct Scenario {
     /// ASM reaction-point parameters (flows with cc = "asm").
     #[serde(default)]
     pub asm_rp: crate::rate::AsmRpConfig,
+    /// RDMA transport options (flows with cc = "rdma" or "dcqcn"): retransmission timeout, ACK every N segments, CNP interval. Their ACKs, NACKs and CNPs travel in `tcp.ack_class` (else the data class).
+    #[serde(default)]
+    pub rdma: crate::transport::rdma::RdmaConfig,
     /// Size of an 802.1Qau feedback frame on the wire, bytes. Default 64 (minimum Ethernet frame).
     #[serde(default = "d_fb")]
     pub feedback_bytes: u32,
@@ -222,7 +225,7 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, feedback_bytes, dx, cubic, record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, record,
     /// topology, aqm, sched, pfc, shared_buffer, int, hpcc, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -244,6 +247,7 @@ impl Scenario {
         self.dctcp.validate("dctcp")?;
         self.qcn_rp.validate("qcn_rp")?;
         self.asm_rp.validate("asm_rp")?;
+        self.rdma.validate("rdma")?;
         if self.feedback_bytes < 1 || self.feedback_bytes > MAX_PACKET_BYTES {
             return Err(ScenarioError::new(
                 "feedback_bytes",

@@ -32,6 +32,9 @@ impl Simulation {
             }
             use crate::rate::RateControl;
             r.rp.on_timer(now);
+            if r.rdma.is_some() {
+                self.rdma_timer(f);
+            }
         }
         self.arm_rate_timer(f);
     }
@@ -70,6 +73,10 @@ impl Simulation {
         if let Some(r) = fl.rate.as_mut() {
             r.total_segs = r.next_seq.max(1);
             n = r.total_segs;
+            if let Some(d) = r.rdma.as_mut() {
+                n = d.tx.stop();
+                d.rx.set_total_segments(n);
+            }
         }
         fl.receiver.set_total_segments(n, now);
         self.check_complete(f);
@@ -84,6 +91,9 @@ impl Simulation {
         let Some(r) = self.flows[f.idx()].rate.as_mut() else {
             return;
         };
+        if r.rdma.is_some() {
+            return self.rdma_send_event(f);
+        }
         if r.next_seq >= r.total_segs {
             return;
         }
@@ -118,12 +128,17 @@ impl Simulation {
         self.arm_rate_timer(f);
     }
 
-    fn arm_rate_timer(&mut self, f: FlowId) {
+    pub(crate) fn arm_rate_timer(&mut self, f: FlowId) {
         use crate::rate::RateControl;
         let Some(r) = self.flows[f.idx()].rate.as_mut() else {
             return;
         };
-        if let Some(d) = r.rp.poll_timeout() {
+        let mut deadline = r.rp.poll_timeout();
+        if let Some(rto) = r.rdma.as_ref().and_then(|d| d.tx.rto_deadline()) {
+            // an RDMA flow's retransmission timer shares the event
+            deadline = Some(deadline.map_or(rto, |d| d.min(rto)));
+        }
+        if let Some(d) = deadline {
             if r.timer_event.is_none_or(|e| e > d) {
                 r.timer_event = Some(d);
                 self.events.schedule(d, Event::RateTimer(f));
@@ -166,7 +181,7 @@ impl Simulation {
     /// line, so that a run without spraying pays only the test before the call.
     #[cold]
     #[inline(never)]
-    fn spray_route(&mut self, f: FlowId) -> RouteId {
+    pub(crate) fn spray_route(&mut self, f: FlowId) -> RouteId {
         let fwd = self.flows[f.idx()].fwd;
         match self.spray.as_mut() {
             Some(t) => t.pick(f, fwd),
@@ -291,8 +306,11 @@ impl Simulation {
         let f = pkt.flow;
         match pkt.kind {
             PacketKind::Data => {
+                if pkt.has(flags::RDMA) {
+                    self.rdma_data(&pkt);
+                    return self.check_complete(f);
+                }
                 let now = self.now;
-
                 let acks = self.flows[f.idx()].receiver.on_data(now, &pkt);
                 if self.flows[f.idx()].rate.is_none() {
                     for a in acks.into_iter().flatten() {
@@ -302,6 +320,7 @@ impl Simulation {
                 }
                 self.check_complete(f);
             }
+            PacketKind::Nack | PacketKind::Cnp => self.rdma_control(&pkt),
             PacketKind::Feedback => {
                 use crate::rate::RateControl;
                 let now = self.now;
@@ -326,6 +345,9 @@ impl Simulation {
                 self.arm_rate_timer(f);
             }
             PacketKind::Ack => {
+                if pkt.has(flags::RDMA) {
+                    return self.rdma_control(&pkt);
+                }
                 let now = self.now;
                 self.flows[f.idx()].sender.on_ack(
                     now,

@@ -13,6 +13,7 @@ mod hosts;
 mod lookahead;
 pub(crate) mod pfc;
 pub(crate) mod pool;
+mod rdma;
 mod sample;
 
 pub(crate) use lookahead::Lookahead;
@@ -69,6 +70,8 @@ pub struct Simulation {
     pub(crate) pools: Option<Box<pool::Pools>>,
     /// In-band telemetry's hop records (`[int]`, `crate::int`), if some port stamps.
     pub(crate) int: Option<Box<crate::int::IntArena>>,
+    /// RDMA flows waiting for their NIC port, per port (`rdma`; empty until one waits).
+    pub(crate) nic_waiters: Vec<Vec<crate::world::FlowId>>,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -430,6 +433,9 @@ impl Simulation {
     #[inline(never)]
     fn on_tx_done(&mut self, port: PortId) {
         self.start_next(port);
+        if !self.nic_waiters.is_empty() {
+            self.rdma_wake_nic(port);
+        }
     }
 
     /// Record a mark set on an arriving packet (the port counted it).
@@ -441,7 +447,7 @@ impl Simulation {
             pkt.flow,
             pkt.seq,
             PortEventKind::Mark,
-            pkt.kind == PacketKind::Ack,
+            pkt.is_ack_like(),
         );
     }
 
@@ -453,14 +459,8 @@ impl Simulation {
             DropReason::Overflow => PortEventKind::DropOverflow,
             DropReason::Aqm => PortEventKind::DropAqm,
         };
-        self.rec.port_event(
-            self.now.0,
-            port,
-            pkt.flow,
-            pkt.seq,
-            k,
-            pkt.kind == PacketKind::Ack,
-        );
+        self.rec
+            .port_event(self.now.0, port, pkt.flow, pkt.seq, k, pkt.is_ack_like());
     }
 
     /// The general path, for a queue policy that needs more than the committed FIFO gives it
@@ -532,7 +532,7 @@ impl Simulation {
                 if let Some(v) = self.events.pipe_packet_mut(port, base + j) {
                     if !v.has(flags::CE) {
                         v.flags |= flags::CE;
-                        let (flow, seq, is_ack) = (v.flow, v.seq, v.kind == PacketKind::Ack);
+                        let (flow, seq, is_ack) = (v.flow, v.seq, v.is_ack_like());
                         self.ports[port.idx()].count_mark();
                         self.rec
                             .port_event(now.0, port, flow, seq, PortEventKind::Mark, is_ack);
@@ -548,7 +548,7 @@ impl Simulation {
                         v.flow,
                         v.seq,
                         PortEventKind::DropAqm,
-                        v.kind == PacketKind::Ack,
+                        v.is_ack_like(),
                     );
                 }
             }

@@ -160,6 +160,9 @@ impl Simulation {
             self.events.schedule(until, Event::TxDone(i));
         } else {
             self.start_next(i);
+            if !self.nic_waiters.is_empty() {
+                self.rdma_wake_nic(i);
+            }
         }
     }
 }

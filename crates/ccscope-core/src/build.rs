@@ -77,6 +77,17 @@ pub fn build_with_budget(
     let mut ends = Vec::with_capacity(g.links.len());
     let mut port_names = Vec::with_capacity(g.links.len());
     let sc_packet_bytes = sc.packet_bytes;
+    // in-band telemetry: the `[int]` table, or its defaults (every switch port) when a flow or
+    // a workload uses HPCC, which reads it
+    let uses_hpcc = sc.flow.iter().any(|f| f.cc == CcKind::Hpcc)
+        || sc.workload.iter().any(|w| match w {
+            crate::workload::WorkloadSpec::Incast(i) => i.cc.contains(&CcKind::Hpcc),
+            crate::workload::WorkloadSpec::Poisson(p) => p.cc.contains(&CcKind::Hpcc),
+        });
+    let int_cfg = sc
+        .int
+        .clone()
+        .or_else(|| uses_hpcc.then(crate::scenario::IntConfig::default));
     for l in &g.links {
         let name = port_name(&l.from, &l.to);
         let rate = BitsPerSec(l.rate_bps.round() as u64);
@@ -109,8 +120,7 @@ pub fn build_with_budget(
         };
         let default_sched = crate::scenario::SchedConfig::default();
         // in-band telemetry needs the dequeue moment: its ports take the general path
-        let int_here = sc
-            .int
+        let int_here = int_cfg
             .as_ref()
             .is_some_and(|i| at_switch || i.ports == crate::scenario::IntPorts::All);
         let sched = match l.sched.as_ref() {
@@ -198,6 +208,7 @@ pub fn build_with_budget(
         cubic: sc.cubic.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
+        hpcc: sc.hpcc.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
         seed: sc.seed,
@@ -568,8 +579,7 @@ pub fn build_with_budget(
         spawn_buf: Vec::new(),
         pfc,
         pools,
-        int: sc
-            .int
+        int: int_cfg
             .as_ref()
             .map(|i| Box::new(crate::int::IntArena::new(i.max_slots))),
         nic_waiters: Vec::new(),

@@ -139,6 +139,7 @@ pub struct FlowFactory {
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
+    pub hpcc: crate::rate::HpccConfig,
     pub packet_bytes: u32,
     /// The scenario seed (external controllers' random streams).
     pub seed: u64,
@@ -176,6 +177,10 @@ impl FlowFactory {
             .made
             .0
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // the path's RTT, computed only for the kinds that use it (DX's base RTT, HPCC's T)
+        let path_rtt = ((cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
+            || cc_kind == CcKind::Hpcc)
+            .then(path_rtt_s);
         let cc = Cc::new(
             cc_kind,
             &CcParams {
@@ -186,8 +191,7 @@ impl FlowFactory {
                 dctcp: self.dctcp.clone(),
                 dx: self.dx.clone(),
                 cubic: self.cubic.clone(),
-                dx_base_rtt_s: (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
-                    .then(path_rtt_s),
+                dx_base_rtt_s: path_rtt.filter(|_| cc_kind == CcKind::Dx),
                 ca_increase: t.ca_increase,
                 delayed_ack: t.delayed_ack,
                 ns2_partial_deflation: t.ns2_partial_window_deflation,
@@ -211,6 +215,11 @@ impl FlowFactory {
                 &self.asm_rp,
                 line_bps,
             ))),
+            CcKind::Hpcc => Some(crate::rate::Rate::Hpcc(Box::new(crate::rate::Hpcc::new(
+                &self.hpcc,
+                line_bps,
+                SimDuration::from_secs_f64(path_rtt.unwrap_or(0.0)),
+            )))),
             CcKind::Cbr | CcKind::Rdma => {
                 Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
                     rate_bps: line_bps,

@@ -72,7 +72,7 @@ impl Cc {
                 Cc::Dx(dx)
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma => {
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Hpcc => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
             CcKind::Ext(id) => {

@@ -31,13 +31,15 @@ pub enum CcKind {
     Cbr,
     /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
     Rdma,
+    /// HPCC (Li et al., SIGCOMM 2019) on the RDMA transport: a window from the in-band telemetry of each ACK (`[hpcc]`), paced at W/T; the switch ports stamp telemetry (`[int]`, added with its defaults when absent).
+    Hpcc,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 10] = [
+pub const BUILTIN: [CcKind; 11] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -48,6 +50,7 @@ pub const BUILTIN: [CcKind; 10] = [
     CcKind::Asm,
     CcKind::Cbr,
     CcKind::Rdma,
+    CcKind::Hpcc,
 ];
 
 impl Serialize for CcKind {
@@ -117,6 +120,7 @@ impl CcKind {
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
+            CcKind::Hpcc => "hpcc",
             CcKind::Ext(id) => ext::spec(id).name,
         }
     }
@@ -130,11 +134,14 @@ impl CcKind {
     }
     /// A rate-controlled (802.1Qau) source rather than a TCP window.
     pub fn is_rate_based(self) -> bool {
-        matches!(self, CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma)
+        matches!(
+            self,
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Hpcc
+        )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
     pub fn is_rdma(self) -> bool {
-        matches!(self, CcKind::Rdma)
+        matches!(self, CcKind::Rdma | CcKind::Hpcc)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

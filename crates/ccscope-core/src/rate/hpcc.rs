@@ -216,7 +216,7 @@ impl Hpcc {
     }
 
     /// Window W, bytes (the cap on bytes in flight).
-    pub fn window_bytes(&self) -> f64 {
+    pub fn cwnd_bytes(&self) -> f64 {
         self.w
     }
 
@@ -363,8 +363,9 @@ impl Hpcc {
     }
 }
 
-/// HPCC as a source's controller: no feedback frames, no timer; the engine feeds it each
-/// ACK's telemetry through [`Hpcc::on_int_ack`] and paces at [`Hpcc::rate_bps`].
+/// HPCC as an RDMA source's controller: no feedback frames, CNPs or timer; the engine feeds it
+/// each ACK's telemetry through [`Hpcc::on_int_ack`] (the trait's `on_ack` carries no
+/// telemetry), caps the bytes in flight at W and paces at W / T.
 impl super::RateControl for Hpcc {
     fn on_feedback(&mut self, _now: SimTime, _fb: &super::Feedback) {}
     fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
@@ -374,6 +375,10 @@ impl super::RateControl for Hpcc {
     }
     fn rate_bps(&self) -> f64 {
         Hpcc::rate_bps(self)
+    }
+    /// The window caps the bytes in flight (the transport sends while fewer are in flight).
+    fn window_bytes(&self) -> Option<u64> {
+        Some(self.w.ceil() as u64)
     }
     fn probe(&self, p: &mut super::RateProbe) {
         p.rate_bps = Hpcc::rate_bps(self);
@@ -421,7 +426,7 @@ mod tests {
         // W_init = B x T = 12.5 GB/s x 10 us = 125 000 B; W_AI = W_init (1 - 0.95) / 10
         assert!((h.w_init_bytes() - 125_000.0).abs() < 1e-6);
         assert!((h.w_ai_bytes() - 625.0).abs() < 1e-9);
-        assert!((h.window_bytes() - 125_000.0).abs() < 1e-6);
+        assert!((h.cwnd_bytes() - 125_000.0).abs() < 1e-6);
         assert!((h.rate_bps() - GBPS100 as f64).abs() < 1.0);
         assert_eq!((cfg().eta, cfg().max_stage), (0.95, 5));
     }

@@ -140,6 +140,8 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// HPCC's window and pacing rate (boxed: it keeps the previous ACK's hop records).
+    Hpcc(Box<Hpcc>),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -171,6 +173,7 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Hpcc($r) => $e,
         }
     };
 }

@@ -393,10 +393,9 @@ impl Simulation {
             .count();
         let fl = &self.flows[pkt.flow.idx()];
         // a segment below the cumulative ACK point is acknowledged: its slot may be reused
-        let frontier = if fl.rate.is_some() {
-            u64::MAX
-        } else {
-            fl.sender.snd_una
+        let frontier = match fl.rate.as_deref() {
+            None => fl.sender.snd_una,
+            Some(r) => r.rdma.as_ref().map_or(u64::MAX, |d| d.tx.snd_una),
         };
         let mss = self.mss as f64;
         let stride = || {

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold, ThresholdDequeue
 
 __all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Pie", "Threshold", "Red", "choke",
-           "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay"]
+           "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay", "ThresholdDequeue",
+           "threshold_dequeue"]
 
 
 def drop_tail() -> DropTail:
@@ -20,6 +21,13 @@ def drop_tail() -> DropTail:
 def threshold(*, k_pkts: Optional[float] = None, k_bytes: Optional[float] = None, mark_at_or_above: bool = False) -> Threshold:
     """DCTCP marking: CE-mark when the instantaneous queue exceeds K (packets or bytes)."""
     return Threshold(k_pkts=k_pkts, k_bytes=k_bytes, mark_at_or_above=mark_at_or_above)
+
+
+def threshold_dequeue(*, k_pkts: Optional[float] = None, k_bytes: Optional[float] = None,
+                      mark_at_or_above: bool = False) -> ThresholdDequeue:
+    """DCTCP marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves behind
+    exceeds K (packets or bytes). Puts the port on the general path (docs/engine.md)."""
+    return ThresholdDequeue(k_pkts=k_pkts, k_bytes=k_bytes, mark_at_or_above=mark_at_or_above)
 
 
 def red(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, gentle: bool = False,

@@ -91,6 +91,88 @@ RUNS = [
     ("NewReno 1G 250us DropTail 250, 2 flows", NEWRENO, 0.0145, 0.029, 10.5),
 ]
 UNTIL_S = 1.1
+#: The same runs forced onto the general path (a dequeue decision per packet, docs/engine.md): their cost
+#: against the committed FIFO is the general path's price (issue "Engine II": at most 1.6x).
+GENERAL = "\n[sched]\npath = \"general\"\n"
+#: A 32-to-1 incast into a lossless class (IEEE 802.1Qbb PFC at the switch): 32 servers answer one client with
+#: 64 KB each, round after round, through a 100-packet port; DCTCP with K = 20.
+PFC_INCAST = """
+name = "bench pfc incast 32-1"
+seed = 1
+[topology]
+kind = "dumbbell"
+senders = 33
+bottleneck_bps = 10e9
+access_bps = 10e9
+rtt_s = 20e-6
+buffer_pkts = 100
+[aqm]
+kind = "threshold"
+k_pkts = 20
+[pfc]
+xoff_bytes = 30000
+xon_bytes = 15000
+headroom_bytes = 10000
+[[workload]]
+kind = "incast"
+servers = "s0..s31"
+client = "s32"
+block_bytes = 64000
+rounds = 100000
+cc = ["dctcp"]
+[record]
+traces = ["link"]
+queue_interval_s = 1e-3
+"""
+#: Two classes under strict priority at the bottleneck: two DCTCP flows in class 0 (high) and two in class 1.
+STRICT2 = """
+name = "bench strict priority 2 classes"
+seed = 1
+[topology]
+kind = "dumbbell"
+senders = 4
+bottleneck_bps = 10e9
+rtt_s = 100e-6
+buffer_pkts = 1000
+[aqm]
+kind = "threshold"
+k_pkts = 65
+[sched]
+classes = 2
+scheduler = "strict"
+[[flow]]
+src = "s0"
+dst = "r0"
+cc = "dctcp"
+class = 0
+[[flow]]
+src = "s1"
+dst = "r0"
+cc = "dctcp"
+class = 0
+start_s = 0.0005
+[[flow]]
+src = "s2"
+dst = "r0"
+cc = "dctcp"
+class = 1
+start_s = 0.0002
+[[flow]]
+src = "s3"
+dst = "r0"
+cc = "dctcp"
+class = 1
+start_s = 0.0007
+[record]
+traces = ["link"]
+queue_interval_s = 1e-3
+"""
+#: Engine II rows: (name, scenario text, simulated seconds)
+ENGINE2_RUNS = [
+    *((f"{name}, general path", text + GENERAL, UNTIL_S) for name, text, *_ in RUNS),
+    ("PFC incast 32-to-1, 10 Gb/s, lossless class 0, DCTCP K=20", PFC_INCAST, 0.1),
+    ("Strict priority, 2 classes x 2 DCTCP flows, 10 Gb/s 100us K=65", STRICT2, UNTIL_S),
+]
 #: the leaf-spine scale run (issue "Speed and scale"): its own file, its own simulated time
 LEAF_SPINE = ROOT / "scenarios" / "leaf_spine_websearch.toml"
 #: the fat-tree scale run's simulated time
@@ -301,6 +383,11 @@ def main() -> None:
         rows.append(f"| fat-tree k = {k}, {k ** 3 // 4} hosts, 10 Gb/s 2 us, DCTCP, web-search Poisson 50 % of host rate, "
                     f"{'ECMP' if lb == 'ecmp' else 'per-packet spraying'} ({until} s) | {r['wall_s']:.3f} | — | — | — | "
                     f"{r['events'] / 1e6:.2f} M | — | {r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
+        print(rows[-1], flush=True)
+    for name, text, until in ENGINE2_RUNS:
+        r = run_one(text, a.reps if until == UNTIL_S else 1, until_s=until)
+        rows.append(f"| {name} ({until} s) | {r['wall_s']:.4f} | — | — | — | {r['events'] / 1e6:.2f} M | — | "
+                    f"{r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
         print(rows[-1], flush=True)
     # issue "Every algorithm": the other families, per event against the DCTCP dumbbell
     from ccscope.scenario.builders import periodic

@@ -17,6 +17,13 @@ sequence numbers (`snd_una`, `snd_nxt`) in segments. After each hook the window 
 the hook returned, or else the instance's `cwnd_bytes`; it must be a finite number of bytes > 0.
 `ssthresh_bytes` and `alpha`, when the instance has them, are recorded in the traces.
 Randomness: only `ctx.rng`, a `random.Random` seeded from the scenario seed and the flow index.
+
+Rate-based controllers (the reaction point of a paced, window-less source, as the built-in `qcn`
+and `asm`) subclass `RateController` and are registered the same way (`register_cc("myrate",
+MyRate)`); their hooks are `on_feedback(now_s, kind, cpid, value)`, `on_bytes_sent(now_s, nbytes)`
+and `on_timer(now_s)`. After each hook the rate is the number the hook returned, or else the
+instance's `rate_bps` (bits per second, finite, > 0), and the timer is the instance's
+`deadline_s` (seconds, or None): `on_timer` is called once the simulated time reaches it.
 """
 from __future__ import annotations
 
@@ -34,8 +41,9 @@ from pathlib import Path
 
 from ccscope import _native
 
-__all__ = ["Controller", "ControllerError", "FlowContext", "builtin_names", "ensure_plugins", "load_plugin",
-           "loaded_plugins", "register_cc", "registered", "source_hash", "used_controllers"]
+__all__ = ["Controller", "ControllerError", "FlowContext", "RateContext", "RateController", "builtin_names",
+           "ensure_plugins", "load_plugin", "loaded_plugins", "register_cc", "registered", "source_hash",
+           "used_controllers"]
 
 #: A Python controller failed during a run (a `SimulationError`): the message names the controller,
 #: the flow, the simulated time and the hook, and ends with the controller's traceback.
@@ -44,6 +52,8 @@ ControllerError.__module__ = __name__
 
 #: The hooks every controller has (`Controller` gives each a default that does nothing).
 HOOKS = ("on_ack", "on_dup_ack", "on_congestion", "on_recovery_end")
+#: The hooks every rate controller has (`RateController` gives each a default that does nothing).
+RATE_HOOKS = ("on_feedback", "on_bytes_sent", "on_timer")
 
 _REGISTERED: dict[str, type] = {}
 #: The plugins `load_plugin` loaded in this process, as another process loads them again (a sweep
@@ -110,6 +120,56 @@ class Controller:
         """A full ACK ends fast recovery (called before that ACK's `on_ack`)."""
 
 
+@dataclass(frozen=True)
+class RateContext:
+    """What a rate controller is made from: its flow and the flow's source."""
+    #: The flow's index in the run (scenario flows first, then workload flows as they start).
+    flow: int
+    #: The source's line rate (the speed of its first link), bits per second.
+    line_rate_bps: float
+    #: Data frame size, bytes (`packet_bytes`).
+    packet_bytes: int
+    #: The flow's own random stream (seeded from the scenario seed and the flow index).
+    rng: random.Random
+
+
+class RateController:
+    """Base class of rate-based controllers: the reaction point of a paced source that has no
+    window and no ACKs (as the built-in `qcn` and `asm`); the defaults send at line rate.
+
+    The engine reads two attributes after every hook:
+
+    - `rate_bps`: the sending rate, bits per second (a finite number > 0; frames leave
+      `packet_bytes * 8 / rate_bps` seconds apart). A hook may instead return the new rate.
+    - `deadline_s`: when the controller wants `on_timer`, seconds of simulated time, or None
+      for no timer. It must not lie in the past; after `on_timer` it must be later than `now_s`
+      (or None). Moving it later is free: the engine calls `on_timer` only once the time has
+      reached the deadline it last read.
+
+    `target_rate_bps`, when the instance has it, is recorded in the `rate` trace (NaN without).
+    """
+
+    def __init__(self, ctx: RateContext):
+        self.ctx = ctx
+        #: The sending rate, bits/s (starts at line rate).
+        self.rate_bps = float(ctx.line_rate_bps)
+        #: When `on_timer` is wanted, seconds (None: no timer).
+        self.deadline_s = None
+
+    def on_feedback(self, now_s, kind, cpid, value):
+        """A feedback frame from a congestion point reached this source. `kind` is "qcn" (a QCN
+        congestion notification, `value` the 6-bit quantized |Fb|, an int in 0..63) or "asm"
+        (`value` = (qf, dq), ASM's queue offset and queue change in quanta, ints in -127..127);
+        `cpid` is the congestion point's id (its port)."""
+
+    def on_bytes_sent(self, now_s, nbytes):
+        """The source put a data frame of `nbytes` bytes on the wire (a byte counter's input).
+        A class that does not override it is never called for it (no cost per frame)."""
+
+    def on_timer(self, now_s):
+        """The time has reached `deadline_s`: move it later or set it to None."""
+
+
 def builtin_names() -> list[str]:
     """The built-in controllers' names."""
     return list(_native.cc_names()[0])
@@ -120,12 +180,14 @@ def registered() -> dict[str, type]:
     return dict(_REGISTERED)
 
 
-def register_cc(name: str, cls: type) -> None:
+def register_cc(name: str, cls: type, kind: str | None = None) -> None:
     """Register controller class `cls` as `name` (registering a name again replaces it).
 
-    `cls(ctx)` makes the controller of one flow (`ctx`: `FlowContext`); it has the hooks of
-    `Controller` (subclass it to get the defaults). Raises ValueError for a built-in name or a
-    class without the interface."""
+    `cls(ctx)` makes the controller of one flow. A window controller (`kind="window"`) has the
+    hooks of `Controller` and gets a `FlowContext`; a rate controller (`kind="rate"`) has those
+    of `RateController` and gets a `RateContext`. `kind=None` (the default): "rate" for a
+    subclass of `RateController`, else "window". Raises ValueError for a built-in name or a name
+    registered as the other kind, TypeError for a class without the interface."""
     if not isinstance(name, str):
         raise TypeError(f"register_cc: name = {name!r}: must be a string")
     if name in builtin_names():
@@ -133,6 +195,18 @@ def register_cc(name: str, cls: type) -> None:
                          f"({', '.join(builtin_names())}) cannot be registered")
     if not inspect.isclass(cls):
         raise TypeError(f"register_cc({name!r}, ...): {cls!r} is not a class; give the controller class")
+    if kind is None:
+        kind = "rate" if issubclass(cls, RateController) else "window"
+    if kind not in ("window", "rate"):
+        raise ValueError(f"register_cc({name!r}, {cls.__name__}): kind = {kind!r}: must be \"window\", \"rate\" "
+                         f"or None (from the base class)")
+    old_kind = _KINDS.get(name)
+    if old_kind is not None and old_kind != kind:
+        raise ValueError(f"register_cc({name!r}, {cls.__name__}): {name!r} is registered as a {old_kind} "
+                         f"controller ({_REGISTERED[name].__name__}); a name keeps its kind: choose another name")
+    if kind == "rate":
+        _register_rate(name, cls)
+        return
     missing = [h for h in HOOKS if not callable(getattr(cls, h, None))]
     if missing:
         raise TypeError(f"register_cc({name!r}, {cls.__name__}): no method {', '.join(missing)} "
@@ -151,6 +225,28 @@ def register_cc(name: str, cls: type) -> None:
 
     _native.register_cc(name, maker, flags["ecn"], flags["ecn_once_per_window"], flags["dctcp_echo"])
     _REGISTERED[name] = cls
+    _KINDS[name] = "window"
+
+
+#: name -> "window" or "rate", for the registered controllers.
+_KINDS: dict[str, str] = {}
+
+
+def _register_rate(name: str, cls: type) -> None:
+    missing = [h for h in RATE_HOOKS if not callable(getattr(cls, h, None))]
+    if missing:
+        raise TypeError(f"register_cc({name!r}, {cls.__name__}): no method {', '.join(missing)} "
+                        f"(subclass ccscope.cc.RateController for the defaults)")
+    bytes_sent_hook = getattr(cls, "on_bytes_sent", None) is not RateController.on_bytes_sent
+
+    def maker(flow, seed, line_rate_bps, packet_bytes):
+        ctx = RateContext(flow=flow, line_rate_bps=line_rate_bps, packet_bytes=packet_bytes,
+                          rng=random.Random(seed))
+        return cls(ctx)
+
+    _native.register_rate_cc(name, maker, bytes_sent_hook)
+    _REGISTERED[name] = cls
+    _KINDS[name] = "rate"
 
 
 def used_controllers(scenario) -> list[str]:
@@ -248,3 +344,117 @@ def ensure_plugins(plugins) -> None:
         except Exception as e:  # noqa: BLE001 - the plugin's own error, named and chained
             raise ValueError(f"--plugin {spec!r}: loading it in the sweep worker (pid {os.getpid()}) "
                              f"failed: {type(e).__name__}: {e}") from e
+
+
+# ------------------------------------------------------------------ the scenario's [plugins] table
+
+_MODULE_NAME = None  # compiled on first use
+#: `.py` files a scenario file's [plugins] named and `parse_scenario_text` resolved (real paths): they
+#: passed the sandbox against the file's directory, so the absolute path it wrote in is allowed.
+_APPROVED_FILES: set[str] = set()
+#: such a real path -> the entry as the scenario file wrote it (for error lines)
+_WRITTEN_AS: dict[str, str] = {}
+
+
+def _plugin_entries(data: dict) -> list[tuple[str, str]]:
+    """(field path, value) of each plugins.modules entry of scenario data; ScenarioError naming
+    the field for a table of the wrong shape."""
+    import re
+
+    from ccscope.errors import ScenarioError, shown
+    global _MODULE_NAME
+    if _MODULE_NAME is None:
+        _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+    if not isinstance(data, dict) or data.get("plugins") is None:
+        return []
+    t = data["plugins"]
+    if not isinstance(t, dict):
+        raise ScenarioError(f"plugins = {shown(t)}: must be a table ([plugins] modules = [...])")
+    extra = sorted(set(t) - {"modules"})
+    if extra:
+        raise ScenarioError(f"plugins.{extra[0]}: unknown field, expected `modules`")
+    mods = t.get("modules", [])
+    if not isinstance(mods, list):
+        raise ScenarioError(f"plugins.modules = {shown(mods)}: must be a list of module names or .py file paths")
+    out = []
+    for i, v in enumerate(mods):
+        where = f"plugins.modules[{i}]"
+        if not isinstance(v, str) or not v.strip():
+            raise ScenarioError(f"{where} = {shown(v)}: must be a module name (mypkg.mycc) or a path to a .py file")
+        if not (_is_path(v) or _MODULE_NAME.fullmatch(v)):
+            raise ScenarioError(f"{where} = {shown(v)}: not a module name (dotted identifiers, mypkg.mycc) nor a "
+                                f"path to a .py file")
+        out.append((where, v))
+    return out
+
+
+def _is_path(v: str) -> bool:
+    return v.endswith(".py") or "/" in v or os.sep in v
+
+
+def resolve_scenario_plugins(data: dict, base, *, allow_paths=None) -> None:
+    """Rewrite the `.py` paths of a scenario's [plugins] table to real absolute paths, resolved
+    against `base` (the scenario file's directory) under the data-file sandbox (a relative path
+    must stay under `base`; others need `allow_paths`). Nothing is loaded."""
+    from ccscope.scenario.io import resolve_data_path
+    entries = _plugin_entries(data)
+    if not entries:
+        return
+    from ccscope.errors import ScenarioError, shown
+    mods = data["plugins"]["modules"]
+    for i, (where, v) in enumerate(entries):
+        if _is_path(v) and not (Path(v).is_absolute() and v in _APPROVED_FILES):
+            real = str(resolve_data_path(v, base, allow_paths=allow_paths, field=where))
+            if not Path(real).is_file():
+                raise ScenarioError(f"{where} = {shown(v)}: no such file (relative paths resolve against the "
+                                    f"scenario's directory)")
+            _APPROVED_FILES.add(real)
+            _WRITTEN_AS.setdefault(real, v)
+            mods[i] = real
+
+
+def _loaded(rec_key: str, value: str) -> bool:
+    with _PLUGINS_LOCK:
+        return any(r.get(rec_key) == value for r in _PLUGINS)
+
+
+def load_scenario_plugins(data: dict, base=None, *, allow_paths=None) -> None:
+    """Load the controllers a scenario's `[plugins] modules = [...]` names (what `ccscope run`,
+    `ccscope sweep`, sweep workers and `ccscope.simulate` do before the engine checks the cc names).
+
+    A module name is imported from the Python path; a `.py` file path, when relative, resolves
+    against `base` (default: the current directory; a scenario file's paths were resolved against
+    its directory when it was read) under the data-file sandbox. A plugin already loaded in this
+    process is not loaded again. Raises ScenarioError naming plugins.modules[i] and the value."""
+    from ccscope.errors import ScenarioError, shown
+    from ccscope.scenario.io import resolve_data_path
+    for where, v in _plugin_entries(data):
+        written = _WRITTEN_AS.get(v, v)
+        try:
+            if _is_path(v):
+                if Path(v).is_absolute() and (v in _APPROVED_FILES or _loaded("file", v)):
+                    real = v
+                else:
+                    real = str(resolve_data_path(v, Path.cwd() if base is None else Path(base),
+                                                 allow_paths=allow_paths, field=where))
+                if _loaded("file", real):
+                    continue
+                if not Path(real).is_file():
+                    raise ScenarioError(f"{where} = {shown(written)}: no such file")
+                load_plugin(real)
+            else:
+                if _loaded("module", v) and v in sys.modules:
+                    continue
+                load_plugin(v)
+        except ScenarioError:
+            raise
+        except ValueError as e:
+            if "no module of that name" in str(e):
+                raise ScenarioError(f"{where} = {shown(written)}: no module of that name on the Python path (give an "
+                                    f"importable module, mypkg.mycc, or a path to a .py file)") from None
+            raise ScenarioError(f"{where} = {shown(written)}: {e}") from e
+        except Exception as e:  # noqa: BLE001 - the plugin's own error, named and chained
+            import traceback
+            frames = traceback.extract_tb(e.__traceback__)
+            at = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+            raise ScenarioError(f"{where} = {shown(written)}: importing it failed: {type(e).__name__}: {e}{at}") from e

@@ -472,7 +472,8 @@ def _plot_time(option: str, text: Optional[str]) -> Optional[float]:
 def plot(runs: List[Path] = typer.Argument(..., help="Result directories written by `ccscope run --out` "
                                            "(one or more: each run gets its own colour).", metavar="RUN..."),
          kind: List[str] = typer.Option([], "--kind", "-k", help="Panel to draw: queue, cwnd, alpha, rate, "
-                                        "throughput, fct-cdf or slowdown (FCT slowdown p50/p99 by flow-size bin) "
+                                        "throughput, fct-cdf, slowdown (FCT slowdown p50/p99 by flow-size bin) or pfc "
+                                        "(PFC pause time and frames per port; with --from/--to from the pfc trace) "
                                         "(repeatable or comma-separated; one panel each). "
                                         "Default: queue and cwnd."),
          label: List[str] = typer.Option([], "--label", "-l", help="Legend label of each run, in order (one per "

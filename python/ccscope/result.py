@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 EVENT_NAMES = {0: "drop_overflow", 1: "drop_aqm", 2: "mark"}
 #: Categories of the feedback trace's event column.
 FEEDBACK_EVENTS = ["sent", "applied"]
+#: Categories of the pfc trace's event column (a PFC frame reaching the port it acts on).
+PFC_EVENTS = ["pause", "resume"]
 #: Fraction of the run treated as warm-up by the summary (FIGURES.md measurement conventions).
 WARMUP_FRACTION = 0.2
 #: The tables of a result besides its traces, in the order `save` writes them.
@@ -38,7 +40,7 @@ _OPTIONAL_TABLES = ("classes",)
 class SimResult:
     """What `ccscope.simulate` returns.
 
-    traces:  dict of DataFrames: queue, link, cwnd, alpha, delivered, drops (as recorded)
+    traces:  dict of DataFrames: queue, link, cwnd, alpha, delivered, drops, rate, feedback, pfc (as recorded)
     flows:   one row per flow (cc, start_s, fct_s, throughput_bps, retransmits, ...)
     ports:   one row per port (rate, bytes sent, drops, marks, mean/max queue, utilization)
     summary: headline metrics (bottleneck_utilization, queue_mean_pkts, queue_p99_pkts, ...)
@@ -372,6 +374,8 @@ def _trace_columns(name: str, cols: dict, port_names: list) -> tuple[dict, dict]
         cols = {**cols, "is_ack": np.asarray(cols["is_ack"]).astype(bool)}
     if name == "feedback":
         cats["event"] = FEEDBACK_EVENTS
+    if name == "pfc":
+        cats["event"] = PFC_EVENTS
     return cols, cats
 
 
@@ -580,6 +584,7 @@ REQUIRED_COLUMNS = {
     "traces/drops.parquet": ("time_s", "port", "event"),
     "traces/rate.parquet": ("time_s", "flow", "rate_bps"),
     "traces/feedback.parquet": ("time_s", "event"),
+    "traces/pfc.parquet": ("time_s", "port", "class", "event", "quanta"),
     # which event traces stopped early (a `reason` and `detail` since spilling; not required)
     "traces/truncated.parquet": ("series", "rows_kept", "rows_left_out", "cap_rows"),
 }
@@ -747,7 +752,7 @@ def load(out_dir: Union[str, Path]) -> SimResult:
     # Parquet keeps a categorical's categories only where values use them: restore them (an
     # empty table, e.g. no feedback frames, would otherwise come back with none)
     port_cat = pd.CategoricalDtype([str(n) for n in names])
-    event_cats = {"drops": [EVENT_NAMES[i] for i in range(3)], "feedback": ["sent", "applied"]}
+    event_cats = {"drops": [EVENT_NAMES[i] for i in range(3)], "feedback": ["sent", "applied"], "pfc": PFC_EVENTS}
     for name, df in traces.items():
         cols = [("port", port_cat, d / "ports.parquet")] if "port" in df else []
         if name in event_cats and "event" in df:

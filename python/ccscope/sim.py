@@ -116,7 +116,7 @@ def _prepare(scenario: ScenarioLike, record: Optional[Sequence[str]], seed: Opti
             record = [record]
         elif not isinstance(record, (list, tuple)) or not all(isinstance(r, str) for r in record):
             raise ScenarioError(f"record = {shown(record)}: must be a list of trace names "
-                                "(queue, link, cwnd, alpha, delivered, drops, rate, feedback)")
+                                "(queue, link, cwnd, alpha, delivered, drops, rate, feedback, pfc)")
         rec = data.get("record")
         if rec is None:
             rec = {}

@@ -57,6 +57,7 @@ pub const RATE_ROW_BYTES: u64 = 8 + 4 + 8 + 8;
 pub const DROP_ROW_BYTES: u64 = 8 + 4 + 4 + 8 + 1 + 1;
 pub const CHANGE_ROW_BYTES: u64 = 24;
 pub const FEEDBACK_ROW_BYTES: u64 = 8 + 1 + 4 + 4 + 8 * 5 + 8;
+pub const PFC_ROW_BYTES: u64 = 8 + 4 + 1 + 1 + 4 + 8;
 
 /// Bytes a scenario's text costs while it is parsed, checked and built, per byte of text
 /// (measured 10-12 on explicit graphs and flow lists of 10^5 items: typed structs with their
@@ -554,6 +555,15 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate, ScenarioError> {
             "feedback",
             mul(2, pkts(sh.rate_sum_bps)),
             FEEDBACK_ROW_BYTES * ROW_COPIES,
+        ));
+    }
+    if has(TraceKind::Pfc) && sc.pfc.is_some() {
+        // a pause and a resume need the count to cross XOFF and XON: at most a frame per
+        // packet a port carries, and the refreshes of a pause in force
+        events.push((
+            "pfc",
+            mul(2, pkts(sh.rate_sum_bps)),
+            PFC_ROW_BYTES * ROW_COPIES,
         ));
     }
     Ok(Estimate {

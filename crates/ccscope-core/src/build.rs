@@ -112,6 +112,9 @@ pub fn build_with_budget(
             Some(AqmConfig::Codel(c)) => {
                 Some(DequeuePolicy::Codel(c.params(sc_packet_bytes), c.ecn))
             }
+            Some(AqmConfig::ThresholdDequeue(c)) => {
+                Some(DequeuePolicy::ThresholdDequeue(c.clone()))
+            }
             Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
                 *c,
                 Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
@@ -147,6 +150,7 @@ pub fn build_with_budget(
                 // lossless classes at switch ports (a host's NIC keeps its buffer)
                 if at_switch {
                     s.lossless = p.mask();
+                    crate::sim::pfc::check_headroom(p, &sc, l, &name)?;
                 }
             }
             port.set_sched(s);
@@ -206,6 +210,7 @@ pub fn build_with_budget(
         dctcp: sc.dctcp.clone(),
         dx: sc.dx.clone(),
         cubic: sc.cubic.clone(),
+        swift: sc.swift.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
         hpcc: sc.hpcc.clone(),
@@ -280,8 +285,9 @@ pub fn build_with_budget(
                 Event::FlowStop(FlowId(i as u32)),
             );
         }
-        if matches!(f.cc, CcKind::Qcn | CcKind::Asm) {
-            // a rate-based source needs a congestion point of its kind on its path
+        if matches!(f.cc, CcKind::Qcn | CcKind::Asm | CcKind::ExtRate(_)) {
+            // a rate-based source needs a congestion point of its kind on its path (an external
+            // rate controller: of any kind, or none; it gets what the path's points send)
             let (off, len) = routes.borrow()[fwd.idx()];
             let has_cp = route_ports.borrow()[off as usize..off as usize + len as usize]
                 .iter()
@@ -292,7 +298,7 @@ pub fn build_with_budget(
                             | (Some(AqmConfig::Asm(_)), CcKind::Asm)
                     )
                 });
-            if !has_cp {
+            if !has_cp && !matches!(f.cc, CcKind::ExtRate(_)) {
                 return Err(ScenarioError::new(
                     format!("flow[{i}].cc"),
                     format!("{:?}", f.cc.name()),

@@ -107,15 +107,26 @@ impl RateState {
     }
 }
 
-/// A flow's RTT with every queue empty: propagation plus one `data_bytes` serialization per hop
-/// of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds (DX's exact R0).
+/// What a flow's controller may need to know of its path, computed only when a kind asks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PathInfo {
+    /// RTT with every queue empty, seconds (DX's exact R0).
+    pub rtt_s: f64,
+    /// Switches on the forward route: its links less one (Swift's hop count, which the paper
+    /// reads from the IP TTL each switch decrements).
+    pub hops: u32,
+}
+
+/// A flow's path: its RTT with every queue empty (propagation plus one `data_bytes`
+/// serialization per hop of `fwd` and one `ack_bytes` serialization per hop of `rev`, seconds)
+/// and the switches on `fwd`.
 pub(crate) fn path_rtt_s(
     routes: &[(u32, u16)],
     route_ports: &[PortId],
     ports: &[Port],
     (fwd, rev): (RouteId, RouteId),
     (data_bytes, ack_bytes): (u32, u32),
-) -> f64 {
+) -> PathInfo {
     let one_way = |r: RouteId, bytes: u32| -> u64 {
         let (off, len) = routes[r.idx()];
         route_ports[off as usize..off as usize + len as usize]
@@ -126,7 +137,10 @@ pub(crate) fn path_rtt_s(
             })
             .sum()
     };
-    SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64()
+    PathInfo {
+        rtt_s: SimTime(one_way(fwd, data_bytes) + one_way(rev, ack_bytes)).as_secs_f64(),
+        hops: u32::from(routes[fwd.idx()].1.saturating_sub(1)),
+    }
 }
 
 /// Everything needed to create a flow's sender and receiver, at build time or during the run.
@@ -136,6 +150,7 @@ pub struct FlowFactory {
     pub dctcp: crate::cc::DctcpConfig,
     pub dx: crate::cc::DxConfig,
     pub cubic: crate::cc::CubicConfig,
+    pub swift: crate::cc::SwiftConfig,
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
@@ -169,7 +184,7 @@ impl FlowFactory {
         dst: NodeId,
         start: SimTime,
         line_bps: f64,
-        path_rtt_s: impl FnOnce() -> f64,
+        path: impl FnOnce() -> PathInfo,
     ) -> FlowState {
         let t = &self.tcp;
         let mss = self.packet_bytes;
@@ -177,10 +192,13 @@ impl FlowFactory {
             .made
             .0
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // the path's RTT, computed only for the kinds that use it (DX's base RTT, HPCC's T)
-        let path_rtt = ((cc_kind == CcKind::Dx && self.dx.base_rtt_from_path)
-            || cc_kind == CcKind::Hpcc)
-            .then(path_rtt_s);
+        let ext_seed = matches!(cc_kind, CcKind::Ext(_) | CcKind::ExtRate(_))
+            .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
+            .unwrap_or(0);
+        let path = (cc_kind == CcKind::Swift
+            || cc_kind == CcKind::Hpcc
+            || (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path))
+            .then(path);
         let cc = Cc::new(
             cc_kind,
             &CcParams {
@@ -191,7 +209,12 @@ impl FlowFactory {
                 dctcp: self.dctcp.clone(),
                 dx: self.dx.clone(),
                 cubic: self.cubic.clone(),
-                dx_base_rtt_s: path_rtt.filter(|_| cc_kind == CcKind::Dx),
+                swift: self.swift.clone(),
+                hops: path.map_or(0, |p| p.hops),
+                dx_base_rtt_s: (cc_kind == CcKind::Dx)
+                    .then_some(path)
+                    .flatten()
+                    .map(|p| p.rtt_s),
                 ca_increase: t.ca_increase,
                 delayed_ack: t.delayed_ack,
                 ns2_partial_deflation: t.ns2_partial_window_deflation,
@@ -201,9 +224,7 @@ impl FlowFactory {
                 rwnd_pkts: t.rwnd_pkts,
                 initial_ssthresh_pkts: t.initial_ssthresh_pkts,
                 flow,
-                seed: matches!(cc_kind, CcKind::Ext(_))
-                    .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
-                    .unwrap_or(0),
+                seed: ext_seed,
             },
         );
         let rate = match cc_kind {
@@ -218,13 +239,24 @@ impl FlowFactory {
             CcKind::Hpcc => Some(crate::rate::Rate::Hpcc(Box::new(crate::rate::Hpcc::new(
                 &self.hpcc,
                 line_bps,
-                SimDuration::from_secs_f64(path_rtt.unwrap_or(0.0)),
+                SimDuration::from_secs_f64(path.map_or(0.0, |p| p.rtt_s)),
             )))),
             CcKind::Cbr | CcKind::Rdma => {
                 Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
                     rate_bps: line_bps,
                 }))
             }
+            CcKind::ExtRate(id) => Some(crate::rate::Rate::Ext(Box::new(
+                crate::rate::ext::ExtRate::new(
+                    id,
+                    &crate::rate::ext::ExtRateFlow {
+                        flow,
+                        seed: ext_seed,
+                        line_rate_bps: line_bps,
+                        packet_bytes: mss,
+                    },
+                ),
+            ))),
             _ => None,
         }
         .map(|r| {

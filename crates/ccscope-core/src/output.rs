@@ -299,6 +299,21 @@ impl RunOutput {
                 ],
             });
         }
+        if rec.want_pfc && sim.pfc.is_some() {
+            let b = &rec.pfc;
+            spills.extend(spilled("pfc", &[b]));
+            tables.push(Table {
+                name: "pfc",
+                columns: vec![
+                    ("time_s", Column::F64(secs(&b.time_ps))),
+                    ("port", Column::U32(b.port.clone())),
+                    ("class", Column::U8(b.class.clone())),
+                    ("event", Column::U8(b.event.clone())),
+                    ("quanta", Column::U32(b.quanta.clone())),
+                    ("sent_s", Column::F64(secs(&b.sent_ps))),
+                ],
+            });
+        }
         if rec.want_drops {
             let e = &rec.events;
             spills.extend(spilled("drops", &[e]));
@@ -385,6 +400,7 @@ fn truncated_table(sim: &Simulation) -> Option<Table> {
     };
     add("drops".into(), &rec.events.spill, rec.events.rows());
     add("feedback".into(), &rec.feedback.spill, rec.feedback.rows());
+    add("pfc".into(), &rec.pfc.spill, rec.pfc.rows());
     for pid in &rec.ports {
         if let Some(log) = &sim.ports[pid.idx()].change_log {
             add(
@@ -603,6 +619,10 @@ fn classes_table(sim: &Simulation) -> Option<Table> {
     if port.is_empty() {
         return None;
     }
+    let ingress = sim
+        .pfc
+        .as_ref()
+        .map(|p| p.ingress_by_class(sim, &port, &class));
     let col =
         |f: fn(&crate::net::sched::ClassStats) -> u64| Column::U64(st.iter().map(f).collect());
     let mut columns = vec![
@@ -624,13 +644,17 @@ fn classes_table(sim: &Simulation) -> Option<Table> {
             ),
         ),
     ];
-    if sim.pfc.is_some() {
+    if let Some((max_in, exceeded)) = ingress {
         // PFC: the frames each port received per class, and the time the class was paused
         columns.push(("pause_rx", col(|s| s.pause_rx)));
         columns.push((
             "paused_s",
             Column::F64(st.iter().map(|s| s.paused_ps as f64 * 1e-12).collect()),
         ));
+        // the ingress side of the port: the largest count of its bytes waiting in the next
+        // switch, and the arrivals that took the count above XOFF + headroom
+        columns.push(("ingress_max_bytes", Column::U64(max_in)));
+        columns.push(("headroom_exceeded", Column::U64(exceeded)));
     }
     Some(Table {
         name: "classes",
@@ -737,6 +761,12 @@ fn ports_table(sim: &Simulation) -> Table {
             Column::U64((0..ps.len()).map(|i| p.max_of_port(i)).collect()),
         ));
         t.columns.push(("pool_drops", Column::U64(p.drops.clone())));
+    }
+    if sim.pfc.is_some() {
+        // PFC, per port over its classes: frames received and the time any class was paused
+        let (rx, paused) = crate::sim::pfc::pause_by_port(sim);
+        t.columns.push(("pause_rx", Column::U64(rx)));
+        t.columns.push(("paused_s", Column::F64(paused)));
     }
     t
 }

@@ -4,6 +4,7 @@
 
 mod fluid;
 mod py_cc;
+mod py_rate;
 
 use ccscope_core::output::{Column, RunOutput, Segment};
 use ccscope_core::scenario::{self, Format, Scenario};
@@ -758,6 +759,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(red_replay, m)?)?;
     fluid::register(m)?;
     py_cc::register(m)?;
+    py_rate::register(m)?;
     m.add_class::<Simulation>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -53,11 +53,11 @@ pub fn check() -> PyResult<()> {
     }
 }
 
-fn record(msg: String) {
+pub(crate) fn record(msg: String) {
     record_as(msg, false)
 }
 
-fn record_as(msg: String, interrupt: bool) {
+pub(crate) fn record_as(msg: String, interrupt: bool) {
     FAILURE.with(|f| {
         let mut f = f.borrow_mut();
         if f.is_none() {
@@ -67,7 +67,7 @@ fn record_as(msg: String, interrupt: bool) {
 }
 
 /// `type: message` and the traceback of a Python exception.
-fn describe(py: Python<'_>, e: &PyErr) -> String {
+pub(crate) fn describe(py: Python<'_>, e: &PyErr) -> String {
     let tb = (|| -> PyResult<String> {
         let lines = py.import("traceback")?.call_method1(
             "format_exception",
@@ -80,7 +80,7 @@ fn describe(py: Python<'_>, e: &PyErr) -> String {
 }
 
 /// A value cut to ~80 characters.
-fn shown(v: &Bound<'_, PyAny>) -> String {
+pub(crate) fn shown(v: &Bound<'_, PyAny>) -> String {
     let r = v
         .repr()
         .map(|r| r.to_string())
@@ -187,7 +187,7 @@ impl PyController {
     }
 }
 
-fn where_(name: &str, flow: u32, now: Option<SimTime>, hook: &str, msg: &str) -> String {
+pub(crate) fn where_(name: &str, flow: u32, now: Option<SimTime>, hook: &str, msg: &str) -> String {
     let at = match now {
         Some(t) => format!(" at t = {:.9} s", t.as_secs_f64()),
         None => String::new(),
@@ -388,7 +388,11 @@ fn cc_names() -> (Vec<&'static str>, Vec<&'static str>) {
             .iter()
             .map(|k| k.name())
             .collect(),
-        ext::names(),
+        {
+            let mut n = ext::names();
+            n.extend(ccscope_core::rate::ext::names());
+            n
+        },
     )
 }
 

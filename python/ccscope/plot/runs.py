@@ -27,9 +27,13 @@ import pandas as pd
 
 #: Kinds of panel, in the order the help lists them, with the trace each needs (None: the flows table).
 KINDS: dict[str, str | None] = {"queue": "queue", "cwnd": "cwnd", "alpha": "alpha", "rate": "rate",
-                                "throughput": "delivered", "fct-cdf": None, "slowdown": None}
+                                "throughput": "delivered", "fct-cdf": None, "slowdown": None, "pfc": None}
 #: Kinds drawn from the flows table, not over time.
 FLOW_KINDS = ("fct-cdf", "slowdown")
+#: Kinds drawn per port, not over time ("pfc": PFC pause time per port, from the ports table or the pfc trace).
+PORT_KINDS = ("pfc",)
+#: Ports drawn in a pfc panel at most (those paused longest).
+MAX_PORTS_DRAWN = 24
 #: Flows of one run drawn in a per-flow panel when no flows are chosen.
 MAX_FLOWS_DRAWN = 10
 #: Percentile of the samples in the window that sets the top of a time panel's y-range.
@@ -316,6 +320,11 @@ def check_recorded(kind: str, run: Run) -> None:
     """Raise PlotInputError when `run` has no data for `kind`, saying which trace to enable."""
     trace = KINDS[kind]
     res = run.result
+    if kind == "pfc":
+        if "paused_s" not in res.ports:
+            raise PlotInputError(f"--kind pfc: run {run.source!r} has no PFC pause times (its scenario has no [pfc] "
+                                 "table, or it was saved by a ccscope before the ports table had paused_s)")
+        return
     if trace is None:
         fct = res.flows["fct_s"] if "fct_s" in res.flows else pd.Series(dtype=float)
         if not np.isfinite(fct.to_numpy(dtype=float)).any():
@@ -614,6 +623,107 @@ def _draw_slowdown(ax, runs: Sequence[Run], lo: float, hi: float) -> None:
     ax.add_artist(ax.legend(handles=style, loc="upper left", fontsize="small", framealpha=0.85))
 
 
+def pause_intervals(result) -> dict[str, list[tuple[float, float]]]:
+    """Per port: the intervals during which at least one class was paused, from the "pfc" trace
+    (a pause lasts its quanta x 512 bit times at the port's rate, a refresh extends it, a resume ends
+    it; as the engine's paused_s). Intervals still open end at the run's end."""
+    ports = result.ports
+    rate = dict(zip(ports["name"].astype(str), ports["rate_bps"].to_numpy(dtype=float)))
+    end = float(result.summary.get("sim_time_s") or 0.0)
+    tr = result.traces["pfc"]
+    per_class: dict[tuple[str, int], list[list[float]]] = {}
+    for t, p, c, ev, q in zip(tr["time_s"].to_numpy(dtype=float), tr["port"].astype(str), tr["class"].to_numpy(),
+                              tr["event"].astype(str), tr["quanta"].to_numpy(dtype=float)):
+        iv = per_class.setdefault((p, int(c)), [])
+        open_ = bool(iv) and t < iv[-1][1]
+        if ev == "resume":
+            if open_:
+                iv[-1][1] = t
+            continue
+        until = t + q * 512.0 / rate[p]
+        if open_:
+            iv[-1][1] = until
+        else:
+            iv.append([t, until])
+    out: dict[str, list[tuple[float, float]]] = {}
+    for (p, _), iv in per_class.items():
+        out.setdefault(p, []).extend((a, min(b, end) if end > 0 else b) for a, b in iv)
+    for p, iv in out.items():  # the union over the port's classes
+        iv.sort()
+        merged: list[tuple[float, float]] = []
+        for a, b in iv:
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        out[p] = merged
+    return out
+
+
+def pause_time_by_port(result, lo: float | None = None, hi: float | None = None) -> pd.DataFrame:
+    """PFC pause time and frames per port: columns name, paused_s, pause_rx (ports that were never
+    paused left out), longest pause first. Without a window, the ports table's whole-run columns;
+    with one ([lo, hi], seconds), the "pfc" trace's frames and pauses inside it (PlotInputError when
+    the run did not record that trace)."""
+    if lo is None and hi is None:
+        ports = result.ports
+        df = pd.DataFrame({"name": ports["name"].astype(str), "paused_s": ports["paused_s"].to_numpy(dtype=float),
+                           "pause_rx": ports["pause_rx"].to_numpy()})
+    else:
+        if "pfc" not in result.traces:
+            raise PlotInputError("--kind pfc with --from/--to reads the 'pfc' trace, which this run did not record; "
+                                 "rerun it with --record pfc (or add 'pfc' to [record] traces), or drop the window")
+        lo = 0.0 if lo is None else lo
+        hi = math.inf if hi is None else hi
+        tr = result.traces["pfc"]
+        t = tr["time_s"].to_numpy(dtype=float)
+        inside = tr[(t >= lo) & (t <= hi)]
+        frames = inside["port"].astype(str).value_counts()
+        names, paused = [], []
+        for p, iv in pause_intervals(result).items():
+            names.append(p)
+            paused.append(sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in iv))
+        df = pd.DataFrame({"name": names, "paused_s": paused})
+        df["pause_rx"] = [int(frames.get(n, 0)) for n in names]
+    df = df[(df["paused_s"] > 0) | (df["pause_rx"] > 0)]
+    return df.sort_values(["paused_s", "name"], ascending=[False, True]).reset_index(drop=True)
+
+
+def _draw_pfc(ax, runs: Sequence[Run], lo: float | None, hi: float | None) -> None:
+    """PFC pause time per port (horizontal bars, one colour per run), the frames received written at
+    each bar's end; the ports paused longest in the first run first."""
+    colours = _colours(len(runs))
+    tables = [pause_time_by_port(r.result, lo, hi) for r in runs]
+    order: list[str] = []
+    for tab in tables:
+        order += [n for n in tab["name"] if n not in order]
+    shown = order[:MAX_PORTS_DRAWN]
+    top = max((float(t["paused_s"].max()) for t in tables if len(t)), default=0.0)
+    unit, scale = _time_unit(top) if top > 0 else ("s", 1.0)
+    height = 0.8 / len(runs)
+    y = np.arange(len(shown), dtype=float)
+    for ri, (run, tab) in enumerate(zip(runs, tables)):
+        by = tab.set_index("name")
+        vals = np.array([float(by["paused_s"].get(n, 0.0)) * scale for n in shown])
+        rx = [int(by["pause_rx"].get(n, 0)) for n in shown]
+        pos = y - 0.4 + height * (ri + 0.5)
+        ax.barh(pos, vals, height=height * 0.9, color=colours[ri], label=run.label if len(runs) > 1 else None)
+        for yy, v, n in zip(pos, vals, rx):
+            ax.text(v, yy, f" {n} frames", va="center", fontsize="x-small", color="0.25")
+    ax.set_yticks(y)
+    ax.set_yticklabels(shown, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlim(0, top * scale * 1.25 if top > 0 else 1.0)
+    window = "whole run" if lo is None and hi is None else f"{_time_text(lo or 0.0)} to {_time_text(hi) if hi is not None else 'end'}"
+    ax.set_xlabel(f"time paused by PFC ({unit}; at least one class; {window})")
+    ax.set_ylabel("port (paused)")
+    ax.grid(True, axis="x", lw=0.3, alpha=0.5)
+    if len(order) > len(shown):
+        ax.set_title(f"{len(shown)} of {len(order)} paused ports (longest paused first)", fontsize="small")
+    if not order:
+        ax.text(0.5, 0.5, "no port was paused", transform=ax.transAxes, ha="center", va="center")
+
+
 def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, t_from: float | None = None,
               t_to: float | None = None, port: str | None = None, flows: Sequence[int] | None = None,
               title: str | None = None):
@@ -641,7 +751,7 @@ def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, 
         auto = legend_labels([r.result for r in runs], [r.source for r in runs])
         runs = [Run(r.result, r.label or a, r.source) for r, a in zip(runs, auto)]
     unit = _time_unit(hi - lo)
-    time_kinds = [k for k in kinds if k not in FLOW_KINDS]
+    time_kinds = [k for k in kinds if k not in FLOW_KINDS and k not in PORT_KINDS]
     n = len(kinds)
     fig, axes = plt.subplots(n, 1, figsize=(9, 2.9 * n + 0.6), squeeze=False)
     axes = axes[:, 0]
@@ -651,6 +761,8 @@ def plot_runs(runs: Sequence[Run], kinds: Sequence[str] = ("queue", "cwnd"), *, 
             _draw_fct_cdf(ax, runs, lo, hi)
         elif kind == "slowdown":
             _draw_slowdown(ax, runs, lo, hi)
+        elif kind == "pfc":
+            _draw_pfc(ax, runs, t_from, t_to)
         else:
             _draw_time_kind(ax, kind, runs, lo, hi, unit, port=port, flows=flows)
             time_axes.append(ax)

@@ -76,6 +76,9 @@ def parse_scenario_text(text: str, p: Path, *, allow_paths: AllowPaths = None) -
     if not isinstance(data, dict):
         raise ScenarioError(f"{p}: the top level must be a table of scenario fields")
     _resolve_cdf_files(data, p.resolve().parent, allow_paths)
+    if data.get("plugins") is not None:  # [plugins] file paths resolve against the file's directory
+        from ccscope.cc import resolve_scenario_plugins
+        resolve_scenario_plugins(data, p.resolve().parent, allow_paths=allow_paths)
     return data
 
 
@@ -339,6 +342,10 @@ def to_engine_json(scenario: ScenarioLike, *, allow_paths: AllowPaths = None) ->
     Data files still named in a dict or Scenario resolve against the current directory (the base),
     under the same sandbox rules as a file's (module doc)."""
     data = as_dict(scenario, allow_paths=allow_paths)
+    if isinstance(data, dict) and data.get("plugins") is not None:
+        # the controllers the scenario names are registered before the engine checks cc names
+        from ccscope.cc import load_scenario_plugins
+        load_scenario_plugins(data, allow_paths=allow_paths)
     if _has_cdf_files(data):
         import copy
         data = copy.deepcopy(data)

@@ -44,6 +44,16 @@ class Threshold:
 
 
 @dataclass
+class ThresholdDequeue:
+    """DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves
+    behind in its class exceeds K (packets or bytes); the port takes the general path."""
+    KIND = "threshold_dequeue"
+    k_pkts: Optional[float] = None
+    k_bytes: Optional[float] = None
+    mark_at_or_above: bool = False
+
+
+@dataclass
 class Red:
     KIND = "red"
     min_th_pkts: float = 5.0
@@ -130,7 +140,7 @@ class Pie:
 
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie]
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie, ThresholdDequeue]
 
 
 @dataclass
@@ -162,6 +172,8 @@ class SchedConfig:
     weights: Optional[list[float]] = None
     class_buffer_pkts: Optional[list[int]] = None
     path: Literal["auto", "general"] = "auto"
+    #: a queue policy per class (replaces the port's aqm for every class): e.g. [threshold(k_pkts=20), drop_tail()]
+    class_aqm: Optional[list[AqmConfig]] = None
 
 
 @dataclass
@@ -171,6 +183,9 @@ class PfcConfig:
     xon_bytes: int
     classes: list[int] = field(default_factory=lambda: [0])
     pause_quanta: int = 65535
+    #: bytes above XOFF an ingress may still receive (a round trip of the link at line rate plus two
+    #: maximum frames); xoff_bytes + headroom_bytes must fit in every switch port's buffer; None: not checked
+    headroom_bytes: Optional[int] = None
 
 
 @dataclass
@@ -451,6 +466,34 @@ class HpccConfig:
 
 
 @dataclass
+class SwiftConfig:
+    ai: float = 1.0
+    beta: float = 0.8
+    max_mdf: float = 0.5
+    base_target_s: float = 25e-6
+    hop_scale_s: float = 1e-6
+    fs_range_s: float = 125e-6
+    fs_min_cwnd: float = 0.1
+    fs_max_cwnd: float = 100.0
+    min_cwnd: float = 0.01
+    max_cwnd: float = 1000.0
+    retx_reset_threshold: int = 5
+
+
+@dataclass
+class TimelyConfig:
+    alpha: float = 0.875
+    beta: float = 0.8
+    delta_bps: float = 10e6
+    t_low_s: float = 50e-6
+    t_high_s: float = 500e-6
+    min_rtt_s: float = 20e-6
+    hai_after: int = 5
+    hai_factor: int = 5
+    seg_bytes: int = 64000
+
+
+@dataclass
 class QcnRpConfig:
     gd: float = 1.0 / 128.0
     min_dec_fac: float = 0.5
@@ -493,12 +536,20 @@ class RdmaConfig:
 
 @dataclass
 class RecordConfig:
+    #: "pfc" (every PFC pause/resume frame) is not in the default list: add it to keep that trace
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
                                                                  "feedback"])
     queue_interval_s: float = 1e-5
     queue_every_change: bool = False
     flow_interval_s: float = 1e-4
     ports: Optional[list[str]] = None
+
+
+@dataclass
+class Plugins:
+    """`[plugins]`: modules (`mypkg.mycc`) or `.py` files that register Python controllers, loaded
+    before the scenario's cc names are checked (docs/extending.md)."""
+    modules: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -520,6 +571,8 @@ class Scenario:
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
     cubic: CubicConfig = field(default_factory=CubicConfig)
+    swift: SwiftConfig = field(default_factory=SwiftConfig)
+    timely: TimelyConfig = field(default_factory=TimelyConfig)
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     rdma: RdmaConfig = field(default_factory=RdmaConfig)
@@ -528,6 +581,7 @@ class Scenario:
     flow: list[FlowSpec] = field(default_factory=list)
     workload: list[Workload] = field(default_factory=list)
     record: RecordConfig = field(default_factory=RecordConfig)
+    plugins: Optional[Plugins] = None
 
     def to_dict(self) -> dict:
         d = _clean(self)
@@ -571,8 +625,11 @@ SCHEMA_MIRROR = {
     DctcpConfig: "DctcpConfig",
     DxConfig: "DxConfig",
     CubicConfig: "CubicConfig",
+    SwiftConfig: "SwiftConfig",
+    TimelyConfig: "TimelyConfig",
     RecordConfig: "RecordConfig",
     Threshold: "ThresholdConfig",
+    ThresholdDequeue: "ThresholdConfig",
     Red: "RedConfig",
     Choke: "ChokeConfig",
     QcnCp: "QcnCpConfig",
@@ -586,4 +643,5 @@ SCHEMA_MIRROR = {
     RdmaConfig: "RdmaConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
+    Plugins: "PluginsConfig",
 }

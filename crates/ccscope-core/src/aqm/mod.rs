@@ -31,6 +31,7 @@ pub mod pie;
 pub mod qcn_cp;
 pub mod red;
 pub mod threshold;
+pub mod threshold_dequeue;
 
 use crate::packet::Packet;
 use crate::rate::Feedback;
@@ -217,6 +218,8 @@ pub enum AqmConfig {
     Pie(pie::PieConfig),
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
     FqCodel(fq_codel::FqCodelConfig),
+    /// DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves behind exceeds K; the port takes the general path.
+    ThresholdDequeue(ThresholdConfig),
 }
 
 /// Every queue policy a scenario can name, with its parser: the one list of `aqm.kind` values
@@ -234,6 +237,9 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
     ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
     ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
+    ("threshold_dequeue", |v| {
+        Ok(AqmConfig::ThresholdDequeue(variant(v)?))
+    }),
 ];
 
 impl<'de> Deserialize<'de> for AqmConfig {
@@ -259,6 +265,7 @@ impl AqmConfig {
             AqmConfig::Codel(_) => "codel",
             AqmConfig::Pie(_) => "pie",
             AqmConfig::FqCodel(_) => "fq_codel",
+            AqmConfig::ThresholdDequeue(_) => "threshold_dequeue",
         }
     }
 }
@@ -298,6 +305,8 @@ pub enum Aqm {
     /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
     /// which also decide what an overflow drops.
     FqCodel(Box<fq_codel::FqCodelConfig>),
+    /// Enqueues every arrival; the port's classes mark at dequeue (`threshold_dequeue.rs`).
+    ThresholdDequeue(Box<ThresholdConfig>),
 }
 
 impl Aqm {
@@ -313,6 +322,7 @@ impl Aqm {
             AqmConfig::Codel(c) => Aqm::Codel(*c),
             AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
             AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
+            AqmConfig::ThresholdDequeue(c) => Aqm::ThresholdDequeue(Box::new(c.clone())),
         }
     }
 }
@@ -332,7 +342,8 @@ impl Aqm {
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
             | Aqm::Pie(_)
-            | Aqm::FqCodel(_) => false,
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_) => false,
         }
     }
 
@@ -340,7 +351,7 @@ impl Aqm {
     /// its dequeue hook.
     pub fn decides_at_dequeue(&self) -> bool {
         match self {
-            Aqm::Codel(_) | Aqm::FqCodel(_) => true,
+            Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => true,
             Aqm::DropTail
             | Aqm::Threshold(_)
             | Aqm::Red(_)
@@ -364,9 +375,12 @@ impl Aqm {
         match self {
             // PIE's timer is caught up exactly at each arrival (pie.rs): its own arrivals decide
             Aqm::DropTail | Aqm::Threshold(_) | Aqm::Red(_) | Aqm::Pie(_) => true,
-            Aqm::Choke(_) | Aqm::QcnCp(_) | Aqm::AsmCp(_) | Aqm::Codel(_) | Aqm::FqCodel(_) => {
-                false
-            }
+            Aqm::Choke(_)
+            | Aqm::QcnCp(_)
+            | Aqm::AsmCp(_)
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_) => false,
         }
     }
 
@@ -381,7 +395,8 @@ impl Aqm {
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
             | Aqm::Pie(_)
-            | Aqm::FqCodel(_) => false,
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_) => false,
         }
     }
 
@@ -396,7 +411,8 @@ impl Aqm {
             | Aqm::Choke(_)
             | Aqm::Codel(_)
             | Aqm::Pie(_)
-            | Aqm::FqCodel(_) => false,
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_) => false,
         }
     }
 }
@@ -407,7 +423,9 @@ impl QueuePolicy for Aqm {
     #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => Verdict::Enqueue.into(),
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => {
+                Verdict::Enqueue.into()
+            }
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
@@ -420,7 +438,7 @@ impl QueuePolicy for Aqm {
     #[inline]
     fn take_feedback(&mut self) -> Option<Feedback> {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => None,
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => None,
             Aqm::Threshold(a) => a.take_feedback(),
             Aqm::Red(a) => a.take_feedback(),
             Aqm::Choke(a) => a.take_feedback(),
@@ -432,7 +450,7 @@ impl QueuePolicy for Aqm {
 
     fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) => {}
+            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => {}
             Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),
@@ -576,7 +594,7 @@ mod tests {
     #[test]
     fn every_kind_reads_as_itself_and_unknown_kinds_list_the_table() {
         let extra = |k: &str| match k {
-            "threshold" => "k_pkts = 20",
+            "threshold" | "threshold_dequeue" => "k_pkts = 20",
             "red" | "choke" => "min_th_pkts = 5\nmax_th_pkts = 15",
             _ => "",
         };

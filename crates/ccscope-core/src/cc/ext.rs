@@ -83,6 +83,12 @@ pub fn register(spec: ExtSpec) -> Result<ExtId, String> {
             k.name()
         ));
     }
+    if crate::rate::ext::lookup(spec.name).is_some() {
+        return Err(format!(
+            "cc name {:?} is registered as a rate controller; choose another name",
+            spec.name
+        ));
+    }
     let ok = !spec.name.is_empty()
         && spec
             .name

@@ -7,7 +7,7 @@ use super::ext::{ExtCc, ExtFlow};
 use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};
 use super::{
     CaIncrease, Cc, CcKind, Cubic, CubicConfig, Dctcp, DctcpConfig, Dx, DxConfig, NewReno,
-    RenoBased,
+    RenoBased, Swift, SwiftConfig,
 };
 
 /// What a window controller is built from: one flow's TCP settings (scenario `[tcp]`) and the
@@ -26,6 +26,9 @@ pub struct CcParams {
     pub dctcp: DctcpConfig,
     pub dx: DxConfig,
     pub cubic: CubicConfig,
+    pub swift: SwiftConfig,
+    /// Switches on the flow's forward route (Swift's per-hop target scaling; 0 for other kinds).
+    pub hops: u32,
     /// DX's base RTT R0, seconds, when fixed from the path (`dx.base_rtt_from_path`); None: as
     /// `dx.base_rtt_s` or measured.
     pub dx_base_rtt_s: Option<f64>,
@@ -72,9 +75,12 @@ impl Cc {
                 Cc::Dx(dx)
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Hpcc => {
+            CcKind::Swift => Cc::Swift(Swift::new(&p.swift, p.hops, mss, iw, dupacks)),
+            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Hpcc => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
+            CcKind::Rdma => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
+            CcKind::ExtRate(_) => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
             CcKind::Ext(id) => {
                 let f = ExtFlow {
                     flow: p.flow,
@@ -103,7 +109,18 @@ impl Cc {
             Cc::Dctcp(c) => c.window(),
             Cc::Dx(c) => c.window(),
             Cc::Cubic(c) => c.window(),
+            Cc::Swift(c) => c.window(),
             Cc::Ext(c) => c.window(),
+        }
+    }
+
+    /// Gap between sends while the controller paces below one packet per RTT (Swift's
+    /// fractional window); None otherwise and for every other controller.
+    #[inline]
+    pub fn pacing_delay(&self) -> Option<crate::units::SimDuration> {
+        match self {
+            Cc::Swift(s) => s.pacing_delay(),
+            _ => None,
         }
     }
 
@@ -115,6 +132,7 @@ impl Cc {
             Cc::Dctcp(c) => c.window_mut(),
             Cc::Dx(c) => c.window_mut(),
             Cc::Cubic(c) => c.window_mut(),
+            Cc::Swift(c) => c.window_mut(),
             Cc::Ext(c) => c.window_mut(),
         }
     }
@@ -159,6 +177,8 @@ mod tests {
             dctcp: DctcpConfig::default(),
             dx: DxConfig::default(),
             cubic: CubicConfig::default(),
+            swift: SwiftConfig::default(),
+            hops: 2,
             dx_base_rtt_s: None,
             ca_increase: CaIncrease::PerAck,
             delayed_ack: false,
@@ -185,6 +205,7 @@ mod tests {
                 (Cc::Dctcp(d), CcKind::DctcpPerAck) => d.rule() == DctcpRule::PerAck,
                 (Cc::Dx(_), CcKind::Dx) => true,
                 (Cc::Cubic(_), CcKind::Cubic) => true,
+                (Cc::Swift(_), CcKind::Swift) => true,
                 _ => false,
             };
             assert!(variant_ok, "{kind:?} -> {cc:?}");

@@ -2,6 +2,7 @@
 //! algorithms of this module and the rate-based sources of `rate/`.
 
 use super::ext::{self, ExtId};
+use crate::rate::ext::{self as rate_ext, ExtRateId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -23,6 +24,8 @@ pub enum CcKind {
     Dx,
     /// CUBIC (RFC 9438): cubic window growth, fast convergence, the Reno-friendly region.
     Cubic,
+    /// Swift (Kumar et al., SIGCOMM 2020): delay-target AIMD, one MD per RTT, pacing below one packet; no ECN.
+    Swift,
     /// Rate-based 802.1Qau source with a QCN reaction point (no window, no ACKs); needs a `qcn` congestion point.
     Qcn,
     /// Rate-based source with an ASM reaction point (P002 eqs 11-12); needs an `asm` congestion point.
@@ -36,16 +39,20 @@ pub enum CcKind {
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
+    /// A registered external rate controller (by registry id; its name in scenarios).
+    #[schemars(skip)]
+    ExtRate(ExtRateId),
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 11] = [
+pub const BUILTIN: [CcKind; 12] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
     CcKind::DctcpPerAck,
     CcKind::Dx,
     CcKind::Cubic,
+    CcKind::Swift,
     CcKind::Qcn,
     CcKind::Asm,
     CcKind::Cbr,
@@ -80,6 +87,9 @@ impl CcKind {
         if let Some(id) = ext::lookup(name) {
             return Ok(CcKind::Ext(id));
         }
+        if let Some(id) = rate_ext::lookup(name) {
+            return Ok(CcKind::ExtRate(id));
+        }
         let list = |v: Vec<&str>| {
             v.iter()
                 .map(|n| format!("`{n}`"))
@@ -96,7 +106,8 @@ impl CcKind {
         } else {
             format!("`{name}`")
         };
-        let registered = ext::names();
+        let mut registered = ext::names();
+        registered.extend(rate_ext::names());
         Err(format!(
             "unknown variant {shown}, expected one of {}; registered controllers: {} (register one with ccscope.cc.register_cc or `--plugin MODULE`)",
             list(BUILTIN.iter().map(|k| k.name()).collect()),
@@ -116,12 +127,14 @@ impl CcKind {
             CcKind::DctcpPerAck => "dctcp_per_ack",
             CcKind::Dx => "dx",
             CcKind::Cubic => "cubic",
+            CcKind::Swift => "swift",
             CcKind::Qcn => "qcn",
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
             CcKind::Hpcc => "hpcc",
             CcKind::Ext(id) => ext::spec(id).name,
+            CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
     }
     /// The receiver echoes CE per packet as DCTCP's (DCTCP, and external controllers that
@@ -136,7 +149,12 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::Hpcc
+            CcKind::Qcn
+                | CcKind::Asm
+                | CcKind::Cbr
+                | CcKind::Rdma
+                | CcKind::Hpcc
+                | CcKind::ExtRate(_)
         )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.

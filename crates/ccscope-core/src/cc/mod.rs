@@ -31,7 +31,7 @@
 //!    `reacts_to_ecn_once_per_window` (false to see every ECN-Echo ACK in `on_ack` instead) and
 //!    `probe` (extra state for the recorders). Loss reaction: override `on_congestion`. The
 //!    window pieces (`grow`, `slow_start`, `cong_avoid`, `enter_fast_recovery`, ...) are on
-//!    [`RenoWindow`]. [`Dctcp`], [`Dx`] and [`Cubic`] are worked examples; [`NewReno`] overrides nothing.
+//!    [`RenoWindow`]. [`Dctcp`], [`Dx`], [`Cubic`] and [`Swift`] are worked examples; [`NewReno`] overrides nothing.
 //! 3. Register it: `pub mod my_cc;` here, a variant `Cc::MyCc(MyCc)` of [`Cc`] and its arm in
 //!    `dispatch!`, `Cc::window`/`Cc::window_mut` and `Cc::new` (factory.rs; add the algorithm's
 //!    config to [`CcParams`] if it has one), and a [`CcKind`] variant with its `name()`
@@ -54,6 +54,7 @@ pub mod kind;
 pub mod new_reno;
 pub mod reno;
 pub mod reno_based;
+pub mod swift;
 
 use crate::units::{SimDuration, SimTime};
 pub use cubic::{Cubic, CubicConfig};
@@ -65,6 +66,7 @@ pub use kind::CcKind;
 pub use new_reno::NewReno;
 pub use reno::{CaIncrease, RenoWindow};
 pub use reno_based::RenoBased;
+pub use swift::{Swift, SwiftConfig};
 
 /// What the transport knows about one ACK, passed to [`CongestionControl::on_ack`].
 #[derive(Clone, Copy, Debug)]
@@ -134,6 +136,7 @@ pub enum Cc {
     Dctcp(Dctcp),
     Dx(Dx),
     Cubic(Cubic),
+    Swift(Swift),
     /// A registered external controller (`cc/ext.rs`; boxed: cold for the built-ins).
     Ext(Box<ExtCc>),
 }
@@ -147,6 +150,7 @@ macro_rules! dispatch {
             Cc::Dctcp($c) => $e,
             Cc::Dx($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::Swift($c) => $e,
             Cc::Ext($c) => $e,
         }
     };

@@ -482,7 +482,17 @@ impl Port {
         pool: Option<bool>,
     ) -> Result<bool, DropReason> {
         self.integrate(now);
-        let verdict = self.policy_verdict(now, pkt, true);
+        // a class with its own policy (`sched.class_aqm`) is judged by it, with its own queue
+        let rate = self.ser.rate().as_f64();
+        let own = self
+            .sched
+            .as_mut()
+            .filter(|s| s.own_policies)
+            .and_then(|s| s.class_verdict(class, now, pkt, rate, self.busy_until, &mut self.rng));
+        let verdict = match own {
+            Some(v) => v,
+            None => self.policy_verdict(now, pkt, true),
+        };
         let Some(s) = self.sched.as_ref() else {
             unreachable!("Port::enqueue on a port without classes");
         };

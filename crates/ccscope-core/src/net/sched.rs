@@ -24,7 +24,10 @@
 
 use crate::aqm::codel::{Codel, CodelParams, Dequeue};
 use crate::aqm::fq_codel::{FqCodel, FqCodelConfig, Taken};
+use crate::aqm::threshold_dequeue::ThresholdDequeue;
+use crate::aqm::{Aqm, AqmConfig, QueuePolicy, QueueView, Verdict};
 use crate::packet::{flags, Packet};
+use crate::rng::Rng;
 use crate::scenario::{SchedConfig, SchedulerKind};
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -37,12 +40,14 @@ pub struct Queued {
 }
 
 /// The dequeue-time policy of a port's classes (each class gets its own state).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum DequeuePolicy {
     /// CoDel on the class's FIFO, marking ECN-capable packets instead of dropping if the flag is set.
     Codel(CodelParams, bool),
     /// FQ-CoDel's flow queues, hashed with this seed.
     FqCodel(FqCodelConfig, u64),
+    /// Threshold marking at dequeue (`aqm::threshold_dequeue`).
+    ThresholdDequeue(crate::aqm::ThresholdConfig),
 }
 
 /// One traffic class of a port.
@@ -63,6 +68,13 @@ pub struct ClassQueue {
     codel: Option<(Codel, bool)>,
     /// FQ-CoDel's flow queues, holding this class's packets instead of `q`.
     fq: Option<Box<FqCodel>>,
+    /// Threshold marking at dequeue, on the class's FIFO.
+    mark_at_dequeue: Option<ThresholdDequeue>,
+    /// The class's own enqueue-time policy (`sched.class_aqm`), judging arrivals with the
+    /// class's queue; None: the port's policy judges them with the port's queue.
+    aqm: Option<Aqm>,
+    /// When the class last became empty (for its own policy's idle rules).
+    empty_since: SimTime,
     /// The packet DRR took from the class but has not sent yet (with its CE mark).
     aside: Option<(Queued, bool)>,
     /// PFC: the class may not start a transmission before this time.
@@ -130,7 +142,13 @@ impl ClassQueue {
                 return Taken::Empty;
             };
             match self.codel.as_mut() {
-                None => Taken::Pkt(q, false),
+                None => {
+                    // the queue the packet leaves behind: the class less the packet itself
+                    let marked = self.mark_at_dequeue.as_ref().is_some_and(|t| {
+                        t.marks(&q.pkt, self.pkts - 1, self.bytes - q.pkt.size_bytes as u64)
+                    });
+                    Taken::Pkt(q, marked)
+                }
                 Some((cd, ecn)) => {
                     let sojourn = crate::units::SimDuration(now.0.saturating_sub(q.since.0));
                     match cd.on_dequeue(now, sojourn, self.bytes - q.pkt.size_bytes as u64) {
@@ -147,7 +165,12 @@ impl ClassQueue {
             }
         };
         match &t {
-            Taken::Pkt(q, _) | Taken::Dropped(q) => self.leave(q),
+            Taken::Pkt(q, _) | Taken::Dropped(q) => {
+                self.leave(q);
+                if self.pkts == 0 {
+                    self.empty_since = now;
+                }
+            }
             Taken::Empty => {}
         }
         t
@@ -200,6 +223,8 @@ pub struct Sched {
     pub evicted: Vec<Packet>,
     /// PFC: the lossless classes (bit c for class c) of a switch port; 0 elsewhere.
     pub lossless: u8,
+    /// Some class has its own queue policy (`sched.class_aqm`): see `class_verdict`.
+    pub own_policies: bool,
 }
 
 impl Sched {
@@ -209,7 +234,24 @@ impl Sched {
     pub fn new(cfg: &SchedConfig, packet_bytes: u32, policy: Option<DequeuePolicy>) -> Self {
         let n = cfg.classes.max(1) as usize;
         let classes = (0..n)
-            .map(|c| ClassQueue {
+            .map(|c| {
+                // a class's own policy (`class_aqm`) replaces the port's, at enqueue and dequeue
+                let own = cfg.class_aqm.as_ref().and_then(|a| a.get(c));
+                let policy = match own {
+                    None => policy.clone(),
+                    Some(AqmConfig::Codel(k)) => {
+                        Some(DequeuePolicy::Codel(k.params(packet_bytes), k.ecn))
+                    }
+                    Some(AqmConfig::ThresholdDequeue(t)) => {
+                        Some(DequeuePolicy::ThresholdDequeue(t.clone()))
+                    }
+                    Some(_) => None,
+                };
+                (own.map(|a| Aqm::from_config(a, packet_bytes, 0)), policy)
+            })
+            .enumerate()
+            .map(|(c, (aqm, policy))| ClassQueue {
+                aqm,
                 limit_pkts: cfg.class_buffer_pkts.as_ref().map_or(u32::MAX, |b| b[c]),
                 quantum: (cfg.weights.as_ref().map_or(1.0, |w| w[c]) * packet_bytes as f64)
                     .round()
@@ -221,6 +263,12 @@ impl Sched {
                 fq: match policy {
                     Some(DequeuePolicy::FqCodel(f, seed)) => {
                         Some(Box::new(FqCodel::new(&f, packet_bytes, seed ^ c as u64)))
+                    }
+                    _ => None,
+                },
+                mark_at_dequeue: match &policy {
+                    Some(DequeuePolicy::ThresholdDequeue(t)) => {
+                        Some(ThresholdDequeue::new(t, packet_bytes))
                     }
                     _ => None,
                 },
@@ -237,6 +285,7 @@ impl Sched {
             active: VecDeque::with_capacity(n),
             evicted: Vec::with_capacity(batch),
             lossless: 0,
+            own_policies: cfg.class_aqm.is_some(),
         }
     }
 
@@ -286,6 +335,37 @@ impl Sched {
         cl.bytes -= b;
         cl.stats.drops += n as u64;
         (n, b)
+    }
+
+    /// The verdict of the own policy of the class serving `class` (`sched.class_aqm`) on an
+    /// arrival, judged with that class's queue (packets and bytes waiting in it, its empty time,
+    /// and `drained_at`: the end of the transmission in progress, `busy_until`, plus the class's
+    /// bytes at line rate, its delay if it were served alone); None when the class runs the
+    /// port's policy.
+    #[inline(never)]
+    pub fn class_verdict(
+        &mut self,
+        class: u8,
+        now: SimTime,
+        pkt: &Packet,
+        rate_bps: f64,
+        busy_until: SimTime,
+        rng: &mut Rng,
+    ) -> Option<Verdict> {
+        let c = self.class_index(class);
+        let cl = &mut self.classes[c];
+        let aqm = cl.aqm.as_mut()?;
+        let waiting = crate::units::SimDuration::from_secs_f64(cl.bytes as f64 * 8.0 / rate_bps);
+        let view = QueueView {
+            drained_at: busy_until + waiting,
+            ..QueueView::of_size(
+                cl.pkts,
+                cl.bytes,
+                (cl.pkts == 0).then_some(cl.empty_since),
+                rate_bps,
+            )
+        };
+        Some(aqm.on_enqueue(now, pkt, &view, rng).verdict)
     }
 
     /// Record class `c`'s queue length in its largest-queue counter.
@@ -469,6 +549,39 @@ mod tests {
         }
         let share = sent[1] as f64 / (sent[0] + sent[1]) as f64;
         assert!((share - 0.75).abs() < 0.01 * 0.75, "share {share}");
+    }
+
+    /// Dequeue-time threshold marking: a packet is marked when the queue it leaves behind in
+    /// its class exceeds K; packets that are not ECN-capable go unmarked.
+    #[test]
+    fn threshold_dequeue_marks_by_the_queue_left_behind() {
+        let t = crate::aqm::ThresholdConfig {
+            k_pkts: Some(5.0),
+            ..Default::default()
+        };
+        let mut s = Sched::new(
+            &cfg(1, SchedulerKind::Strict, None),
+            1500,
+            Some(DequeuePolicy::ThresholdDequeue(t)),
+        );
+        for i in 0..10 {
+            let mut pkt = p(i, 1500);
+            if i != 1 {
+                pkt.flags |= crate::packet::flags::ECT;
+            }
+            s.push(0, pkt, SimTime(0));
+        }
+        let marks: Vec<bool> = (0..10)
+            .map(|_| match s.next(SimTime(0)) {
+                Next::Send(_, _, m) => m,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // left behind: 9, 8, ..., 0; above 5 for the first four; the second is not ECT
+        let want = [
+            true, false, true, true, false, false, false, false, false, false,
+        ];
+        assert_eq!(marks, want);
     }
 
     #[test]

@@ -19,14 +19,17 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod ext;
 pub mod hpcc;
 pub mod qcn_rp;
+pub mod timely;
 
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
+pub use timely::{Timely, TimelyConfig};
 
 /// What a congestion point tells a source. Small and `Copy` (8 bytes): it travels inside an
 /// engine event like a packet.
@@ -131,7 +134,8 @@ pub trait RateControl {
     }
 }
 
-/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`).
+/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, or a registered
+/// external controller's).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -142,6 +146,8 @@ pub enum Rate {
     Constant(ConstantRate),
     /// HPCC's window and pacing rate (boxed: it keeps the previous ACK's hop records).
     Hpcc(Box<Hpcc>),
+    /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
+    Ext(Box<ext::ExtRate>),
 }
 
 /// Sends at a fixed rate and ignores every feedback.
@@ -174,6 +180,7 @@ macro_rules! dispatch {
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
             Rate::Hpcc($r) => $e,
+            Rate::Ext($r) => $e,
         }
     };
 }

@@ -22,7 +22,7 @@
 //!
 //! # Chunk files
 //!
-//! `<dir>/<series>-<index, 6 digits>.bin` (series: `drops`, `feedback`, `queue-<port id>`),
+//! `<dir>/<series>-<index, 6 digits>.bin` (series: `drops`, `feedback`, `pfc`, `queue-<port id>`),
 //! written once, never changed: the 8 bytes `CCSPILL1`, the row count (u64 little-endian),
 //! then each column of the output table in turn (the order of the series' `COLUMNS`), `rows`
 //! values each, little-endian, no padding. Dtypes: `f8` f64, `u8` u64, `u4` u32, `u1` u8,
@@ -521,6 +521,87 @@ impl SpillRows for FeedbackTable {
     }
 }
 
+/// PFC frames (`[pfc]`, trace "pfc"), one row per frame as it reaches the port it acts on:
+/// `event` 0 a pause (a first pause or a refresh), 1 a resume (quanta 0); `port` the paused
+/// port (the upstream node's port into the switch that sent the frame); `sent_ps` when the
+/// switch sent it (the frame took the reverse link's delay and its 64-byte frame time).
+#[derive(Clone, Debug, Default)]
+pub struct PfcTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub class: Vec<u8>,
+    pub event: Vec<u8>,
+    pub quanta: Vec<u32>,
+    pub sent_ps: Vec<u64>,
+    /// Its cap, chunks and rows left out.
+    pub spill: Spill,
+}
+
+/// `PfcTable::event` of a pause frame.
+pub const PFC_PAUSE: u8 = 0;
+/// `PfcTable::event` of a resume frame (a PAUSE with quanta 0).
+pub const PFC_RESUME: u8 = 1;
+
+impl PfcTable {
+    /// One frame reached `port` at `time_ps`.
+    pub fn push(
+        &mut self,
+        time_ps: u64,
+        port: PortId,
+        class: u8,
+        event: u8,
+        quanta: u32,
+        sent_ps: u64,
+    ) {
+        if self.time_ps.len() >= self.spill.limit && !make_room(self) {
+            self.spill.left_out += 1;
+            return;
+        }
+        self.time_ps.push(time_ps);
+        self.port.push(port.0);
+        self.class.push(class);
+        self.event.push(event);
+        self.quanta.push(quanta);
+        self.sent_ps.push(sent_ps);
+    }
+}
+
+impl SpillRows for PfcTable {
+    const COLUMNS: &'static [(&'static str, Dtype)] = &[
+        ("time_s", Dtype::Ps),
+        ("port", Dtype::U32),
+        ("class", Dtype::U8),
+        ("event", Dtype::U8),
+        ("quanta", Dtype::U32),
+        ("sent_s", Dtype::Ps),
+    ];
+    fn rows(&self) -> usize {
+        self.time_ps.len()
+    }
+    fn write_columns(&self, w: &mut dyn Write) -> io::Result<()> {
+        put_u64(w, self.time_ps.iter().copied())?;
+        put_u32(w, self.port.iter().copied())?;
+        w.write_all(&self.class)?;
+        w.write_all(&self.event)?;
+        put_u32(w, self.quanta.iter().copied())?;
+        put_u64(w, self.sent_ps.iter().copied())
+    }
+    fn clear_rows(&mut self) {
+        self.time_ps.clear();
+        self.port.clear();
+        self.class.clear();
+        self.event.clear();
+        self.quanta.clear();
+        self.sent_ps.clear();
+    }
+    fn spill(&self) -> &Spill {
+        &self.spill
+    }
+    fn spill_mut(&mut self) -> &mut Spill {
+        &mut self.spill
+    }
+}
+
 /// What happened to a packet at a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -605,6 +686,7 @@ pub struct Recorder {
     pub want_drops: bool,
     pub want_rate: bool,
     pub want_feedback: bool,
+    pub want_pfc: bool,
     pub queue_every_change: bool,
     pub ports: Vec<PortId>,
     pub queue: QueueTable,
@@ -613,6 +695,7 @@ pub struct Recorder {
     pub events: PortEventTable,
     pub rates: RateTable,
     pub feedback: FeedbackTable,
+    pub pfc: PfcTable,
 }
 
 impl Recorder {
@@ -627,6 +710,7 @@ impl Recorder {
             want_drops: has(TraceKind::Drops),
             want_rate: has(TraceKind::Rate),
             want_feedback: has(TraceKind::Feedback),
+            want_pfc: has(TraceKind::Pfc),
             queue_every_change: every_change && has(TraceKind::Queue),
             ports,
             events: PortEventTable {
@@ -635,6 +719,10 @@ impl Recorder {
             },
             feedback: FeedbackTable {
                 spill: Spill::with_cap(MAX_EVENT_ROWS, "feedback"),
+                ..Default::default()
+            },
+            pfc: PfcTable {
+                spill: Spill::with_cap(MAX_EVENT_ROWS, "pfc"),
                 ..Default::default()
             },
             ..Default::default()
@@ -646,6 +734,7 @@ impl Recorder {
     pub fn set_event_cap(&mut self, rows: u64) {
         self.events.spill.set_cap(rows);
         self.feedback.spill.set_cap(rows);
+        self.pfc.spill.set_cap(rows);
     }
 
     /// Spill the drops/marks and feedback series into `dir` in chunks of `chunk_rows` (at
@@ -653,6 +742,7 @@ impl Recorder {
     pub fn set_spill(&mut self, dir: &Arc<SpillDir>, chunk_rows: u64) {
         self.events.spill.set_dir(dir.clone(), chunk_rows);
         self.feedback.spill.set_dir(dir.clone(), chunk_rows);
+        self.pfc.spill.set_dir(dir.clone(), chunk_rows);
     }
 
     pub fn wants_flow_samples(&self) -> bool {

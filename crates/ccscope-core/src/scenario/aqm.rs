@@ -20,6 +20,9 @@ pub(super) fn validate_aqm(
         AqmConfig::DropTail => Ok(()),
         AqmConfig::Threshold(ThresholdConfig {
             k_pkts, k_bytes, ..
+        })
+        | AqmConfig::ThresholdDequeue(ThresholdConfig {
+            k_pkts, k_bytes, ..
         }) => match (k_pkts, k_bytes) {
             (Some(_), Some(_)) => Err(ScenarioError::new(
                 format!("{path}.k_bytes"),

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 pub struct FlowsTemplate {
     /// Number of flows (>= 1).
     pub count: u32,
-    /// Congestion control: "new_reno", "reno", "dctcp", "dctcp_per_ack", "dx", "cubic", the rate-based "qcn" / "asm", or the unresponsive "cbr". Default "new_reno".
+    /// Congestion control: "new_reno", "reno", "dctcp", "dctcp_per_ack", "dx", "cubic", "swift", the rate-based "qcn" / "asm", or the unresponsive "cbr". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time of the first flow, seconds (>= 0). Default 0.
@@ -56,7 +56,7 @@ pub struct FlowSpec {
     pub src: String,
     /// Receiving host.
     pub dst: String,
-    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx" or "cubic". Default "new_reno".
+    /// Congestion control: "new_reno", "dctcp", "dctcp_per_ack", "dx", "cubic" or "swift". Default "new_reno".
     #[serde(default)]
     pub cc: CcKind,
     /// Start time, seconds (>= 0). Default 0.

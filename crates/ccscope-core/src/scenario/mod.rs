@@ -125,6 +125,12 @@ pub struct Scenario {
     /// CUBIC parameters (used by flows with cc = "cubic"; RFC 9438 defaults).
     #[serde(default)]
     pub cubic: crate::cc::CubicConfig,
+    /// Swift parameters (used by flows with cc = "swift"; Kumar et al., SIGCOMM 2020).
+    #[serde(default)]
+    pub swift: crate::cc::SwiftConfig,
+    /// TIMELY parameters (Mittal et al., SIGCOMM 2015, Algorithm 1; the paper's recommended values).
+    #[serde(default)]
+    pub timely: crate::rate::TimelyConfig,
     /// QCN reaction-point parameters (flows with cc = "qcn").
     #[serde(default)]
     pub qcn_rp: crate::rate::QcnRpConfig,
@@ -149,6 +155,18 @@ pub struct Scenario {
     /// What to record and how often.
     #[serde(default)]
     pub record: RecordConfig,
+    /// Python modules that register controllers (`ccscope.cc.register_cc`), loaded by `ccscope run`, `ccscope sweep` (and its workers) and `ccscope.simulate` before the scenario's cc names are checked, as `--plugin MODULE` is (docs/extending.md). The engine itself does not read it. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugins: Option<PluginsConfig>,
+}
+
+/// The `[plugins]` table: controller plugins a scenario needs. Loading a plugin runs its code: run scenarios you trust.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginsConfig {
+    /// Each an importable module name (`mypkg.mycc`, found on the Python path) or a `.py` file; a relative file path resolves against the scenario file's directory (for a scenario given as data: the current directory) and must stay under it unless its directory is allowed with `--allow-path`. Default: none.
+    #[serde(default)]
+    pub modules: Vec<String>,
 }
 
 // ------------------------------------------------------------------------------------ parsing
@@ -225,8 +243,8 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, record,
-    /// topology, aqm, sched, pfc, shared_buffer, int, hpcc, flows, workload, flow.
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift, timely,
+    /// record, topology, aqm, sched, pfc, shared_buffer, int, hpcc, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
         if !(MIN_PACKET_BYTES..=MAX_PACKET_BYTES).contains(&self.packet_bytes) {
@@ -257,6 +275,8 @@ impl Scenario {
         }
         self.dx.validate("dx")?;
         self.cubic.validate("cubic")?;
+        self.swift.validate("swift")?;
+        self.timely.validate("timely")?;
         self.record.validate("record", self.until_s)?;
         self.topology
             .validate(self.packet_bytes, self.flows.as_ref().map(|f| f.count))?;
@@ -271,6 +291,13 @@ impl Scenario {
         )?;
         if let Some(s) = &self.sched {
             s.validate("sched", buf_pkts)?;
+            s.validate_class_aqm(
+                "sched",
+                buf_pkts,
+                buf_bytes,
+                self.packet_bytes,
+                "topology.buffer_pkts",
+            )?;
         }
         if let Some(p) = &self.pfc {
             p.validate("pfc")?;

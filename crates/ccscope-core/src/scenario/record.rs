@@ -29,8 +29,13 @@ pub enum TraceKind {
     /// Every 802.1Qau feedback frame: when a congestion point sends it (queue, quantized
     /// values) and when its source applies it (rate before and after).
     Feedback,
+    /// Every PFC frame (`[pfc]`) as it reaches the port it pauses or resumes: time, port, class,
+    /// event (pause or resume), the pause quanta it carries and when the switch sent it. Not in
+    /// the default list: ask for it by name.
+    Pfc,
 }
 
+/// The traces kept by default ("pfc" is kept only when asked for).
 pub const ALL_TRACES: [TraceKind; 8] = [
     TraceKind::Queue,
     TraceKind::Link,
@@ -56,7 +61,7 @@ fn d_traces() -> Vec<TraceKind> {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordConfig {
-    /// Traces to keep. Default: all ("queue", "link", "cwnd", "alpha", "delivered", "drops", "rate", "feedback").
+    /// Traces to keep. Default: "queue", "link", "cwnd", "alpha", "delivered", "drops", "rate", "feedback"; "pfc" (every PFC pause and resume frame, with `[pfc]`) only when listed.
     #[serde(default = "d_traces")]
     pub traces: Vec<TraceKind>,
     /// Queue and link sampling interval, seconds (> 0; at most 1e8 samples per series over until_s). Default 1e-5. Memory: recorded ports x samples, counted by the memory budget.

@@ -61,6 +61,20 @@ pub struct SchedConfig {
     /// "auto" (the committed FIFO when one class is enough) or "general" (always decide at dequeue). Default auto.
     #[serde(default)]
     pub path: PathKind,
+    /// A queue policy per class, one table per class (same tables as `aqm`: drop_tail, threshold, red, pie judge each arrival with its class's queue; codel and threshold_dequeue decide at the class's dequeue), replacing the port's `aqm` for every class. choke, qcn, asm and fq_codel are refused. Default: every class runs the port's `aqm`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "option_aqm_list"
+    )]
+    pub class_aqm: Option<Vec<crate::aqm::AqmConfig>>,
+}
+
+/// `class_aqm`: a list of `aqm` tables, each read through `aqm::KINDS`.
+fn option_aqm_list<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<crate::aqm::AqmConfig>>, D::Error> {
+    Vec::<crate::aqm::AqmConfig>::deserialize(d).map(Some)
 }
 
 impl Default for SchedConfig {
@@ -71,6 +85,7 @@ impl Default for SchedConfig {
             weights: None,
             class_buffer_pkts: None,
             path: PathKind::Auto,
+            class_aqm: None,
         }
     }
 }
@@ -78,7 +93,7 @@ impl Default for SchedConfig {
 impl SchedConfig {
     /// Whether a port with this table needs the general path.
     pub fn needs_general_path(&self) -> bool {
-        self.classes > 1 || self.path == PathKind::General
+        self.classes > 1 || self.path == PathKind::General || self.class_aqm.is_some()
     }
 
     /// Check the class count, the weights and the per-class limits (`buf_pkts`: the port's
@@ -118,6 +133,25 @@ impl SchedConfig {
                 }
             }
         }
+        if let Some(a) = &self.class_aqm {
+            if a.len() != n {
+                return Err(ScenarioError::new(
+                    format!("{path}.class_aqm"),
+                    format!("{} tables", a.len()),
+                    format!("must give one queue policy per class ({n})"),
+                ));
+            }
+            for (i, q) in a.iter().enumerate() {
+                use crate::aqm::AqmConfig as A;
+                if matches!(q, A::Choke(_) | A::Qcn(_) | A::Asm(_) | A::FqCodel(_)) {
+                    return Err(ScenarioError::new(
+                        format!("{path}.class_aqm[{i}].kind"),
+                        q.kind_name(),
+                        "a class's own policy is drop_tail, threshold, red, pie, codel or threshold_dequeue (choke, qcn and asm need the committed FIFO; fq_codel goes in the port's aqm)",
+                    ));
+                }
+            }
+        }
         if let Some(b) = &self.class_buffer_pkts {
             if b.len() != n {
                 return Err(ScenarioError::new(
@@ -144,6 +178,31 @@ impl SchedConfig {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl SchedConfig {
+    /// The ranges of each class's own policy (`class_aqm`) against the port's buffer, as the
+    /// port's `aqm` is checked.
+    pub(super) fn validate_class_aqm(
+        &self,
+        path: &str,
+        buf_pkts: Option<u32>,
+        buf_bytes: Option<u64>,
+        packet_bytes: u32,
+        buf_path: &str,
+    ) -> Result<(), ScenarioError> {
+        for (i, a) in self.class_aqm.iter().flatten().enumerate() {
+            super::aqm::validate_aqm(
+                &format!("{path}.class_aqm[{i}]"),
+                a,
+                buf_pkts,
+                buf_bytes,
+                packet_bytes,
+                buf_path,
+            )?;
         }
         Ok(())
     }
@@ -235,6 +294,9 @@ pub struct PfcConfig {
     /// Pause time a PAUSE frame asks for, in quanta of 512 bit times at the paused link's rate (1 to 65535). The switch refreshes a pause at half this time while the count stays above XON. Default 65535 (802.1Qbb's largest).
     #[serde(default = "d_quanta")]
     pub pause_quanta: u32,
+    /// Headroom above XOFF, bytes (0 to 2^40): what an ingress may still receive after its PAUSE is sent (IEEE 802.1Qbb Annex N; vendor practice: a round trip of the link at line rate plus two maximum frames). xoff_bytes + headroom_bytes must fit in every switch port's buffer (the pool with [shared_buffer]). The run counts the arrivals that take an ingress count above XOFF + headroom in classes.headroom_exceeded (lossless packets are never dropped). Default: none (not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom_bytes: Option<u64>,
 }
 
 impl PfcConfig {
@@ -277,11 +339,45 @@ impl PfcConfig {
                 ),
             ));
         }
+        if let Some(h) = self.headroom_bytes {
+            if h > 1 << 40 {
+                return Err(ScenarioError::new(
+                    format!("{path}.headroom_bytes"),
+                    h,
+                    "must be from 0 to 2^40 bytes",
+                ));
+            }
+        }
         if !(1..=65535).contains(&self.pause_quanta) {
             return Err(ScenarioError::new(
                 format!("{path}.pause_quanta"),
                 self.pause_quanta,
                 "must be from 1 to 65535 (quanta of 512 bit times)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// XOFF and the headroom above it must fit in the buffer of a switch port (`buf_bytes`,
+    /// `what`: how it is given, for the error).
+    pub fn check_buffer(
+        &self,
+        path: &str,
+        buf_bytes: u64,
+        what: &str,
+    ) -> Result<(), ScenarioError> {
+        let Some(h) = self.headroom_bytes else {
+            return Ok(());
+        };
+        if self.xoff_bytes.saturating_add(h) > buf_bytes {
+            return Err(ScenarioError::new(
+                format!("{path}.headroom_bytes"),
+                h,
+                format!(
+                    "xoff_bytes + headroom_bytes must fit in the buffer of {what} ({buf_bytes} bytes): headroom_bytes at most {} with xoff_bytes = {}",
+                    buf_bytes.saturating_sub(self.xoff_bytes),
+                    self.xoff_bytes
+                ),
             ));
         }
         Ok(())

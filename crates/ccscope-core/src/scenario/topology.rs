@@ -545,6 +545,14 @@ impl Graph {
             }
             if let Some(s) = &l.sched {
                 s.validate(&format!("{p}.sched"), l.buffer_pkts)?;
+                let bp = format!("{p}.buffer_pkts");
+                s.validate_class_aqm(
+                    &format!("{p}.sched"),
+                    l.buffer_pkts,
+                    l.buffer_bytes,
+                    packet_bytes,
+                    &bp,
+                )?;
             }
             let mut dirs = vec![(l.from.clone(), l.to.clone())];
             if l.duplex {

@@ -401,14 +401,14 @@ impl Simulation {
         let stride = || {
             let n = route.iter().filter(|p| ports[p.idx()].int_on()).count();
             // twice the path's bandwidth-delay product in packets, at the first hop's rate
-            let rtt = crate::flow::path_rtt_s(
+            let path = crate::flow::path_rtt_s(
                 &self.routes,
                 &self.route_ports,
                 ports,
                 (fl.fwd, fl.rev),
                 (self.mss, self.ack_bytes),
             );
-            let bdp = ports[route[0].idx()].rate().as_f64() / 8.0 * rtt / mss;
+            let bdp = ports[route[0].idx()].rate().as_f64() / 8.0 * path.rtt_s / mss;
             (n, (2.0 * bdp).ceil().min(u32::MAX as f64) as u64)
         };
         arena.stamp(pkt.flow, pkt.seq, hop, rec, frontier, stride);

@@ -11,9 +11,14 @@
 //! propagation delay plus its 64-byte serialization; it is not queued behind data (a MAC
 //! control frame goes at the next frame boundary; the wait for the frame in transmission, at
 //! most one frame time, is not modelled). Lossless classes are never dropped at a switch for
-//! lack of buffer (`Sched::lossless`); the headroom they use is the `classes` table's largest
-//! queue. Host NIC ports keep their buffer: a paused host queues at most what its transport
-//! has outstanding.
+//! lack of buffer (`Sched::lossless`). Headroom (`headroom_bytes`, 802.1Qbb Annex N): the
+//! bytes an ingress may add above XOFF while its PAUSE travels and the upstream port finishes
+//! its frame; the count's largest value per ingress and class is kept, and arrivals that take
+//! it above XOFF + headroom are counted (`classes.headroom_exceeded`), never dropped. Host NIC
+//! ports keep their buffer: a paused host queues at most what its transport has outstanding.
+//!
+//! Trace "pfc" (`record::PfcTable`, only when asked for): one row per frame as it reaches the
+//! port it acts on.
 
 use crate::engine::Event;
 use crate::packet::{Packet, PacketKind};
@@ -42,9 +47,41 @@ pub(crate) struct Pfc {
     reverse: Vec<Option<PortId>>,
     /// PAUSE frames (pauses, refreshes, resumes) sent toward each port.
     pub(crate) frames_sent: Vec<u64>,
+    /// XOFF + headroom (`headroom_bytes`), when the scenario sets a headroom.
+    limit: Option<u64>,
+    /// The largest count per (ingress port, class), bytes.
+    pub(crate) max_count: Vec<[u64; 8]>,
+    /// Arrivals of a lossless class that took the count above XOFF + headroom, per (ingress
+    /// port, class).
+    pub(crate) exceeded: Vec<[u64; 8]>,
 }
 
 impl Pfc {
+    /// Per row (`port`, `class`: a port's class index) of the `classes` table: the largest
+    /// ingress count of the bytes that came through that port, and the arrivals that took it
+    /// above XOFF + headroom (packet classes served as that class taken together).
+    pub(crate) fn ingress_by_class(
+        &self,
+        sim: &Simulation,
+        port: &[u32],
+        class: &[u32],
+    ) -> (Vec<u64>, Vec<u64>) {
+        let mut max_in = vec![0u64; port.len()];
+        let mut exceeded = vec![0u64; port.len()];
+        for (row, (&i, &ci)) in port.iter().zip(class).enumerate() {
+            let Some(s) = sim.ports[i as usize].sched.as_ref() else {
+                continue;
+            };
+            for c in 0..8u8 {
+                if s.class_index(c) == ci as usize {
+                    max_in[row] = max_in[row].max(self.max_count[i as usize][c as usize]);
+                    exceeded[row] += self.exceeded[i as usize][c as usize];
+                }
+            }
+        }
+        (max_in, exceeded)
+    }
+
     pub(crate) fn new(cfg: &PfcConfig, reverse: Vec<Option<PortId>>) -> Pfc {
         let n = reverse.len();
         Pfc {
@@ -56,8 +93,54 @@ impl Pfc {
             sent: vec![0; n],
             reverse,
             frames_sent: vec![0; n],
+            limit: cfg.headroom_bytes.map(|h| cfg.xoff_bytes + h),
+            max_count: vec![[0; 8]; n],
+            exceeded: vec![[0; 8]; n],
         }
     }
+}
+
+/// `[pfc].headroom_bytes`: XOFF plus the headroom must fit in the buffer of switch port
+/// `name` (link `l`): its own (`buffer_bytes`, `buffer_pkts` x `packet_bytes`, the smaller when
+/// both are given; none: unlimited), or its switch's pool with `[shared_buffer]`.
+pub(crate) fn check_headroom(
+    p: &PfcConfig,
+    sc: &crate::scenario::Scenario,
+    l: &crate::scenario::LinkSpec,
+    name: &str,
+) -> Result<(), crate::error::ScenarioError> {
+    if let Some(b) = &sc.shared_buffer {
+        return p.check_buffer("pfc", b.bytes, "a switch's pool (shared_buffer.bytes)");
+    }
+    let pkts = l.buffer_pkts.map(|n| n as u64 * sc.packet_bytes as u64);
+    let buf = match (pkts, l.buffer_bytes) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => return Ok(()),
+    };
+    p.check_buffer("pfc", buf, &format!("switch port {name}"))
+}
+
+/// Per port: the PFC frames it received (all classes) and the time during which at least one
+/// of its classes was paused, seconds (the union of its classes' pauses is not kept; the
+/// largest of its classes' paused times is given, exact for the usual single lossless class).
+pub(crate) fn pause_by_port(sim: &Simulation) -> (Vec<u64>, Vec<f64>) {
+    sim.ports
+        .iter()
+        .map(|p| match p.sched.as_ref() {
+            None => (0, 0.0),
+            Some(s) => (
+                s.classes.iter().map(|q| q.stats.pause_rx).sum(),
+                s.classes
+                    .iter()
+                    .map(|q| q.paused_ps_at(sim.now))
+                    .max()
+                    .unwrap_or(0) as f64
+                    * 1e-12,
+            ),
+        })
+        .unzip()
 }
 
 impl Simulation {
@@ -88,6 +171,12 @@ impl Simulation {
         let Some(p) = self.pfc.as_mut() else { return };
         let n = &mut p.count[i.idx()][c as usize];
         *n += pkt.size_bytes as u64;
+        let m = &mut p.max_count[i.idx()][c as usize];
+        *m = (*m).max(*n);
+        if p.lossless & (1 << c) != 0 && p.limit.is_some_and(|l| *n > l) {
+            // the headroom did not absorb what was in flight (never a drop: counted)
+            p.exceeded[i.idx()][c as usize] += 1;
+        }
         if p.lossless & (1 << c) != 0 && *n >= p.xoff && p.sent[i.idx()] & (1 << c) == 0 {
             p.sent[i.idx()] |= 1 << c;
             self.pfc_send(i, c);
@@ -114,8 +203,7 @@ impl Simulation {
         let Some(p) = self.pfc.as_mut() else { return };
         p.frames_sent[i.idx()] += 1;
         let Some(r) = p.reverse[i.idx()] else { return };
-        let back = &self.ports[r.idx()];
-        let travel = back.delay + SimDuration::from_secs_f64(64.0 * 8.0 / back.rate().0 as f64);
+        let travel = self.frame_travel(r);
         self.events.schedule(self.now + travel, Event::Pfc(i, code));
         if code & RESUME == 0 {
             let half = SimDuration(self.pause_time(i).0 / 2);
@@ -124,10 +212,39 @@ impl Simulation {
         }
     }
 
+    /// A PFC frame's time over the reverse port `r`: its propagation delay and the 64-byte
+    /// frame's serialization.
+    fn frame_travel(&self, r: PortId) -> SimDuration {
+        let back = &self.ports[r.idx()];
+        back.delay + SimDuration::from_secs_f64(64.0 * 8.0 / back.rate().0 as f64)
+    }
+
     /// The pause time of one PAUSE frame at port `i`.
     fn pause_time(&self, i: PortId) -> SimDuration {
         let quanta = self.pfc.as_ref().map_or(0, |p| p.quanta);
         SimDuration::from_secs_f64(quanta as f64 * 512.0 / self.ports[i.idx()].rate().0 as f64)
+    }
+
+    /// A row of the "pfc" trace for a frame (`code`) reaching port `i` now.
+    #[cold]
+    fn record_pfc(&mut self, i: PortId, code: u8) {
+        let (event, quanta) = if code & RESUME != 0 {
+            (crate::record::PFC_RESUME, 0)
+        } else {
+            (
+                crate::record::PFC_PAUSE,
+                self.pfc.as_ref().map_or(0, |p| p.quanta),
+            )
+        };
+        // the frame left the switch one reverse-link travel ago (`pfc_send`)
+        let sent = self
+            .pfc
+            .as_ref()
+            .and_then(|p| p.reverse[i.idx()])
+            .map_or(self.now.0, |r| self.now.0 - self.frame_travel(r).0);
+        self.rec
+            .pfc
+            .push(self.now.0, i, code & 7, event, quanta, sent);
     }
 
     /// `Event::Pfc`: a frame reaches upstream port `i`, or a pause's refresh time has come.
@@ -150,6 +267,9 @@ impl Simulation {
         } else {
             now + self.pause_time(i)
         };
+        if self.rec.want_pfc {
+            self.record_pfc(i, code);
+        }
         let Some(s) = self.ports[i.idx()].sched.as_mut() else {
             return;
         };

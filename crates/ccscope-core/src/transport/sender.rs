@@ -201,6 +201,13 @@ pub struct TcpSender {
     /// The segment being timed and when it was sent (`RttSampling::OncePerRtt`).
     timed: Option<(u64, SimTime)>,
     started: bool,
+    /// The controller may pace below one packet per RTT (Swift); false for every other kind,
+    /// whose sends and timers this flag leaves exactly as they were.
+    paced: bool,
+    /// When the last segment went out (paced senders only).
+    last_send: Option<SimTime>,
+    /// The next paced send, when a poll found the window open but the pacing gap not yet over.
+    pace_next: Option<SimTime>,
     pub stats: SenderStats,
 }
 
@@ -216,6 +223,7 @@ impl TcpSender {
             }
         };
         let ect = cc.needs_ecn();
+        let paced = matches!(cc, Cc::Swift(_));
         TcpSender {
             cc,
             cfg,
@@ -248,6 +256,9 @@ impl TcpSender {
             pending_retx: None,
             timed: None,
             started: false,
+            paced,
+            last_send: None,
+            pace_next: None,
             stats: SenderStats::default(),
         }
     }
@@ -299,9 +310,54 @@ impl TcpSender {
         self.cc.window_mut()
     }
 
-    /// The retransmission deadline, if the timer is armed.
+    /// When the sender next needs to be woken: the retransmission deadline, if the timer is
+    /// armed, or, for a paced sender, the next paced send if that comes first (the engine's
+    /// RTO event then finds the timer not expired and polls the paced segment out).
+    #[inline]
     pub fn rto_deadline(&self) -> Option<SimTime> {
+        if self.paced {
+            return self.paced_deadline();
+        }
         self.rto_deadline
+    }
+
+    #[cold]
+    fn paced_deadline(&self) -> Option<SimTime> {
+        match (self.rto_deadline, self.pace_next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A pacing deadline that has come is forgotten when the window, not the pacing gap, holds
+    /// the sender back (the next ACK polls again), so no wake-up is asked for at `now` again.
+    #[cold]
+    fn pace_expire(&mut self, now: SimTime) {
+        if self.pace_next.is_some_and(|t| t <= now) {
+            self.pace_next = None;
+        }
+    }
+
+    /// A paced sender's gate before a new segment: forget a pacing deadline that has come, and
+    /// hold the segment back (recording when it may go) while the gap since the last send is
+    /// shorter than the controller's pacing delay (Swift: srtt / cwnd below one packet).
+    #[cold]
+    fn pace_blocks(&mut self, now: SimTime) -> bool {
+        if self.pace_next.is_some_and(|t| t <= now) {
+            self.pace_next = None;
+        }
+        let (Some(gap), Some(last)) = (self.cc.pacing_delay(), self.last_send) else {
+            self.pace_next = None;
+            return false;
+        };
+        let at = last + gap;
+        if now < at {
+            self.pace_next = Some(at);
+            true
+        } else {
+            self.pace_next = None;
+            false
+        }
     }
 
     pub fn srtt(&self) -> Option<SimDuration> {
@@ -345,6 +401,12 @@ impl TcpSender {
                 || self.window_full(self.snd_nxt.saturating_sub(self.snd_una))
                 || self.burst_left == Some(0)
             {
+                if self.paced {
+                    self.pace_expire(now);
+                }
+                return None;
+            }
+            if self.paced && self.pace_blocks(now) {
                 return None;
             }
             if let Some(b) = self.burst_left.as_mut() {
@@ -376,6 +438,10 @@ impl TcpSender {
             }
         }
         self.stats.segments_sent += 1;
+        if self.paced {
+            self.last_send = Some(now);
+            self.pace_next = None;
+        }
         if !retx && self.timed.is_none() && self.cfg.rtt_sampling == RttSampling::OncePerRtt {
             self.timed = Some((seq, now));
         }
@@ -1590,5 +1656,51 @@ mod tests {
             assert_window(&s, 14.6875, w, &what);
             assert_eq!(s.stats.ecn_reductions, 1);
         }
+    }
+
+    /// Swift below one packet: one segment in flight, and each send waits srtt / cwnd after the
+    /// previous one (Algorithm 1's pacing_delay); the wait is the sender's wake-up deadline.
+    /// Worked before running: cwnd 0.5, ai 0.01, target 50 us (no flow or hop scaling); segment 0
+    /// at 0; its ACK at 20 us (delay 20 us < target: cwnd 0.5 + 0.01 = 0.51, srtt 20 us); the
+    /// next send at 20/0.51 = 39.2157 us after the first, not at the ACK.
+    #[test]
+    fn swift_paces_sends_below_one_packet() {
+        use crate::cc::{Swift, SwiftConfig};
+        let us = |x: f64| SimTime((x * 1e6) as u64);
+        let cfg = SwiftConfig {
+            ai: 0.01,
+            base_target_s: 50e-6,
+            hop_scale_s: 0.0,
+            fs_range_s: 0.0,
+            ..SwiftConfig::default()
+        };
+        let mut sw = Swift::new(&cfg, 0, 1000, 1, 3);
+        sw.w.cwnd = 500.0;
+        let mut s = TcpSender::new(sender(false).cfg, Cc::Swift(sw));
+        s.start();
+        assert_eq!(drain(&mut s, 0), [(0, false)]);
+        assert_eq!(s.rto_deadline(), Some(SimTime(0) + s.cfg.initial_rto));
+        s.on_ack(us(20.0), 1, false, SimTime(0), false);
+        assert!((cwnd_pkts(&s) - 0.51).abs() < 1e-12);
+        let gap = SimDuration::from_secs_f64(20e-6 / 0.51);
+        assert!(drain(&mut s, us(20.0).0).is_empty());
+        assert_eq!(s.rto_deadline(), Some(SimTime(0) + gap));
+        assert!(drain(&mut s, gap.0 - 1).is_empty());
+        assert_eq!(drain(&mut s, gap.0), [(1, false)]);
+        // at one packet or more the window alone decides: two segments at once after the ACK
+        if let Cc::Swift(c) = &mut s.cc {
+            c.w.cwnd = 2000.0;
+        }
+        s.on_ack(SimTime(gap.0 + 1), 2, false, SimTime(gap.0), false);
+        assert_eq!(drain(&mut s, gap.0 + 1), [(2, false), (3, false)]);
+        // other controllers never pace: their wake-up is the retransmission timer alone
+        let mut n = TcpSender::new(
+            sender(false).cfg,
+            Cc::NewReno(NewReno::new(1000, 20, false, 3)),
+        );
+        n.start();
+        assert_eq!(drain(&mut n, 0).len(), 20);
+        assert_eq!(n.rto_deadline(), Some(SimTime(0) + n.cfg.initial_rto));
+        assert!(!n.paced && n.pace_next.is_none() && n.last_send.is_none());
     }
 }

@@ -1,0 +1,348 @@
+//! Python rate controllers (`ccscope.cc.register_cc(name, cls)` with `cls` a
+//! `ccscope.cc.RateController`): the bridge between the engine's [`ExtRateController`] hooks
+//! (those of a reaction point, `RateControl`) and a Python object, one per flow.
+//!
+//! As for window controllers (`py_cc`): the engine runs with the GIL released and each hook of
+//! a flow that uses a Python rate controller takes it for the call only; built-in flows never
+//! touch it. After each hook the bridge reads the rate (the number the hook returned, else the
+//! object's `rate_bps`: finite, > 0, bits/s) and the timer deadline (`deadline_s`: None or a
+//! time in seconds, not in the past; after `on_timer`, later than now) and keeps both, so the
+//! engine's per-frame `rate_bps()` and `poll_timeout()` never call Python. The timer is the
+//! engine's lazy deadline: the bridge calls the Python `on_timer` only once the deadline it read
+//! has passed (stale timer events do nothing), so the Python side never compares times.
+//!
+//! A hook that raises, returns a value of the wrong type, or leaves a bad rate or deadline
+//! records one error (controller, flow, simulated time, hook, traceback) through `py_cc`'s
+//! per-thread failure slot; the controller keeps its last rate, disarms its timer and calls
+//! nothing more; the driver stops the run at the end of the chunk and raises the error, and
+//! nothing is written.
+
+use crate::py_cc::{describe, record, record_as, shown, where_};
+use ccscope_core::rate::ext::{self, ExtRateController, ExtRateFactory, ExtRateFlow, ExtRateSpec};
+use ccscope_core::rate::{Feedback, FeedbackKind, RateControl, RateProbe};
+use ccscope_core::units::SimTime;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt};
+use std::sync::Arc;
+
+/// A number (int or float, not bool) named `what`.
+fn number(v: &Bound<'_, PyAny>, what: &str, unit: &str) -> Result<f64, String> {
+    if v.is_instance_of::<PyBool>()
+        || !(v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>())
+    {
+        return Err(format!(
+            "{what} = {} ({}): must be a number of {unit} (int or float)",
+            shown(v),
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        ));
+    }
+    v.extract::<f64>()
+        .map_err(|e| format!("{what} = {}: {e}", shown(v)))
+}
+
+/// A rate, bits/s: finite and > 0.
+fn rate_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
+    let x = number(v, what, "bits per second")?;
+    if !x.is_finite() || x <= 0.0 {
+        return Err(format!(
+            "{what} = {}: must be a finite number of bits per second > 0",
+            shown(v)
+        ));
+    }
+    Ok(x)
+}
+
+/// The deadline in `deadline_s`: None, or a finite time in seconds, at or after `now` (after
+/// `now` when `strict`: the timer that just fired must move or disarm).
+fn deadline_value(
+    v: &Bound<'_, PyAny>,
+    now: Option<SimTime>,
+    strict: bool,
+) -> Result<Option<SimTime>, String> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    let x = number(v, "deadline_s", "seconds (or None)")?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(format!(
+            "deadline_s = {}: must be None or a finite time in seconds >= 0",
+            shown(v)
+        ));
+    }
+    let d = SimTime::from_secs_f64(x);
+    if let Some(now) = now {
+        if d < now || (strict && d == now) {
+            return Err(format!(
+                "deadline_s = {}: must be None or {} now_s = {:.12} (the timer would fire in the past{})",
+                shown(v),
+                if strict { "later than" } else { "at or after" },
+                now.as_secs_f64(),
+                if strict { " or again at once, forever" } else { "" }
+            ));
+        }
+    }
+    Ok(Some(d))
+}
+
+/// The hook methods of one controller object, looked up once.
+#[derive(Debug)]
+struct Methods {
+    on_feedback: Py<PyAny>,
+    /// None: the class keeps the default (does nothing), and the bridge skips the call.
+    on_bytes_sent: Option<Py<PyAny>>,
+    on_timer: Py<PyAny>,
+}
+
+#[derive(Debug)]
+struct PyRate {
+    name: &'static str,
+    flow: u32,
+    obj: Py<PyAny>,
+    m: Option<Arc<Methods>>,
+    rate: f64,
+    deadline: Option<SimTime>,
+    feedbacks: u64,
+    dead: bool,
+}
+
+impl PyRate {
+    fn fail(&mut self, now: Option<SimTime>, hook: &str, msg: String) {
+        self.dead = true;
+        self.deadline = None;
+        record(where_(self.name, self.flow, now, hook, &msg));
+    }
+
+    /// Call a hook, then take the rate it returned (or left in `rate_bps`) and `deadline_s`.
+    fn call(
+        &mut self,
+        now: SimTime,
+        hook: &'static str,
+        f: impl FnOnce(Python<'_>, &Methods) -> PyResult<Option<Py<PyAny>>>,
+    ) {
+        if self.dead {
+            return;
+        }
+        let Some(m) = self.m.clone() else { return };
+        let strict = hook == "on_timer";
+        let r = Python::attach(
+            |py| -> Result<Option<(f64, Option<SimTime>)>, Option<String>> {
+                let ret = f(py, &m).map_err(|e| {
+                    (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
+                })?;
+                let Some(ret) = ret else { return Ok(None) };
+                let ret = ret.bind(py);
+                let o = self.obj.bind(py);
+                let rate = if ret.is_none() {
+                    let v = o
+                        .getattr(intern!(py, "rate_bps"))
+                        .map_err(|e| Some(describe(py, &e)))?;
+                    rate_value(&v, "rate_bps").map_err(Some)?
+                } else {
+                    rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
+                };
+                let d = o
+                    .getattr(intern!(py, "deadline_s"))
+                    .map_err(|e| Some(describe(py, &e)))?;
+                let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
+                Ok(Some((rate, d)))
+            },
+        );
+        match r {
+            Ok(Some((rate, d))) => {
+                self.rate = rate;
+                self.deadline = d;
+            }
+            Ok(None) => {}
+            Err(Some(msg)) => self.fail(Some(now), hook, msg),
+            // a Ctrl-C: the run stops as at any Ctrl-C and may go on; the controller keeps its
+            // rate and deadline (the interrupted hook is left where it stopped)
+            Err(None) => record_as(
+                where_(
+                    self.name,
+                    self.flow,
+                    Some(now),
+                    hook,
+                    "interrupted (Ctrl-C)",
+                ),
+                true,
+            ),
+        }
+    }
+}
+
+impl RateControl for PyRate {
+    fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
+        self.feedbacks += 1;
+        self.call(now, "on_feedback", |py, m| {
+            let t = now.as_secs_f64();
+            let r = match fb.kind {
+                FeedbackKind::Qcn { fb_q } => m
+                    .on_feedback
+                    .call1(py, (t, intern!(py, "qcn"), fb.cpid, fb_q)),
+                FeedbackKind::Asm { qf, dq } => m
+                    .on_feedback
+                    .call1(py, (t, intern!(py, "asm"), fb.cpid, (qf, dq))),
+            };
+            r.map(Some)
+        })
+    }
+    fn on_bytes_sent(&mut self, now: SimTime, bytes: u32) {
+        // a class that keeps the default hook is never called (no GIL per frame)
+        if self.m.as_ref().is_none_or(|m| m.on_bytes_sent.is_none()) {
+            return;
+        }
+        self.call(now, "on_bytes_sent", |py, m| match &m.on_bytes_sent {
+            Some(h) => h.call1(py, (now.as_secs_f64(), bytes)).map(Some),
+            None => Ok(None),
+        })
+    }
+    fn on_timer(&mut self, now: SimTime) {
+        // the lazy deadline: an event for a deadline that has moved later does nothing
+        match self.deadline {
+            Some(d) if now >= d => self.call(now, "on_timer", |py, m| {
+                m.on_timer.call1(py, (now.as_secs_f64(),)).map(Some)
+            }),
+            _ => {}
+        }
+    }
+    fn poll_timeout(&self) -> Option<SimTime> {
+        self.deadline
+    }
+    fn rate_bps(&self) -> f64 {
+        self.rate
+    }
+    fn probe(&self, p: &mut RateProbe) {
+        p.rate_bps = self.rate;
+        p.target_rate_bps = f64::NAN;
+        p.active = true;
+        p.feedbacks = self.feedbacks;
+        if self.dead {
+            return;
+        }
+        let r = Python::attach(|py| -> Result<(), String> {
+            let o = self.obj.bind(py);
+            if let Some(v) = o
+                .getattr_opt(intern!(py, "target_rate_bps"))
+                .map_err(|e| describe(py, &e))?
+            {
+                if !v.is_none() {
+                    p.target_rate_bps = v.extract::<f64>().map_err(|_| {
+                        format!("target_rate_bps = {}: must be a number or None", shown(&v))
+                    })?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(msg) = r {
+            record(where_(
+                self.name,
+                self.flow,
+                None,
+                "probe (recording)",
+                &msg,
+            ));
+        }
+    }
+}
+
+impl ExtRateController for PyRate {
+    fn clone_box(&self) -> Box<dyn ExtRateController> {
+        Python::attach(|py| {
+            Box::new(PyRate {
+                name: self.name,
+                flow: self.flow,
+                obj: self.obj.clone_ref(py),
+                m: self.m.clone(),
+                rate: self.rate,
+                deadline: self.deadline,
+                feedbacks: self.feedbacks,
+                dead: self.dead,
+            })
+        })
+    }
+}
+
+/// Makes a rate controller per flow by calling the Python maker
+/// `maker(flow, seed, line_rate_bps, packet_bytes)`.
+#[derive(Debug)]
+struct PyRateFactory {
+    maker: Py<PyAny>,
+    bytes_sent_hook: bool,
+}
+
+impl ExtRateFactory for PyRateFactory {
+    fn make(&self, name: &'static str, f: &ExtRateFlow) -> Box<dyn ExtRateController> {
+        let mut c = PyRate {
+            name,
+            flow: f.flow,
+            obj: Python::attach(|py| py.None()),
+            m: None,
+            rate: f.line_rate_bps,
+            deadline: None,
+            feedbacks: 0,
+            dead: false,
+        };
+        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>);
+        let r = Python::attach(|py| -> Result<Made, String> {
+            let obj = self
+                .maker
+                .call1(py, (f.flow, f.seed, f.line_rate_bps, f.packet_bytes))
+                .map_err(|e| describe(py, &e))?;
+            let b = obj.bind(py);
+            let get = |n: &str| -> Result<Py<PyAny>, String> {
+                b.getattr(n)
+                    .map(|m| m.unbind())
+                    .map_err(|e| describe(py, &e))
+            };
+            let m = Methods {
+                on_feedback: get("on_feedback")?,
+                on_bytes_sent: if self.bytes_sent_hook {
+                    Some(get("on_bytes_sent")?)
+                } else {
+                    None
+                },
+                on_timer: get("on_timer")?,
+            };
+            let rate = rate_value(&get("rate_bps")?.into_bound(py), "rate_bps")?;
+            let d = deadline_value(&get("deadline_s")?.into_bound(py), None, false)?;
+            Ok((obj, m, rate, d))
+        });
+        match r {
+            Ok((obj, m, rate, d)) => {
+                c.obj = obj;
+                c.m = Some(Arc::new(m));
+                c.rate = rate;
+                c.deadline = d;
+            }
+            Err(msg) => c.fail(None, "__init__", msg),
+        }
+        Box::new(c)
+    }
+}
+
+/// Register a Python rate controller under `name` (see ccscope.cc.register_cc, which checks
+/// the class and builds `maker`). `bytes_sent_hook`: the class overrides `on_bytes_sent`
+/// (false: the default does nothing and is never called).
+#[pyfunction]
+#[pyo3(signature = (name, maker, bytes_sent_hook))]
+fn register_rate_cc(name: &str, maker: Py<PyAny>, bytes_sent_hook: bool) -> PyResult<()> {
+    ext::register(ExtRateSpec {
+        name: ccscope_core::cc::ext::static_name(name),
+        factory: Arc::new(PyRateFactory {
+            maker,
+            bytes_sent_hook,
+        }),
+    })
+    .map(|_| ())
+    .map_err(PyValueError::new_err)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(register_rate_cc, m)?)?;
+    Ok(())
+}

@@ -491,6 +491,7 @@ class TimelyConfig:
     hai_after: int = 5
     hai_factor: int = 5
     seg_bytes: int = 64000
+    min_rate_bps: float = 100e6
 
 
 @dataclass

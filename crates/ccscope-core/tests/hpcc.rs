@@ -4,18 +4,19 @@
 //!
 //! The bounds, derived before the runs from Algorithm 1 and the defaults (eta = 0.95,
 //! maxStage = 5, W_AI = W_init (1 - eta) / 10 = 0.005 BDP, W_init = BDP = B T):
-//! - HPCC's fixed point is U = eta at the bottleneck (section 3.2, eq. 4), with U = qlen / BDP
-//!   + txRate / B. With an empty queue that is txRate = eta B: the flows together send
+//! - HPCC's fixed point is U = eta at the bottleneck (section 3.2, eq. 4), with
+//!   U = qlen / BDP plus txRate / B. With an empty queue that is txRate = eta B: the flows together send
 //!   0.95 B, and their windows add up to 0.95 BDP, less than the pipe, so the fluid queue is 0.
 //! - Between multiplicative steps each of N flows adds W_AI per RTT for at most maxStage
 //!   rounds: the windows add up to at most (eta + N maxStage 0.005) BDP. For N = 2 that is
 //!   1.0 BDP: still no standing queue; for N = 8, 1.15 BDP: at most 0.15 BDP queued.
 //! - Packets are paced, not fluid: N flows' packets can reach the port at the same instant,
 //!   N - 1 of them waiting behind the first.
-//!   So, once settled: N = 2: mean queue at most 1 packet, 99th percentile at most the
-//!   headroom (1 - eta) BDP plus N packets; N = 8: 99th percentile at most 0.15 BDP + 8
-//!   packets; the bottleneck's throughput within [0.90, 1.0] of B (eta = 0.95, the additive
-//!   rounds push it up to at most 1.0); for the incast, each flow within [0.5, 1.5] x B / 8.
+//!
+//! So, once settled: N = 2: mean queue at most 1 packet, 99th percentile at most the
+//! headroom (1 - eta) BDP plus N packets; N = 8: 99th percentile at most 0.15 BDP + 8
+//! packets; the bottleneck's throughput within [0.90, 1.0] of B (eta = 0.95, the additive
+//! rounds push it up to at most 1.0); for the incast, each flow within [0.5, 1.5] x B / 8.
 
 use ccscope_core::output::{Column, RunOutput};
 

@@ -211,6 +211,7 @@ pub fn build_with_budget(
         dx: sc.dx.clone(),
         cubic: sc.cubic.clone(),
         swift: sc.swift.clone(),
+        timely: sc.timely.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
         hpcc: sc.hpcc.clone(),

@@ -151,6 +151,7 @@ pub struct FlowFactory {
     pub dx: crate::cc::DxConfig,
     pub cubic: crate::cc::CubicConfig,
     pub swift: crate::cc::SwiftConfig,
+    pub timely: crate::rate::TimelyConfig,
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
@@ -246,6 +247,10 @@ impl FlowFactory {
                     rate_bps: line_bps,
                 }))
             }
+            CcKind::Timely => Some(crate::rate::Rate::Timely(crate::rate::Timely::new(
+                &self.timely,
+                line_bps,
+            ))),
             CcKind::ExtRate(id) => Some(crate::rate::Rate::Ext(Box::new(
                 crate::rate::ext::ExtRate::new(
                     id,

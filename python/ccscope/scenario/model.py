@@ -492,6 +492,7 @@ class TimelyConfig:
     hai_factor: int = 5
     seg_bytes: int = 64000
     min_rate_bps: float = 100e6
+    initial_rate_bps: Optional[float] = None
 
 
 @dataclass

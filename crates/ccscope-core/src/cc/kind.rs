@@ -36,6 +36,8 @@ pub enum CcKind {
     Rdma,
     /// HPCC (Li et al., SIGCOMM 2019) on the RDMA transport: a window from the in-band telemetry of each ACK (`[hpcc]`), paced at W/T; the switch ports stamp telemetry (`[int]`, added with its defaults when absent).
     Hpcc,
+    /// TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1) on the RDMA transport: rate from the RTT gradient, `[timely]`.
+    Timely,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -45,7 +47,7 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 12] = [
+pub const BUILTIN: [CcKind; 13] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -58,6 +60,7 @@ pub const BUILTIN: [CcKind; 12] = [
     CcKind::Cbr,
     CcKind::Rdma,
     CcKind::Hpcc,
+    CcKind::Timely,
 ];
 
 impl Serialize for CcKind {
@@ -133,6 +136,7 @@ impl CcKind {
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
             CcKind::Hpcc => "hpcc",
+            CcKind::Timely => "timely",
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
@@ -154,12 +158,13 @@ impl CcKind {
                 | CcKind::Cbr
                 | CcKind::Rdma
                 | CcKind::Hpcc
+                | CcKind::Timely
                 | CcKind::ExtRate(_)
         )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
     pub fn is_rdma(self) -> bool {
-        matches!(self, CcKind::Rdma | CcKind::Hpcc)
+        matches!(self, CcKind::Rdma | CcKind::Hpcc | CcKind::Timely)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

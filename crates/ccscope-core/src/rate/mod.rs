@@ -146,6 +146,8 @@ pub enum Rate {
     Constant(ConstantRate),
     /// HPCC's window and pacing rate (boxed: it keeps the previous ACK's hop records).
     Hpcc(Box<Hpcc>),
+    /// TIMELY (RTT gradient; on the RDMA transport's ACKs).
+    Timely(Timely),
     /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
     Ext(Box<ext::ExtRate>),
 }
@@ -180,6 +182,7 @@ macro_rules! dispatch {
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
             Rate::Hpcc($r) => $e,
+            Rate::Timely($r) => $e,
             Rate::Ext($r) => $e,
         }
     };

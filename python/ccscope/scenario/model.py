@@ -199,6 +199,13 @@ class SharedBufferConfig:
 
 
 @dataclass
+class IntConfig:
+    """In-band telemetry stamped at dequeue, read back by the sender on the ACK (docs/engine.md)."""
+    ports: Literal["switches", "all"] = "switches"
+    max_slots: int = 65536
+
+
+@dataclass
 class LinkSpec:
     from_: str
     to: str
@@ -449,6 +456,17 @@ class CubicConfig:
 
 
 @dataclass
+class HpccConfig:
+    """HPCC's parameters (Li et al., SIGCOMM 2019, section 3.3)."""
+    eta: float = 0.95
+    max_stage: int = 5
+    w_ai_bytes: Optional[float] = None
+    flows_per_link: int = 10
+    base_rtt_s: Optional[float] = None
+    min_rate_bps: float = 100e6
+
+
+@dataclass
 class SwiftConfig:
     ai: float = 1.0
     beta: float = 0.8
@@ -564,6 +582,8 @@ class Scenario:
     sched: Optional[SchedConfig] = None
     pfc: Optional[PfcConfig] = None
     shared_buffer: Optional[SharedBufferConfig] = None
+    int: Optional[IntConfig] = None
+    hpcc: HpccConfig = field(default_factory=HpccConfig)
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
@@ -615,6 +635,8 @@ SCHEMA_MIRROR = {
     SchedConfig: "SchedConfig",
     PfcConfig: "PfcConfig",
     SharedBufferConfig: "SharedBufferConfig",
+    IntConfig: "IntConfig",
+    HpccConfig: "HpccConfig",
     FlowsTemplate: "FlowsTemplate",
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",

@@ -21,6 +21,7 @@
 pub mod asm_rp;
 pub mod dcqcn;
 pub mod ext;
+pub mod hpcc;
 pub mod qcn_rp;
 pub mod timely;
 
@@ -28,6 +29,7 @@ use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use dcqcn::{DcqcnConfig, DcqcnPhase, DcqcnRp};
+pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
 pub use timely::{Timely, TimelyConfig};
 
@@ -144,6 +146,8 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// HPCC's window and pacing rate (boxed: it keeps the previous ACK's hop records).
+    Hpcc(Box<Hpcc>),
     /// TIMELY (RTT gradient; on the RDMA transport's ACKs).
     Timely(Timely),
     /// DCQCN reaction point (Zhu et al. SIGCOMM 2015) of an RDMA source.
@@ -181,6 +185,7 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Hpcc($r) => $e,
             Rate::Timely($r) => $e,
             Rate::Dcqcn($r) => $e,
             Rate::Ext($r) => $e,

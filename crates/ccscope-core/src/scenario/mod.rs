@@ -17,6 +17,7 @@ mod cc;
 mod check;
 mod expand;
 mod flows;
+mod int;
 mod record;
 mod sched;
 mod shared_buffer;
@@ -27,6 +28,7 @@ mod workloads;
 pub use crate::cc::CcKind;
 pub use check::fmt_f;
 pub use flows::{FlowSpec, FlowsTemplate};
+pub use int::{IntConfig, IntPorts, MAX_INT_SLOTS};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, PfcConfig, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use shared_buffer::SharedBufferConfig;
@@ -105,6 +107,12 @@ pub struct Scenario {
     /// One buffer pool per switch with Choudhury-Hahne dynamic thresholds: pool size, alpha per class, static per-queue reservation. Every port then takes the general path (docs/engine.md). Default: none (each port has its own buffer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// In-band telemetry: ports that stamp (time, bytes sent, queue bytes, link rate) into each data packet at dequeue, read back by the sender when the packet's ACK arrives (HPCC). Those ports take the general path (docs/engine.md). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int: Option<IntConfig>,
+    /// HPCC parameters (flows with cc = "hpcc"; Li et al. SIGCOMM 2019 defaults).
+    #[serde(default)]
+    pub hpcc: crate::rate::HpccConfig,
     /// TCP transport options shared by all TCP flows.
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -263,8 +271,7 @@ impl Scenario {
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
     /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, dcqcn, feedback_bytes, dx, cubic, swift,
-    /// timely, record,
-    /// topology, aqm, flows, workload, flow.
+    /// timely, record, topology, aqm, sched, pfc, shared_buffer, int, hpcc, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
         if !(MIN_PACKET_BYTES..=MAX_PACKET_BYTES).contains(&self.packet_bytes) {
@@ -326,6 +333,10 @@ impl Scenario {
         if let Some(b) = &self.shared_buffer {
             b.validate("shared_buffer")?;
         }
+        if let Some(i) = &self.int {
+            i.validate("int")?;
+        }
+        self.hpcc.validate("hpcc")?;
         if let Some(f) = &self.flows {
             f.validate("flows", &self.topology)?;
         }

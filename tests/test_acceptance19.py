@@ -17,7 +17,7 @@ import ccscope as cc
 CLI = [sys.executable, "-m", "ccscope"]
 
 # RDMA transports run lossless on class 0; the window kinds run over the same RED marking port
-RDMA_KINDS = ["dcqcn", "timely"]
+RDMA_KINDS = ["dcqcn", "timely", "hpcc"]
 KINDS = RDMA_KINDS + ["swift", "cubic"]
 
 
@@ -112,6 +112,11 @@ BAD = [
     ("timely_tlow_gt_thigh", "timely", _set("timely.t_high_s", 1e-5), ["timely.t_low_s = 5e-5", "timely.t_high_s (1e-5)"]),
     ("cnp_interval_0", "dcqcn", _set("rdma.cnp_interval_s", 0), ["rdma.cnp_interval_s = 0", "> 0"]),
     ("cnp_interval_neg", "dcqcn", _set("rdma.cnp_interval_s", -5e-5), ["rdma.cnp_interval_s = -5e-5", "> 0"]),
+    ("hpcc_eta_0", "hpcc", _set("hpcc.eta", 0), ["hpcc.eta = 0", "(0, 1]"]),
+    ("hpcc_eta_high", "hpcc", _set("hpcc.eta", 1.2), ["hpcc.eta = 1.2", "(0, 1]"]),
+    # two class policies and sched.classes left at its default 1: the line names both fields
+    ("class_aqm_without_classes", "dcqcn", _set("sched.class_aqm", [{"kind": "drop_tail"}, {"kind": "drop_tail"}]),
+     ["sched.class_aqm = 2 tables", "one queue policy per class (1) of sched.classes"]),
     ("cdf_missing", "cubic", _cdf_file(None), ["workload[0].size.file", "sizes.csv", "cannot read"]),
     ("cdf_unsorted", "cubic", _cdf_file("1000 0.5\n500 0.7\n20000 1\n"),
      ["workload[0].size.file", "non-decreasing"]),

@@ -230,6 +230,9 @@ fn serde_error(path: String, msg: String) -> ScenarioError {
             msg.truncate(i);
         }
     }
+    if let Some(e) = out_of_range_integer(&path, &msg) {
+        return e;
+    }
     let hint = if msg.contains("unknown field")
         || msg.contains("unknown variant")
         || msg.contains("missing field")
@@ -240,6 +243,27 @@ fn serde_error(path: String, msg: String) -> ScenarioError {
         format!("{msg} (expected a value of the documented type)")
     };
     ScenarioError::new(path, "", hint)
+}
+
+/// serde's "invalid value: integer `-2`, expected u32" (a negative or too large whole number for
+/// an integer field) in the user's terms: `topology.k = -2: must be a whole number from 0 to
+/// 4294967295`.
+fn out_of_range_integer(path: &str, msg: &str) -> Option<ScenarioError> {
+    let rest = msg.strip_prefix("invalid value: integer `")?;
+    let (value, ty) = rest.split_once("`, expected ")?;
+    let range = match ty {
+        "u8" => "0 to 255".to_string(),
+        "u16" => "0 to 65535".to_string(),
+        "u32" => format!("0 to {}", u32::MAX),
+        "u64" | "usize" => format!("0 to {}", u64::MAX),
+        "i32" => format!("{} to {}", i32::MIN, i32::MAX),
+        _ => return None,
+    };
+    Some(ScenarioError::new(
+        path,
+        value,
+        format!("must be a whole number from {range}"),
+    ))
 }
 
 impl Scenario {

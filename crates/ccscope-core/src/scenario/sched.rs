@@ -119,7 +119,7 @@ impl SchedConfig {
                 return Err(ScenarioError::new(
                     format!("{path}.weights"),
                     format!("{} values", w.len()),
-                    format!("must give one weight per class ({n})"),
+                    format!("must give one weight per class ({n}) of {path}.classes"),
                 ));
             }
             for (i, &x) in w.iter().enumerate() {
@@ -138,7 +138,7 @@ impl SchedConfig {
                 return Err(ScenarioError::new(
                     format!("{path}.class_aqm"),
                     format!("{} tables", a.len()),
-                    format!("must give one queue policy per class ({n})"),
+                    format!("must give one queue policy per class ({n}) of {path}.classes"),
                 ));
             }
             for (i, q) in a.iter().enumerate() {
@@ -157,7 +157,7 @@ impl SchedConfig {
                 return Err(ScenarioError::new(
                     format!("{path}.class_buffer_pkts"),
                     format!("{} values", b.len()),
-                    format!("must give one limit per class ({n})"),
+                    format!("must give one limit per class ({n}) of {path}.classes"),
                 ));
             }
             for (i, &x) in b.iter().enumerate() {

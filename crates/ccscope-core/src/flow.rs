@@ -151,9 +151,11 @@ pub struct FlowFactory {
     pub dx: crate::cc::DxConfig,
     pub cubic: crate::cc::CubicConfig,
     pub swift: crate::cc::SwiftConfig,
+    pub timely: crate::rate::TimelyConfig,
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
+    pub dcqcn: crate::rate::DcqcnConfig,
     pub packet_bytes: u32,
     /// The scenario seed (external controllers' random streams).
     pub seed: u64,
@@ -234,11 +236,19 @@ impl FlowFactory {
                 &self.asm_rp,
                 line_bps,
             ))),
+            CcKind::Dcqcn => Some(crate::rate::Rate::Dcqcn(crate::rate::DcqcnRp::new(
+                &self.dcqcn,
+                line_bps,
+            ))),
             CcKind::Cbr | CcKind::Rdma => {
                 Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
                     rate_bps: line_bps,
                 }))
             }
+            CcKind::Timely => Some(crate::rate::Rate::Timely(crate::rate::Timely::new(
+                &self.timely,
+                line_bps,
+            ))),
             CcKind::ExtRate(id) => Some(crate::rate::Rate::Ext(Box::new(
                 crate::rate::ext::ExtRate::new(
                     id,

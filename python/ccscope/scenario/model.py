@@ -67,6 +67,7 @@ class Red:
     ns2_drop_ecn_above_p: Optional[float] = None
     ns2_small_queue: bool = False
     ns2_idle_truncate: bool = False
+    independent_marks: bool = False
 
 
 @dataclass
@@ -474,6 +475,7 @@ class TimelyConfig:
     hai_factor: int = 5
     seg_bytes: int = 64000
     min_rate_bps: float = 100e6
+    initial_rate_bps: Optional[float] = None
 
 
 @dataclass
@@ -518,6 +520,20 @@ class RdmaConfig:
 
 
 @dataclass
+class DcqcnConfig:
+    g: float = 1.0 / 256.0
+    tau_prime_s: float = 55e-6
+    timer_s: float = 55e-6
+    byte_counter_bytes: float = 10e6
+    f_steps: int = 5
+    r_ai_bps: float = 40e6
+    r_hai_bps: float = 400e6
+    min_rate_bps: float = 1e6
+    alpha_init: float = 1.0
+    hai_scales_with_stage: bool = False
+
+
+@dataclass
 class RecordConfig:
     #: "pfc" (every PFC pause/resume frame) is not in the default list: add it to keep that trace
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
@@ -557,6 +573,7 @@ class Scenario:
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     rdma: RdmaConfig = field(default_factory=RdmaConfig)
+    dcqcn: DcqcnConfig = field(default_factory=DcqcnConfig)
     feedback_bytes: int = 64
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
@@ -620,6 +637,7 @@ SCHEMA_MIRROR = {
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",
     RdmaConfig: "RdmaConfig",
+    DcqcnConfig: "DcqcnConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
     Plugins: "PluginsConfig",

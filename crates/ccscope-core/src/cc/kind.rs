@@ -34,6 +34,10 @@ pub enum CcKind {
     Cbr,
     /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
     Rdma,
+    /// TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1) on the RDMA transport: rate from the RTT gradient, `[timely]`.
+    Timely,
+    /// DCQCN (Zhu et al. SIGCOMM 2015, `[dcqcn]`) on the RDMA transport; its congestion point is a RED/ECN port.
+    Dcqcn,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -43,7 +47,7 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 11] = [
+pub const BUILTIN: [CcKind; 13] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -55,6 +59,8 @@ pub const BUILTIN: [CcKind; 11] = [
     CcKind::Asm,
     CcKind::Cbr,
     CcKind::Rdma,
+    CcKind::Timely,
+    CcKind::Dcqcn,
 ];
 
 impl Serialize for CcKind {
@@ -129,6 +135,8 @@ impl CcKind {
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
+            CcKind::Timely => "timely",
+            CcKind::Dcqcn => "dcqcn",
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
@@ -145,12 +153,18 @@ impl CcKind {
     pub fn is_rate_based(self) -> bool {
         matches!(
             self,
-            CcKind::Qcn | CcKind::Asm | CcKind::Cbr | CcKind::Rdma | CcKind::ExtRate(_)
+            CcKind::Qcn
+                | CcKind::Asm
+                | CcKind::Cbr
+                | CcKind::Rdma
+                | CcKind::Timely
+                | CcKind::Dcqcn
+                | CcKind::ExtRate(_)
         )
     }
     /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
     pub fn is_rdma(self) -> bool {
-        matches!(self, CcKind::Rdma)
+        matches!(self, CcKind::Rdma | CcKind::Timely | CcKind::Dcqcn)
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

@@ -29,7 +29,7 @@
 //!   and a floor keeps the pacing gap finite (Z16's model floors it too).
 //! - TIMELY has no unique fixed point (Z16 Theorems 3-4): two flows need not share equally.
 
-use super::{Feedback, RateControl, RateProbe};
+use super::{AckSample, Feedback, RateControl, RateProbe};
 use crate::error::ScenarioError;
 use crate::units::SimTime;
 use schemars::JsonSchema;
@@ -69,6 +69,11 @@ pub struct TimelyConfig {
     /// Rate floor, bits/s (> 0, at most the line rate). Default 100e6 (as ccscope.fluid.timely).
     #[serde(default = "d_min_rate")]
     pub min_rate_bps: f64,
+    /// Starting rate, bits/s (> 0; above the line rate means the line rate). Default: the line
+    /// rate (an RDMA flow starts at line rate); the CoNEXT 2016 analysis starts each of N flows at
+    /// C/N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rate_bps: Option<f64>,
 }
 
 fn d_alpha() -> f64 {
@@ -115,6 +120,7 @@ impl Default for TimelyConfig {
             hai_factor: d_hai_factor(),
             seg_bytes: d_seg(),
             min_rate_bps: d_min_rate(),
+            initial_rate_bps: None,
         }
     }
 }
@@ -171,6 +177,18 @@ impl TimelyConfig {
                 return e(f, "0".into(), "must be >= 1 (default 5)".into());
             }
         }
+        if let Some(r) = self.initial_rate_bps {
+            if !r.is_finite() || r <= 0.0 || r > crate::scenario::MAX_RATE_BPS {
+                return e(
+                    "initial_rate_bps",
+                    shown(r),
+                    format!(
+                        "must be > 0 and at most {} bits/s",
+                        shown(crate::scenario::MAX_RATE_BPS)
+                    ),
+                );
+            }
+        }
         if self.seg_bytes == 0 {
             return e(
                 "seg_bytes",
@@ -210,8 +228,14 @@ pub struct Timely {
 }
 
 impl Timely {
-    /// A controller starting at the line rate (RDMA sends at line rate from the start).
+    /// A controller starting at `initial_rate_bps`, by default the line rate (RDMA sends at
+    /// line rate from the start), clamped to [min_rate_bps, line rate].
     pub fn new(cfg: &TimelyConfig, line_bps: f64) -> Self {
+        let min_rate = cfg.min_rate_bps.min(line_bps);
+        let start = cfg
+            .initial_rate_bps
+            .unwrap_or(line_bps)
+            .clamp(min_rate, line_bps);
         Timely {
             alpha: cfg.alpha,
             beta: cfg.beta,
@@ -221,10 +245,10 @@ impl Timely {
             min_rtt: cfg.min_rtt_s,
             hai_after: cfg.hai_after,
             hai_factor: cfg.hai_factor as f64,
-            min_rate: cfg.min_rate_bps.min(line_bps),
+            min_rate,
             line_bps,
             seg_bytes: cfg.seg_bytes,
-            rate: line_bps,
+            rate: start,
             prev_rtt: None,
             rtt_diff: 0.0,
             neg_gradients: 0,
@@ -290,9 +314,13 @@ impl Timely {
     }
 }
 
-/// TIMELY gets no feedback frames and has no timer: its input is the RTT of completion events
-/// (the RDMA transport calls [`Timely::on_rtt_sample`]).
+/// TIMELY gets no feedback frames, CNPs or timer: its input is the RTT of the RDMA transport's
+/// ACKs, one completion event per `seg_bytes` acknowledged ([`Timely::on_acked`]).
 impl RateControl for Timely {
+    #[inline]
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample) {
+        self.on_acked(now, ack.acked_bytes, ack.rtt.as_secs_f64());
+    }
     fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
     fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
     fn on_timer(&mut self, _now: SimTime) {}
@@ -420,6 +448,23 @@ mod tests {
         let r = t.rate_bps();
         feed(&mut t, &[280.0]);
         assert_eq!(t.rate_bps(), r + 3.0 * 10e6);
+    }
+
+    #[test]
+    fn the_start_is_the_line_rate_or_the_initial_rate_clamped() {
+        assert_eq!(Timely::new(&TimelyConfig::default(), LINE).rate_bps(), LINE);
+        let c = |r| TimelyConfig {
+            initial_rate_bps: Some(r),
+            ..TimelyConfig::default()
+        };
+        assert_eq!(Timely::new(&c(5e9), LINE).rate_bps(), 5e9);
+        assert_eq!(Timely::new(&c(50e9), LINE).rate_bps(), LINE);
+        assert_eq!(Timely::new(&c(1e6), LINE).rate_bps(), 100e6);
+        assert!(c(0.0)
+            .validate("timely")
+            .unwrap_err()
+            .to_string()
+            .starts_with("timely.initial_rate_bps = 0: must be > 0"));
     }
 
     /// One completion event per seg_bytes acknowledged: 64 KB in 1000-byte ACKs is an event at

@@ -132,6 +132,9 @@ pub struct Scenario {
     /// RDMA transport options (flows with cc = "rdma" or "dcqcn"): retransmission timeout, ACK every N segments, CNP interval. Their ACKs, NACKs and CNPs travel in `tcp.ack_class` (else the data class).
     #[serde(default)]
     pub rdma: crate::transport::rdma::RdmaConfig,
+    /// DCQCN reaction-point parameters (flows with cc = "dcqcn"; Zhu et al. SIGCOMM 2015 and CoNEXT 2016 Table 1 defaults, the names of `ccscope.fluid.dcqcn`). Its congestion point is a RED table with `action = "mark"`.
+    #[serde(default)]
+    pub dcqcn: crate::rate::DcqcnConfig,
     /// Size of an 802.1Qau feedback frame on the wire, bytes. Default 64 (minimum Ethernet frame).
     #[serde(default = "d_fb")]
     pub feedback_bytes: u32,
@@ -235,8 +238,8 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift, timely,
-    /// record,
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, dcqcn, feedback_bytes, dx, cubic, swift,
+    /// timely, record,
     /// topology, aqm, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
@@ -259,6 +262,7 @@ impl Scenario {
         self.qcn_rp.validate("qcn_rp")?;
         self.asm_rp.validate("asm_rp")?;
         self.rdma.validate("rdma")?;
+        self.dcqcn.validate("dcqcn")?;
         if self.feedback_bytes < 1 || self.feedback_bytes > MAX_PACKET_BYTES {
             return Err(ScenarioError::new(
                 "feedback_bytes",

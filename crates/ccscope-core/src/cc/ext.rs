@@ -74,32 +74,40 @@ fn read() -> std::sync::RwLockReadGuard<'static, Vec<ExtSpec>> {
     REGISTRY.read().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Register (or replace, under the same id) a controller. Built-in names are refused.
-pub fn register(spec: ExtSpec) -> Result<ExtId, String> {
-    if let Some(k) = super::CcKind::builtin(spec.name) {
+/// Refuse a name a new controller may not take: a built-in kind's, one the other registry
+/// (`other`: "window" or "rate") already holds, or one with characters a scenario cannot name.
+pub(crate) fn check_new_name(name: &str, taken_by_other: bool, other: &str) -> Result<(), String> {
+    if let Some(k) = super::CcKind::builtin(name) {
         return Err(format!(
             "cc name {:?} is a built-in controller ({}); choose another name",
-            spec.name,
+            name,
             k.name()
         ));
     }
-    if crate::rate::ext::lookup(spec.name).is_some() {
+    if taken_by_other {
         return Err(format!(
-            "cc name {:?} is registered as a rate controller; choose another name",
-            spec.name
+            "cc name {name:?} is registered as a {other} controller; choose another name"
         ));
     }
-    let ok = !spec.name.is_empty()
-        && spec
-            .name
+    let ok = !name.is_empty()
+        && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
     if !ok {
         return Err(format!(
-            "cc name {:?}: must be non-empty letters, digits, '_', '-' or '.'",
-            spec.name
+            "cc name {name:?}: must be non-empty letters, digits, '_', '-' or '.'"
         ));
     }
+    Ok(())
+}
+
+/// Register (or replace, under the same id) a controller. Built-in names are refused.
+pub fn register(spec: ExtSpec) -> Result<ExtId, String> {
+    check_new_name(
+        spec.name,
+        crate::rate::ext::lookup(spec.name).is_some(),
+        "rate",
+    )?;
     let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = r.iter().position(|s| s.name == spec.name) {
         r[i] = spec;

@@ -68,30 +68,11 @@ fn read() -> std::sync::RwLockReadGuard<'static, Vec<ExtRateSpec>> {
 /// Register (or replace, under the same id) a rate controller. Built-in names and names of
 /// registered window controllers are refused.
 pub fn register(spec: ExtRateSpec) -> Result<ExtRateId, String> {
-    if let Some(k) = crate::cc::CcKind::builtin(spec.name) {
-        return Err(format!(
-            "cc name {:?} is a built-in controller ({}); choose another name",
-            spec.name,
-            k.name()
-        ));
-    }
-    if crate::cc::ext::lookup(spec.name).is_some() {
-        return Err(format!(
-            "cc name {:?} is registered as a window controller; choose another name",
-            spec.name
-        ));
-    }
-    let ok = !spec.name.is_empty()
-        && spec
-            .name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    if !ok {
-        return Err(format!(
-            "cc name {:?}: must be non-empty letters, digits, '_', '-' or '.'",
-            spec.name
-        ));
-    }
+    crate::cc::ext::check_new_name(
+        spec.name,
+        crate::cc::ext::lookup(spec.name).is_some(),
+        "window",
+    )?;
     let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = r.iter().position(|s| s.name == spec.name) {
         r[i] = spec;

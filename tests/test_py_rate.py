@@ -266,3 +266,85 @@ def test_a_ctrl_c_inside_a_rate_hook_is_an_interrupt_and_the_run_goes_on():
     assert (fb[fb.rate_before_bps.notna()].time_s > fired[0]).sum() > 1
     # the controller is still called after the interrupt (its hooks, not only the engine's rows)
     assert [c for c in calls if c[1] > fired[0]]
+
+
+# ------------------------------------------------------------------ the RDMA transport's hooks
+
+def rdma_scenario(cc_name: str, until: float = 0.004, count: int = 2) -> dict:
+    """Line-rate RoCE flows (10 Gb/s access) into a 1 Gb/s port that marks above 5 packets: CE
+    marks, CNPs (at most one per flow per 50 us) and ACKs."""
+    return {"seed": 1, "until_s": until, "packet_bytes": 1000,
+            "topology": {"kind": "dumbbell", "senders": count, "bottleneck_bps": 1e9, "access_bps": 10e9,
+                         "rtt_s": 8e-6, "buffer_pkts": 100000},
+            "aqm": {"kind": "red", "min_th_pkts": 5, "max_th_pkts": 6, "max_p": 1.0, "w_q": 1.0},
+            "flows": {"count": count, "cc": cc_name}, "record": {"traces": ["rate", "queue", "delivered"]}}
+
+
+class LineRate(cc.RateController):
+    """The built-in `rdma` kind in Python: line rate, no window, every hook left at its default."""
+    rdma = True
+
+
+def test_an_rdma_controller_with_the_defaults_is_the_built_in_rdma_kind():
+    import numpy as np
+    cc.register_cc("test_rdma_line", LineRate)
+    a = ccscope.simulate(rdma_scenario("rdma"))
+    b = ccscope.simulate(rdma_scenario("test_rdma_line"))
+    assert a.meta["ledger"] == b.meta["ledger"] and a.meta["events"] == b.meta["events"]
+    for t in a.traces:
+        assert a.traces[t].equals(b.traces[t]), t
+    pd_cols = [c for c in a.flows.columns if c != "cc"]
+    assert a.flows[pd_cols].equals(b.flows[pd_cols])
+    assert np.asarray(a.flows.ecn_reductions).sum() > 10  # CNPs arrived (and were ignored by both)
+
+
+def test_rdma_hooks_see_cnps_and_acks_and_the_window_caps_the_flight():
+    seen = {"cnp": [], "ack": []}
+
+    class Watch(cc.RateController):
+        rdma = True
+
+        def on_cnp(self, now_s):
+            seen["cnp"].append((self.ctx.flow, now_s))
+            self.rate_bps = max(self.rate_bps / 2, 1e8)
+
+        def on_ack(self, now_s, acked_bytes, ackno, rtt_s, ecn, data_seq):
+            seen["ack"].append((now_s, acked_bytes, ackno, rtt_s, ecn, data_seq))
+    cc.register_cc("test_rdma_watch", Watch)
+    res = ccscope.simulate(rdma_scenario("test_rdma_watch"))
+    assert len(seen["cnp"]) == int(res.flows.ecn_reductions.sum()) > 10
+    for f in (0, 1):  # the notification point's interval: at most one CNP per flow per 50 us
+        ts = [t for k, t in seen["cnp"] if k == f]
+        assert all(b - a >= 50e-6 - 1e-12 for a, b in zip(ts, ts[1:]))
+    acks = seen["ack"]
+    assert len(acks) > 100 and all(4e-6 < a[3] < 0.004 for a in acks)  # rtt_s: at least the propagation
+    assert any(a[4] for a in acks) and sum(a[1] for a in acks) > 0
+    assert all(isinstance(a[2], int) and a[5] == a[2] - 1 for a in acks)
+    # the rate each hook left paces the flow: halved on CNPs, well below line rate
+    r = res.traces["rate"]
+    assert r.rate_bps.min() <= 2e8
+
+    class Capped(LineRate):
+        window_bytes = 1000  # one 1000-byte segment in flight at most
+
+    cc.register_cc("test_rdma_capped", Capped)
+    free = ccscope.simulate(rdma_scenario("test_rdma_line", count=1))
+    capped = ccscope.simulate(rdma_scenario("test_rdma_capped", count=1))
+    # one segment per round trip (8 us + 8 us serialization at 1 Gb/s, and the ACK): at most
+    # 1000 B / 16 us = 0.5 Gb/s, against the 1 Gb/s the uncapped flow gets
+    assert capped.flows.delivered_bytes.iloc[0] < 0.55 * free.flows.delivered_bytes.iloc[0]
+
+
+@pytest.mark.parametrize("value,needle", [
+    (0, "window_bytes = 0: must be None or a finite number of bytes >= 1"),
+    (math.nan, "window_bytes = nan: must be None or a finite number of bytes >= 1"),
+    ("big", "window_bytes = 'big' (str): must be a number of bytes (or None) (int or float)"),
+])
+def test_a_bad_rdma_window_stops_the_run(value, needle):
+    class BadWindow(LineRate):
+        def on_cnp(self, now_s):
+            self.window_bytes = value
+    cc.register_cc("test_rdma_badwin", BadWindow)
+    with pytest.raises(cc.ControllerError) as e:
+        ccscope.simulate(rdma_scenario("test_rdma_badwin"))
+    assert 'controller "test_rdma_badwin" (flow[' in str(e.value) and "in on_cnp: " + needle in str(e.value)

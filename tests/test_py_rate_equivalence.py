@@ -3,7 +3,8 @@ bit-identical engine output to the built-in qcn on the ASM paper's QCN baseline 
 python/ccscope/repro/asm/_a0.py: fig 6's ten sources with Qeq = 5 packets, and fig 2's three
 sources with Qeq = 64 packets): every column of every table (rates, feedback, queue, link,
 delivered, drops, flows, ports), the event count, the ledger and the summary; only the flows
-table's `cc` column differs."""
+table's `cc` column differs. On the RDMA transport, examples/controllers/timely.py (py_timely,
+driven by `on_ack`'s RTT samples) does the same against the built-in timely."""
 from __future__ import annotations
 
 import json
@@ -90,3 +91,90 @@ def test_the_summary_of_a_result_is_identical():
     assert "wall_s" in a.summary and simulated(a.summary) == simulated(b.summary)
     assert a.traces["rate"].equals(b.traces["rate"])
     assert a.flows.drop(columns="cc").equals(b.flows.drop(columns="cc"))
+
+
+@pytest.mark.parametrize("start", [None, 5e9], ids=["line_rate_start", "half_rate_start"])
+def test_python_timely_on_the_rdma_transport_is_bit_identical_to_the_built_in(start):
+    """examples/controllers/timely.py (rdma = True; on_ack's RTT samples) against the built-in
+    timely on tests/test_timely.py's two-flow 10 Gb/s dumbbell, from line rate (the collapse to
+    the floor and the climb back) and from C/2 (the limit cycle around T_low)."""
+    from ccscope import _native, cc
+    from ccscope.scenario import TimelyConfig, dumbbell
+    from ccscope.scenario.io import to_engine_json
+    cc.load_plugin(str(EXAMPLES / "timely.py"))
+    Timely = cc.registered()["py_timely"]
+
+    class Start(Timely):
+        initial_rate_bps = start
+    cc.register_cc("py_timely_start", Start)
+    until = 0.02
+    outs = {}
+    for name in ("timely", "py_timely_start"):
+        sc = dumbbell(2, cc=name, bottleneck_bps=10e9, rtt_s=20e-6, buffer_pkts=2000)
+        sc.until_s = until
+        sc.timely = TimelyConfig(initial_rate_bps=start)
+        sc.record.traces = ["queue", "link", "delivered", "drops", "rate"]
+        sim = _native.Simulation(to_engine_json(sc), until, None)
+        sim.run_until(until)
+        outs[name] = sim.finish()
+    a, b = outs["timely"], outs["py_timely_start"]
+    assert a["events"] == b["events"]
+    assert json.dumps(a["ledger"], sort_keys=True, default=str) == json.dumps(b["ledger"], sort_keys=True, default=str)
+    assert _differences(a, b) == ["flows.cc"]
+    r = np.asarray(b["tables"]["rate"]["rate_bps"])
+    assert (np.diff(r) < 0).any() and (np.diff(r) > 0).any()  # the RTT samples moved the rates both ways
+
+
+DCQCN_TOML = """
+name = "dcqcn pair"
+seed = 1
+until_s = 0.006
+packet_bytes = 1000
+ack_bytes = 64
+[topology]
+kind = "dumbbell"
+senders = 2
+bottleneck_bps = 40e9
+access_bps = 40e9
+rtt_s = 8e-6
+buffer_pkts = 10000
+[aqm]
+kind = "red"
+min_th_pkts = 5
+max_th_pkts = 200
+max_p = 0.01
+w_q = 1.0
+[pfc]
+xoff_bytes = 1000000
+xon_bytes = 900000
+[flows]
+count = 2
+cc = "CC"
+size_bytes = 20000000
+[record]
+traces = ["queue", "link", "delivered", "drops", "rate"]
+flow_interval_s = 1e-5
+"""
+
+
+def test_python_dcqcn_on_the_rdma_transport_is_bit_identical_to_the_built_in(tmp_path):
+    """examples/controllers/dcqcn.py (rdma = True; on_cnp, on_bytes_sent, on_timer) against the
+    built-in dcqcn on the RDMA test's DCQCN pair (two 20 MB messages, 40 Gb/s, RED/ECN, PFC)."""
+    from ccscope import _native, cc
+    from ccscope.scenario.io import load_file, to_engine_json
+    cc.load_plugin(str(EXAMPLES / "dcqcn.py"))
+    outs = {}
+    for name in ("dcqcn", "py_dcqcn"):
+        p = tmp_path / f"{name}.toml"
+        p.write_text(DCQCN_TOML.replace('"CC"', f'"{name}"'))
+        sim = _native.Simulation(to_engine_json(load_file(p)), 0.006, None)
+        sim.run_until(0.006)
+        outs[name] = sim.finish()
+    a, b = outs["dcqcn"], outs["py_dcqcn"]
+    assert a["events"] == b["events"]
+    assert json.dumps(a["ledger"], sort_keys=True, default=str) == json.dumps(b["ledger"], sort_keys=True, default=str)
+    assert _differences(a, b) == ["flows.cc"]
+    flows = b["tables"]["flows"]
+    assert (np.asarray(flows["ecn_reductions"]) > 0).all()  # CNPs cut the rates (on_cnp ran)
+    r = np.asarray(b["tables"]["rate"]["rate_bps"])
+    assert r.min() < 30e9 and (np.diff(r) > 0).any()      # and the timer / byte counter raised them

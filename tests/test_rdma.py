@@ -39,3 +39,96 @@ def test_a_lone_rdma_flow_runs_at_line_rate_from_the_first_packet():
     assert f["delivered_bytes"].iloc[0] == 1_000_000
     assert f["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
     assert f["retransmits"].iloc[0] == 0
+
+
+DCQCN_TOML = """
+name = "dcqcn pair"
+seed = 1
+until_s = 0.02
+packet_bytes = 1000
+ack_bytes = 64
+[topology]
+kind = "dumbbell"
+senders = 2
+bottleneck_bps = 40e9
+access_bps = 40e9
+rtt_s = 8e-6
+buffer_pkts = 10000
+[aqm]
+kind = "red"
+min_th_pkts = 5
+max_th_pkts = 200
+max_p = 0.01
+w_q = 1.0
+[pfc]
+xoff_bytes = 1000000
+xon_bytes = 900000
+[dcqcn]
+r_ai_bps = 40e6
+[flows]
+count = 2
+cc = "dcqcn"
+size_bytes = 20000000
+[record]
+traces = ["rate", "queue"]
+flow_interval_s = 1e-4
+"""
+
+
+def test_a_dcqcn_scenario_runs_end_to_end_from_the_cli(tmp_path):
+    sc = tmp_path / "dcqcn.toml"
+    sc.write_text(DCQCN_TOML)
+    out = tmp_path / "run"
+    r = cli("run", sc, "-q", "-o", out)
+    assert r.exit_code == 0, r.output
+    res = cc.load(out)
+    f = res.flows
+    assert list(f["cc"]) == ["dcqcn", "dcqcn"]
+    # two 20 MB messages over a shared 40 Gb/s port: both complete, nothing is lost (PFC), and the
+    # CNPs cut the rates (ecn_reductions counts the CNPs each source received)
+    assert (f["delivered_bytes"] == 20_000_000).all()
+    assert f["fct_s"].notna().all() and (f["slowdown"] >= 1.0).all()
+    assert (f["ecn_reductions"] > 0).all() and (f["retransmits"] == 0).all()
+    rate = res.traces["rate"]
+    assert set(rate["flow"]) == {0, 1}
+    assert rate["rate_bps"].max() == pytest.approx(40e9)
+    assert rate["rate_bps"].min() < 30e9, "DCQCN cut its rate below the line rate"
+    # the resolved scenario carries the [dcqcn] and [rdma] tables with their defaults
+    assert res.scenario["dcqcn"]["g"] == pytest.approx(1 / 256)
+    assert res.scenario["rdma"]["cnp_interval_s"] == pytest.approx(50e-6)
+
+
+def test_dcqcn_from_python_with_the_dataclasses():
+    from ccscope.scenario.model import DcqcnConfig, RdmaConfig, _clean
+    d = scenario([{"src": "h0", "dst": "h5", "cc": "dcqcn", "size_bytes": 100_000}],
+                 dcqcn=_clean(DcqcnConfig(r_ai_bps=20e6)), rdma=_clean(RdmaConfig(ack_every=4)))
+    f = cc.simulate(d).flows
+    assert f["delivered_bytes"].iloc[0] == 100_000 and f["slowdown"].iloc[0] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("section, body, needle", [
+    ("rdma", "cnp_interval_s = 0", "rdma.cnp_interval_s = 0: must be a time > 0 s"),
+    ("rdma", "cnp_interval_s = -5e-5", "rdma.cnp_interval_s = -5e-5"),
+    ("rdma", "ack_every = 0", "rdma.ack_every = 0: must be between 1"),
+    ("rdma", "rto_s = 0", "rdma.rto_s = 0"),
+    ("dcqcn", "g = 0", "dcqcn.g = 0: must be in (0, 1]"),
+    ("dcqcn", "g = 1.5", "dcqcn.g = 1.5"),
+    ("dcqcn", "timer_s = 0", "dcqcn.timer_s = 0"),
+    ("dcqcn", "tau_prime_s = -1", "dcqcn.tau_prime_s = -1"),
+    ("dcqcn", "r_ai_bps = 0", "dcqcn.r_ai_bps = 0: must be a rate > 0"),
+    ("dcqcn", "f_steps = 0", "dcqcn.f_steps = 0"),
+    ("dcqcn", "byte_counter_bytes = 0", "dcqcn.byte_counter_bytes = 0"),
+    ("dcqcn", "alpha_init = 2", "dcqcn.alpha_init = 2"),
+    ("dcqcn", "kmin = 5", "unknown field `kmin`"),
+])
+def test_bad_values_are_one_line_errors_naming_the_field(tmp_path, section, body, needle):
+    text = DCQCN_TOML.replace("[dcqcn]\nr_ai_bps = 40e6\n", "")
+    sc = tmp_path / "bad.toml"
+    sc.write_text(text + f"[{section}]\n{body}\n")
+    one_line_error(cli("run", sc, "-q"), needle)
+
+
+def test_kmin_above_kmax_is_refused_at_the_congestion_point(tmp_path):
+    sc = tmp_path / "bad.toml"
+    sc.write_text(DCQCN_TOML.replace("max_th_pkts = 200", "max_th_pkts = 4"))
+    one_line_error(cli("run", sc, "-q"), "aqm.max_th_pkts")

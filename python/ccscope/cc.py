@@ -147,7 +147,16 @@ class RateController:
       reached the deadline it last read.
 
     `target_rate_bps`, when the instance has it, is recorded in the `rate` trace (NaN without).
+
+    Class attribute (read once, at `register_cc`): `rdma`: the flow runs on the RDMA transport
+    (RoCE: go-back-N, ACKs, NACKs, and the DCQCN notification point's CNPs; as `cc = "rdma"` and
+    the built-in DCQCN) instead of the paced 802.1Qau source. Default False. An RDMA controller
+    also gets `on_cnp` and `on_ack`, and the engine reads `window_bytes` after every hook: a cap
+    on the bytes in flight (None: paced by the rate alone).
     """
+    rdma = False
+    #: RDMA controllers: the most bytes in flight (None: no cap), read after every hook.
+    window_bytes = None
 
     def __init__(self, ctx: RateContext):
         self.ctx = ctx
@@ -168,6 +177,16 @@ class RateController:
 
     def on_timer(self, now_s):
         """The time has reached `deadline_s`: move it later or set it to None."""
+
+    def on_cnp(self, now_s):
+        """RDMA: a congestion notification packet (DCQCN's CNP) from this flow's receiver arrived
+        (its notification point sends at most one per flow per `rdma.cnp_interval_s`)."""
+
+    def on_ack(self, now_s, acked_bytes, ackno, rtt_s, ecn, data_seq):
+        """RDMA: an ACK arrived (after the transport processed it): `acked_bytes` newly
+        acknowledged (0 for a duplicate), `ackno` the cumulative ACK (next segment expected),
+        `rtt_s` the RTT sample of the data packet that caused it, `ecn` that packet arrived
+        CE-marked, `data_seq` its segment number."""
 
 
 def builtin_names() -> list[str]:
@@ -237,14 +256,24 @@ def _register_rate(name: str, cls: type) -> None:
     if missing:
         raise TypeError(f"register_cc({name!r}, {cls.__name__}): no method {', '.join(missing)} "
                         f"(subclass ccscope.cc.RateController for the defaults)")
-    bytes_sent_hook = getattr(cls, "on_bytes_sent", None) is not RateController.on_bytes_sent
+    rdma = getattr(cls, "rdma", False)
+    if not isinstance(rdma, bool):
+        raise TypeError(f"register_cc({name!r}, {cls.__name__}): rdma = {rdma!r}: must be True or False")
+
+    def overrides(hook: str) -> bool:
+        return getattr(cls, hook, None) is not getattr(RateController, hook)
+    for hook in ("on_cnp", "on_ack"):
+        if rdma and not callable(getattr(cls, hook, None)):
+            raise TypeError(f"register_cc({name!r}, {cls.__name__}): rdma = True but no method {hook} "
+                            f"(subclass ccscope.cc.RateController for the defaults)")
 
     def maker(flow, seed, line_rate_bps, packet_bytes):
         ctx = RateContext(flow=flow, line_rate_bps=line_rate_bps, packet_bytes=packet_bytes,
                           rng=random.Random(seed))
         return cls(ctx)
 
-    _native.register_rate_cc(name, maker, bytes_sent_hook)
+    _native.register_rate_cc(name, maker, overrides("on_bytes_sent"), rdma and overrides("on_cnp"),
+                             rdma and overrides("on_ack"), rdma)
     _REGISTERED[name] = cls
     _KINDS[name] = "rate"
 

@@ -77,6 +77,17 @@ pub fn build_with_budget(
     let mut ends = Vec::with_capacity(g.links.len());
     let mut port_names = Vec::with_capacity(g.links.len());
     let sc_packet_bytes = sc.packet_bytes;
+    // in-band telemetry: the `[int]` table, or its defaults (every switch port) when a flow or
+    // a workload uses HPCC, which reads it
+    let uses_hpcc = sc.flow.iter().any(|f| f.cc == CcKind::Hpcc)
+        || sc.workload.iter().any(|w| match w {
+            crate::workload::WorkloadSpec::Incast(i) => i.cc.contains(&CcKind::Hpcc),
+            crate::workload::WorkloadSpec::Poisson(p) => p.cc.contains(&CcKind::Hpcc),
+        });
+    let int_cfg = sc
+        .int
+        .clone()
+        .or_else(|| uses_hpcc.then(crate::scenario::IntConfig::default));
     for l in &g.links {
         let name = port_name(&l.from, &l.to);
         let rate = BitsPerSec(l.rate_bps.round() as u64);
@@ -111,9 +122,17 @@ pub fn build_with_budget(
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();
+        // in-band telemetry needs the dequeue moment: its ports take the general path
+        let int_here = int_cfg
+            .as_ref()
+            .is_some_and(|i| at_switch || i.ports == crate::scenario::IntPorts::All);
         let sched = match l.sched.as_ref() {
             Some(s) if s.needs_general_path() => Some(s),
-            _ if dequeue_policy.is_some() || sc.pfc.is_some() || sc.shared_buffer.is_some() => {
+            _ if dequeue_policy.is_some()
+                || sc.pfc.is_some()
+                || sc.shared_buffer.is_some()
+                || int_here =>
+            {
                 Some(l.sched.as_ref().unwrap_or(&default_sched))
             }
             _ => None,
@@ -135,6 +154,9 @@ pub fn build_with_budget(
                 }
             }
             port.set_sched(s);
+            if int_here {
+                port.set_int();
+            }
         }
         ports.push(port);
         ends.push(PortEnds {
@@ -192,6 +214,8 @@ pub fn build_with_budget(
         timely: sc.timely.clone(),
         qcn_rp: sc.qcn_rp.clone(),
         rdma: sc.rdma.clone(),
+        dcqcn: sc.dcqcn.clone(),
+        hpcc: sc.hpcc.clone(),
         asm_rp: sc.asm_rp.clone(),
         packet_bytes: sc.packet_bytes,
         seed: sc.seed,
@@ -563,6 +587,9 @@ pub fn build_with_budget(
         spawn_buf: Vec::new(),
         pfc,
         pools,
+        int: int_cfg
+            .as_ref()
+            .map(|i| Box::new(crate::int::IntArena::new(i.max_slots))),
         nic_waiters: Vec::new(),
     })
 }

@@ -155,6 +155,8 @@ pub struct FlowFactory {
     pub qcn_rp: crate::rate::QcnRpConfig,
     pub asm_rp: crate::rate::AsmRpConfig,
     pub rdma: crate::transport::rdma::RdmaConfig,
+    pub dcqcn: crate::rate::DcqcnConfig,
+    pub hpcc: crate::rate::HpccConfig,
     pub packet_bytes: u32,
     /// The scenario seed (external controllers' random streams).
     pub seed: u64,
@@ -196,6 +198,7 @@ impl FlowFactory {
             .then(|| crate::rng::Rng::stream(self.seed, &format!("cc/{flow}")).next_u64())
             .unwrap_or(0);
         let path = (cc_kind == CcKind::Swift
+            || cc_kind == CcKind::Hpcc
             || (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path))
             .then(path);
         let cc = Cc::new(
@@ -235,6 +238,15 @@ impl FlowFactory {
                 &self.asm_rp,
                 line_bps,
             ))),
+            CcKind::Dcqcn => Some(crate::rate::Rate::Dcqcn(crate::rate::DcqcnRp::new(
+                &self.dcqcn,
+                line_bps,
+            ))),
+            CcKind::Hpcc => Some(crate::rate::Rate::Hpcc(Box::new(crate::rate::Hpcc::new(
+                &self.hpcc,
+                line_bps,
+                SimDuration::from_secs_f64(path.map_or(0.0, |p| p.rtt_s)),
+            )))),
             CcKind::Cbr | CcKind::Rdma => {
                 Some(crate::rate::Rate::Constant(crate::rate::ConstantRate {
                     rate_bps: line_bps,

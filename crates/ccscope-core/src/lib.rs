@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod flow;
 pub mod fluid;
+pub mod int;
 pub mod net;
 pub mod output;
 pub mod packet;

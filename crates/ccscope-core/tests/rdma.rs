@@ -248,6 +248,10 @@ traces = ["drops"]
 
 #[test]
 fn a_lossless_incast_of_roce_flows_loses_nothing_anywhere() {
+    // DCQCN sources (no marking port here: they stay at line rate) hold their packets too
+    let (_, o) = run_rdma(&incast("dcqcn", true, 2));
+    assert_eq!(total_drops(&o), 0);
+    assert!(f64s(&o, "flows", "fct_s").iter().all(|f| f.is_finite()));
     let (st, o) = run_rdma(&incast("rdma", true, 4));
     let st: Vec<Rdma> = st.into_iter().flatten().collect();
     assert_eq!(
@@ -287,4 +291,92 @@ fn bad_rdma_values_name_the_field() {
         let e = parse(&text, Format::Toml).unwrap_err().to_string();
         assert!(e.starts_with(field), "{e}");
     }
+}
+
+/// Two DCQCN flows (the second starting 5 ms after the first) share a 40 Gb/s RED/ECN port
+/// (instantaneous queue, Kmin 5 KB, Kmax 200 KB, Pmax 1 %: the DCQCN paper's CP) under PFC;
+/// 1000-byte packets, 8 us base RTT, DCQCN's default parameters.
+fn dcqcn_pair(until_s: f64) -> String {
+    format!(
+        r#"
+seed = 1
+until_s = {until_s}
+packet_bytes = 1000
+ack_bytes = 64
+[topology]
+kind = "dumbbell"
+senders = 2
+bottleneck_bps = 40e9
+access_bps = 40e9
+rtt_s = 8e-6
+buffer_pkts = 10000
+[aqm]
+kind = "red"
+min_th_pkts = 5
+max_th_pkts = 200
+max_p = 0.01
+w_q = 1.0
+[pfc]
+xoff_bytes = 1000000
+xon_bytes = 900000
+[[flow]]
+src = "s0"
+dst = "r0"
+cc = "dcqcn"
+[[flow]]
+src = "s1"
+dst = "r0"
+cc = "dcqcn"
+start_s = 0.005
+[record]
+traces = ["rate"]
+"#
+    )
+}
+
+#[test]
+fn two_dcqcn_flows_converge_to_their_fair_share() {
+    let sc = parse(&dcqcn_pair(0.1), Format::Toml).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&sc, None).unwrap();
+    let delivered = |sim: &Simulation| -> Vec<u64> {
+        sim.flows()
+            .iter()
+            .map(|f| f.receiver.delivered_bytes())
+            .collect()
+    };
+    let (t0, t1) = (0.05, 0.1);
+    sim.run_until(ccscope_core::units::SimTime::from_secs_f64(t0));
+    let a = delivered(&sim);
+    sim.run_until(ccscope_core::units::SimTime::from_secs_f64(t1));
+    let b = delivered(&sim);
+    let cnps: Vec<u64> = sim
+        .flows()
+        .iter()
+        .map(|f| {
+            f.rate
+                .as_ref()
+                .unwrap()
+                .rdma
+                .as_ref()
+                .unwrap()
+                .tx
+                .stats
+                .cnps
+        })
+        .collect();
+    let o = sim.finish().expect("packet conservation holds");
+    assert_eq!(total_drops(&o), 0, "lossless");
+    let gbps: Vec<f64> = (0..2)
+        .map(|i| (b[i] - a[i]) as f64 * 8.0 / (t1 - t0) / 1e9)
+        .collect();
+    eprintln!("DCQCN pair over [{t0}, {t1}] s: {gbps:?} Gb/s, CNPs {cnps:?}");
+    let sum: f64 = gbps.iter().sum();
+    assert!(sum > 0.9 * 40.0, "the pair keeps the link busy: {sum} Gb/s");
+    for g in &gbps {
+        assert!(
+            (g - 20.0).abs() < 0.15 * 20.0,
+            "each flow within 15 % of its 20 Gb/s share: {gbps:?}"
+        );
+    }
+    assert!(cnps.iter().all(|&c| c > 0));
 }

@@ -19,7 +19,7 @@
 
 use crate::py_cc::{describe, record, record_as, shown, where_};
 use ccscope_core::rate::ext::{self, ExtRateController, ExtRateFactory, ExtRateFlow, ExtRateSpec};
-use ccscope_core::rate::{Feedback, FeedbackKind, RateControl, RateProbe};
+use ccscope_core::rate::{AckSample, Feedback, FeedbackKind, RateControl, RateProbe};
 use ccscope_core::units::SimTime;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::intern;
@@ -89,6 +89,24 @@ fn deadline_value(
     Ok(Some(d))
 }
 
+/// The window cap in `window_bytes`: None, or a number of bytes >= 1 (rounded down).
+fn window_value(v: &Bound<'_, PyAny>) -> Result<Option<u64>, String> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    let x = number(v, "window_bytes", "bytes (or None)")?;
+    if !x.is_finite() || x < 1.0 {
+        return Err(format!(
+            "window_bytes = {}: must be None or a finite number of bytes >= 1",
+            shown(v)
+        ));
+    }
+    Ok(Some(x.min(u64::MAX as f64) as u64))
+}
+
+/// What a hook left: the rate, the timer deadline and the window cap.
+type After = (f64, Option<SimTime>, Option<u64>);
+
 /// The hook methods of one controller object, looked up once.
 #[derive(Debug)]
 struct Methods {
@@ -96,6 +114,9 @@ struct Methods {
     /// None: the class keeps the default (does nothing), and the bridge skips the call.
     on_bytes_sent: Option<Py<PyAny>>,
     on_timer: Py<PyAny>,
+    /// RDMA controllers only (None: the default, never called).
+    on_cnp: Option<Py<PyAny>>,
+    on_ack: Option<Py<PyAny>>,
 }
 
 #[derive(Debug)]
@@ -106,6 +127,9 @@ struct PyRate {
     m: Option<Arc<Methods>>,
     rate: f64,
     deadline: Option<SimTime>,
+    /// The window cap read after each hook (RDMA controllers: `window_bytes`, None: none).
+    window: Option<u64>,
+    rdma: bool,
     feedbacks: u64,
     dead: bool,
 }
@@ -129,33 +153,41 @@ impl PyRate {
         }
         let Some(m) = self.m.clone() else { return };
         let strict = hook == "on_timer";
-        let r = Python::attach(
-            |py| -> Result<Option<(f64, Option<SimTime>)>, Option<String>> {
-                let ret = f(py, &m).map_err(|e| {
-                    (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
-                })?;
-                let Some(ret) = ret else { return Ok(None) };
-                let ret = ret.bind(py);
-                let o = self.obj.bind(py);
-                let rate = if ret.is_none() {
-                    let v = o
-                        .getattr(intern!(py, "rate_bps"))
-                        .map_err(|e| Some(describe(py, &e)))?;
-                    rate_value(&v, "rate_bps").map_err(Some)?
-                } else {
-                    rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
-                };
-                let d = o
-                    .getattr(intern!(py, "deadline_s"))
+        let rdma = self.rdma;
+        let r = Python::attach(|py| -> Result<Option<After>, Option<String>> {
+            let ret = f(py, &m).map_err(|e| {
+                (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
+            })?;
+            let Some(ret) = ret else { return Ok(None) };
+            let ret = ret.bind(py);
+            let o = self.obj.bind(py);
+            let rate = if ret.is_none() {
+                let v = o
+                    .getattr(intern!(py, "rate_bps"))
                     .map_err(|e| Some(describe(py, &e)))?;
-                let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
-                Ok(Some((rate, d)))
-            },
-        );
+                rate_value(&v, "rate_bps").map_err(Some)?
+            } else {
+                rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
+            };
+            let d = o
+                .getattr(intern!(py, "deadline_s"))
+                .map_err(|e| Some(describe(py, &e)))?;
+            let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
+            let w = if rdma {
+                let w = o
+                    .getattr(intern!(py, "window_bytes"))
+                    .map_err(|e| Some(describe(py, &e)))?;
+                window_value(&w).map_err(Some)?
+            } else {
+                None
+            };
+            Ok(Some((rate, d, w)))
+        });
         match r {
-            Ok(Some((rate, d))) => {
+            Ok(Some((rate, d, w))) => {
                 self.rate = rate;
                 self.deadline = d;
+                self.window = w;
             }
             Ok(None) => {}
             Err(Some(msg)) => self.fail(Some(now), hook, msg),
@@ -216,6 +248,40 @@ impl RateControl for PyRate {
     fn rate_bps(&self) -> f64 {
         self.rate
     }
+    fn on_cnp(&mut self, now: SimTime) {
+        self.feedbacks += 1;
+        if self.m.as_ref().is_none_or(|m| m.on_cnp.is_none()) {
+            return;
+        }
+        self.call(now, "on_cnp", |py, m| match &m.on_cnp {
+            Some(h) => h.call1(py, (now.as_secs_f64(),)).map(Some),
+            None => Ok(None),
+        })
+    }
+    fn on_ack(&mut self, now: SimTime, a: &AckSample) {
+        if self.m.as_ref().is_none_or(|m| m.on_ack.is_none()) {
+            return;
+        }
+        self.call(now, "on_ack", |py, m| match &m.on_ack {
+            Some(h) => h
+                .call1(
+                    py,
+                    (
+                        now.as_secs_f64(),
+                        a.acked_bytes,
+                        a.ackno,
+                        a.rtt.as_secs_f64(),
+                        a.ecn,
+                        a.data_seq,
+                    ),
+                )
+                .map(Some),
+            None => Ok(None),
+        })
+    }
+    fn window_bytes(&self) -> Option<u64> {
+        self.window
+    }
     fn probe(&self, p: &mut RateProbe) {
         p.rate_bps = self.rate;
         p.target_rate_bps = f64::NAN;
@@ -260,6 +326,8 @@ impl ExtRateController for PyRate {
                 m: self.m.clone(),
                 rate: self.rate,
                 deadline: self.deadline,
+                window: self.window,
+                rdma: self.rdma,
                 feedbacks: self.feedbacks,
                 dead: self.dead,
             })
@@ -273,6 +341,9 @@ impl ExtRateController for PyRate {
 struct PyRateFactory {
     maker: Py<PyAny>,
     bytes_sent_hook: bool,
+    cnp_hook: bool,
+    ack_hook: bool,
+    rdma: bool,
 }
 
 impl ExtRateFactory for PyRateFactory {
@@ -284,10 +355,12 @@ impl ExtRateFactory for PyRateFactory {
             m: None,
             rate: f.line_rate_bps,
             deadline: None,
+            window: None,
+            rdma: self.rdma,
             feedbacks: 0,
             dead: false,
         };
-        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>);
+        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>, Option<u64>);
         let r = Python::attach(|py| -> Result<Made, String> {
             let obj = self
                 .maker
@@ -307,17 +380,33 @@ impl ExtRateFactory for PyRateFactory {
                     None
                 },
                 on_timer: get("on_timer")?,
+                on_cnp: if self.cnp_hook {
+                    Some(get("on_cnp")?)
+                } else {
+                    None
+                },
+                on_ack: if self.ack_hook {
+                    Some(get("on_ack")?)
+                } else {
+                    None
+                },
             };
             let rate = rate_value(&get("rate_bps")?.into_bound(py), "rate_bps")?;
             let d = deadline_value(&get("deadline_s")?.into_bound(py), None, false)?;
-            Ok((obj, m, rate, d))
+            let w = if self.rdma {
+                window_value(&get("window_bytes")?.into_bound(py))?
+            } else {
+                None
+            };
+            Ok((obj, m, rate, d, w))
         });
         match r {
-            Ok((obj, m, rate, d)) => {
+            Ok((obj, m, rate, d, w)) => {
                 c.obj = obj;
                 c.m = Some(Arc::new(m));
                 c.rate = rate;
                 c.deadline = d;
+                c.window = w;
             }
             Err(msg) => c.fail(None, "__init__", msg),
         }
@@ -326,16 +415,28 @@ impl ExtRateFactory for PyRateFactory {
 }
 
 /// Register a Python rate controller under `name` (see ccscope.cc.register_cc, which checks
-/// the class and builds `maker`). `bytes_sent_hook`: the class overrides `on_bytes_sent`
-/// (false: the default does nothing and is never called).
+/// the class and builds `maker`). `bytes_sent_hook`, `cnp_hook`, `ack_hook`: the class
+/// overrides `on_bytes_sent`, `on_cnp`, `on_ack` (false: the default does nothing and is never
+/// called). `rdma`: the flow runs on the RDMA transport (and `window_bytes` is read).
 #[pyfunction]
-#[pyo3(signature = (name, maker, bytes_sent_hook))]
-fn register_rate_cc(name: &str, maker: Py<PyAny>, bytes_sent_hook: bool) -> PyResult<()> {
+#[pyo3(signature = (name, maker, bytes_sent_hook, cnp_hook = false, ack_hook = false, rdma = false))]
+fn register_rate_cc(
+    name: &str,
+    maker: Py<PyAny>,
+    bytes_sent_hook: bool,
+    cnp_hook: bool,
+    ack_hook: bool,
+    rdma: bool,
+) -> PyResult<()> {
     ext::register(ExtRateSpec {
         name: ccscope_core::cc::ext::static_name(name),
+        rdma,
         factory: Arc::new(PyRateFactory {
             maker,
             bytes_sent_hook,
+            cnp_hook,
+            ack_hook,
+            rdma,
         }),
     })
     .map(|_| ())

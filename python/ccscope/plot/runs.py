@@ -154,7 +154,8 @@ def base_rtt_s(scn: Mapping) -> float | None:
 
 
 #: Algorithm tables of the resolved scenario shown for the senders that use them.
-_CC_TABLES = {"dctcp": "dctcp", "dctcp_per_ack": "dctcp", "qcn": "qcn_rp", "asm": "asm_rp", "dx": "dx"}
+_CC_TABLES = {"dctcp": "dctcp", "dctcp_per_ack": "dctcp", "qcn": "qcn_rp", "asm": "asm_rp", "dx": "dx", "rdma": "rdma",
+              "dcqcn": "dcqcn"}
 
 
 def _flatten(prefix: str, node: Any, out: dict) -> None:
@@ -198,7 +199,7 @@ def headline(result) -> dict[str, Any]:
             _flatten(table, scn[table], flat)
             for k, v in flat.items():
                 out.setdefault(k, v)
-    if isinstance(scn.get("tcp"), Mapping) and any(c not in ("qcn", "asm", "cbr") for c in ccs):
+    if isinstance(scn.get("tcp"), Mapping) and any(c not in ("qcn", "asm", "cbr", "rdma", "dcqcn") for c in ccs):
         flat = {}
         _flatten("tcp", scn["tcp"], flat)
         out.update(flat)

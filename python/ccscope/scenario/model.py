@@ -67,6 +67,7 @@ class Red:
     ns2_drop_ecn_above_p: Optional[float] = None
     ns2_small_queue: bool = False
     ns2_idle_truncate: bool = False
+    independent_marks: bool = False
 
 
 @dataclass
@@ -195,6 +196,13 @@ class SharedBufferConfig:
     #: one value for every class, or one per class
     alpha: Union[float, list[float]] = 1.0
     reserve_bytes: int = 0
+
+
+@dataclass
+class IntConfig:
+    """In-band telemetry stamped at dequeue, read back by the sender on the ACK (docs/engine.md)."""
+    ports: Literal["switches", "all"] = "switches"
+    max_slots: int = 65536
 
 
 @dataclass
@@ -448,6 +456,17 @@ class CubicConfig:
 
 
 @dataclass
+class HpccConfig:
+    """HPCC's parameters (Li et al., SIGCOMM 2019, section 3.3)."""
+    eta: float = 0.95
+    max_stage: int = 5
+    w_ai_bytes: Optional[float] = None
+    flows_per_link: int = 10
+    base_rtt_s: Optional[float] = None
+    min_rate_bps: float = 100e6
+
+
+@dataclass
 class SwiftConfig:
     ai: float = 1.0
     beta: float = 0.8
@@ -519,6 +538,20 @@ class RdmaConfig:
 
 
 @dataclass
+class DcqcnConfig:
+    g: float = 1.0 / 256.0
+    tau_prime_s: float = 55e-6
+    timer_s: float = 55e-6
+    byte_counter_bytes: float = 10e6
+    f_steps: int = 5
+    r_ai_bps: float = 40e6
+    r_hai_bps: float = 400e6
+    min_rate_bps: float = 1e6
+    alpha_init: float = 1.0
+    hai_scales_with_stage: bool = False
+
+
+@dataclass
 class RecordConfig:
     #: "pfc" (every PFC pause/resume frame) is not in the default list: add it to keep that trace
     traces: list[str] = field(default_factory=lambda: ["queue", "link", "cwnd", "alpha", "delivered", "drops", "rate",
@@ -549,6 +582,8 @@ class Scenario:
     sched: Optional[SchedConfig] = None
     pfc: Optional[PfcConfig] = None
     shared_buffer: Optional[SharedBufferConfig] = None
+    int: Optional[IntConfig] = None
+    hpcc: HpccConfig = field(default_factory=HpccConfig)
     tcp: TcpConfig = field(default_factory=TcpConfig)
     dctcp: DctcpConfig = field(default_factory=DctcpConfig)
     dx: DxConfig = field(default_factory=DxConfig)
@@ -558,6 +593,7 @@ class Scenario:
     qcn_rp: QcnRpConfig = field(default_factory=QcnRpConfig)
     asm_rp: AsmRpConfig = field(default_factory=AsmRpConfig)
     rdma: RdmaConfig = field(default_factory=RdmaConfig)
+    dcqcn: DcqcnConfig = field(default_factory=DcqcnConfig)
     feedback_bytes: int = 64
     flows: Optional[FlowsTemplate] = None
     flow: list[FlowSpec] = field(default_factory=list)
@@ -599,6 +635,8 @@ SCHEMA_MIRROR = {
     SchedConfig: "SchedConfig",
     PfcConfig: "PfcConfig",
     SharedBufferConfig: "SharedBufferConfig",
+    IntConfig: "IntConfig",
+    HpccConfig: "HpccConfig",
     FlowsTemplate: "FlowsTemplate",
     FlowSpec: "FlowSpec",
     TcpConfig: "TcpConfig",
@@ -621,6 +659,7 @@ SCHEMA_MIRROR = {
     AsmRpConfig: "AsmRpConfig",
     AsmGains: "AsmGains",
     RdmaConfig: "RdmaConfig",
+    DcqcnConfig: "DcqcnConfig",
     Incast: "IncastSpec",
     Poisson: "PoissonSpec",
     Plugins: "PluginsConfig",

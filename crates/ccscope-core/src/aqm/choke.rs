@@ -79,6 +79,7 @@ impl ChokeConfig {
             ns2_drop_ecn_above_p: None,
             ns2_small_queue: false,
             ns2_idle_truncate: false,
+            independent_marks: false,
         }
     }
 }

@@ -79,7 +79,9 @@ impl Cc {
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
-            CcKind::Rdma | CcKind::Timely => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
+            CcKind::Rdma | CcKind::Timely | CcKind::Dcqcn | CcKind::Hpcc => {
+                Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
+            }
             CcKind::ExtRate(_) => Cc::NewReno(NewReno::new(mss, iw, false, dupacks)),
             CcKind::Ext(id) => {
                 let f = ExtFlow {

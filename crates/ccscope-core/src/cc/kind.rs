@@ -34,8 +34,12 @@ pub enum CcKind {
     Cbr,
     /// RDMA transport (RoCE: go-back-N, ACKs, NACKs, `[rdma]`) at line rate, with no congestion control (PFC alone).
     Rdma,
+    /// HPCC (Li et al., SIGCOMM 2019) on the RDMA transport: a window from the in-band telemetry of each ACK (`[hpcc]`), paced at W/T; the switch ports stamp telemetry (`[int]`, added with its defaults when absent).
+    Hpcc,
     /// TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1) on the RDMA transport: rate from the RTT gradient, `[timely]`.
     Timely,
+    /// DCQCN (Zhu et al. SIGCOMM 2015, `[dcqcn]`) on the RDMA transport; its congestion point is a RED/ECN port.
+    Dcqcn,
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -45,7 +49,7 @@ pub enum CcKind {
 }
 
 /// The built-in kinds, in the order of the schema.
-pub const BUILTIN: [CcKind; 12] = [
+pub const BUILTIN: [CcKind; 14] = [
     CcKind::NewReno,
     CcKind::Reno,
     CcKind::Dctcp,
@@ -57,7 +61,9 @@ pub const BUILTIN: [CcKind; 12] = [
     CcKind::Asm,
     CcKind::Cbr,
     CcKind::Rdma,
+    CcKind::Hpcc,
     CcKind::Timely,
+    CcKind::Dcqcn,
 ];
 
 impl Serialize for CcKind {
@@ -132,7 +138,9 @@ impl CcKind {
             CcKind::Asm => "asm",
             CcKind::Cbr => "cbr",
             CcKind::Rdma => "rdma",
+            CcKind::Hpcc => "hpcc",
             CcKind::Timely => "timely",
+            CcKind::Dcqcn => "dcqcn",
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }
@@ -153,13 +161,20 @@ impl CcKind {
                 | CcKind::Asm
                 | CcKind::Cbr
                 | CcKind::Rdma
+                | CcKind::Hpcc
                 | CcKind::Timely
+                | CcKind::Dcqcn
                 | CcKind::ExtRate(_)
         )
     }
-    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs.
+    /// A flow on the RDMA transport (`transport::rdma`): go-back-N, ACKs, NACKs, CNPs (`rdma`,
+    /// and registered rate controllers that ask for it).
     pub fn is_rdma(self) -> bool {
-        matches!(self, CcKind::Rdma | CcKind::Timely)
+        match self {
+            CcKind::Rdma | CcKind::Timely | CcKind::Dcqcn | CcKind::Hpcc => true,
+            CcKind::ExtRate(id) => rate_ext::spec(id).rdma,
+            _ => false,
+        }
     }
     pub fn is_dctcp(self) -> bool {
         matches!(self, CcKind::Dctcp | CcKind::DctcpPerAck)

@@ -117,6 +117,9 @@ pub struct Port {
     path: PortPath,
     /// Classes and scheduler of the general path (None on the committed FIFO).
     pub sched: Option<Box<Sched>>,
+    /// The port stamps in-band telemetry into the data packets it starts (`[int]`; general
+    /// path only).
+    int: bool,
 }
 
 impl Port {
@@ -151,6 +154,33 @@ impl Port {
                 PortPath::Fifo
             },
             sched: None,
+            int: false,
+        }
+    }
+
+    /// Make the port stamp in-band telemetry (`crate::int`); it must be on the general path.
+    pub fn set_int(&mut self) {
+        debug_assert!(
+            self.path == PortPath::General,
+            "INT needs the dequeue moment"
+        );
+        self.int = true;
+    }
+
+    /// Whether the port stamps in-band telemetry.
+    #[inline(always)]
+    pub fn int_on(&self) -> bool {
+        self.int
+    }
+
+    /// The telemetry record of the transmission [`Port::start_next`] just started: its start
+    /// time, the bytes sent so far (this packet included), the bytes it left waiting, the rate.
+    pub fn int_record(&self) -> crate::int::IntRecord {
+        crate::int::IntRecord {
+            ts: self.last_start,
+            tx_bytes: self.stats.tx_bytes,
+            qlen_bytes: self.q_bytes,
+            rate_bps: self.ser.rate().0,
         }
     }
 

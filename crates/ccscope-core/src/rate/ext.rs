@@ -15,7 +15,7 @@
 //! records the error (with the flow and the simulated time) where its driver looks between
 //! chunks of events, and keeps the rate it had with its timer disarmed.
 
-use super::{Feedback, RateControl, RateProbe};
+use super::{AckSample, Feedback, RateControl, RateProbe};
 use crate::units::SimTime;
 use std::sync::{Arc, RwLock};
 
@@ -48,10 +48,14 @@ pub trait ExtRateFactory: Send + Sync + std::fmt::Debug {
     fn make(&self, name: &'static str, f: &ExtRateFlow) -> Box<dyn ExtRateController>;
 }
 
-/// A registered rate controller: its name and its factory.
+/// A registered rate controller: its name, its transport and its factory.
 #[derive(Clone, Debug)]
 pub struct ExtRateSpec {
     pub name: &'static str,
+    /// The flow runs on the RDMA transport (`transport::rdma`: go-back-N, ACKs, NACKs, CNPs;
+    /// the controller also gets `on_cnp`, `on_ack` and may cap the window), as the built-in
+    /// `rdma` kind; false: a paced 802.1Qau source (feedback frames), as `qcn`.
+    pub rdma: bool,
     pub factory: Arc<dyn ExtRateFactory>,
 }
 
@@ -166,6 +170,15 @@ impl RateControl for ExtRate {
     fn probe(&self, p: &mut RateProbe) {
         self.inner.probe(p)
     }
+    fn on_cnp(&mut self, now: SimTime) {
+        self.inner.on_cnp(now)
+    }
+    fn on_ack(&mut self, now: SimTime, ack: &AckSample) {
+        self.inner.on_ack(now, ack)
+    }
+    fn window_bytes(&self) -> Option<u64> {
+        self.inner.window_bytes()
+    }
 }
 
 #[cfg(test)]
@@ -215,6 +228,7 @@ mod tests {
     fn spec(name: &str) -> ExtRateSpec {
         ExtRateSpec {
             name: crate::cc::ext::static_name(name),
+            rdma: false,
             factory: Arc::new(Make),
         }
     }

@@ -19,13 +19,17 @@
 //! it has pending. Dispatch is a closed enum (no `Box<dyn>`, no allocation per event).
 
 pub mod asm_rp;
+pub mod dcqcn;
 pub mod ext;
+pub mod hpcc;
 pub mod qcn_rp;
 pub mod timely;
 
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
+pub use dcqcn::{DcqcnConfig, DcqcnPhase, DcqcnRp};
+pub use hpcc::{Hpcc, HpccConfig, HpccStep};
 pub use qcn_rp::{QcnPhase, QcnRp, QcnRpConfig};
 pub use timely::{Timely, TimelyConfig};
 
@@ -132,8 +136,8 @@ pub trait RateControl {
     }
 }
 
-/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, or a registered
-/// external controller's).
+/// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, `"cbr"`,
+/// `"rdma"`, `"dcqcn"`, or a registered external controller's).
 #[derive(Clone, Debug)]
 pub enum Rate {
     /// IEEE 802.1Qau QCN reaction point.
@@ -142,8 +146,12 @@ pub enum Rate {
     Asm(AsmRp),
     /// A constant-rate, unresponsive source (UDP-like; the CHOKe experiments' "bad" flow).
     Constant(ConstantRate),
+    /// HPCC's window and pacing rate (boxed: it keeps the previous ACK's hop records).
+    Hpcc(Box<Hpcc>),
     /// TIMELY (RTT gradient; on the RDMA transport's ACKs).
     Timely(Timely),
+    /// DCQCN reaction point (Zhu et al. SIGCOMM 2015) of an RDMA source.
+    Dcqcn(DcqcnRp),
     /// A registered external rate controller (`ccscope.cc.register_cc`; boxed: cold).
     Ext(Box<ext::ExtRate>),
 }
@@ -177,7 +185,9 @@ macro_rules! dispatch {
             Rate::Qcn($r) => $e,
             Rate::Asm($r) => $e,
             Rate::Constant($r) => $e,
+            Rate::Hpcc($r) => $e,
             Rate::Timely($r) => $e,
+            Rate::Dcqcn($r) => $e,
             Rate::Ext($r) => $e,
         }
     };

@@ -17,6 +17,7 @@ mod cc;
 mod check;
 mod expand;
 mod flows;
+mod int;
 mod record;
 mod sched;
 mod shared_buffer;
@@ -27,6 +28,7 @@ mod workloads;
 pub use crate::cc::CcKind;
 pub use check::fmt_f;
 pub use flows::{FlowSpec, FlowsTemplate};
+pub use int::{IntConfig, IntPorts, MAX_INT_SLOTS};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, PfcConfig, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use shared_buffer::SharedBufferConfig;
@@ -105,6 +107,12 @@ pub struct Scenario {
     /// One buffer pool per switch with Choudhury-Hahne dynamic thresholds: pool size, alpha per class, static per-queue reservation. Every port then takes the general path (docs/engine.md). Default: none (each port has its own buffer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_buffer: Option<SharedBufferConfig>,
+    /// In-band telemetry: ports that stamp (time, bytes sent, queue bytes, link rate) into each data packet at dequeue, read back by the sender when the packet's ACK arrives (HPCC). Those ports take the general path (docs/engine.md). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int: Option<IntConfig>,
+    /// HPCC parameters (flows with cc = "hpcc"; Li et al. SIGCOMM 2019 defaults).
+    #[serde(default)]
+    pub hpcc: crate::rate::HpccConfig,
     /// TCP transport options shared by all TCP flows.
     #[serde(default)]
     pub tcp: TcpConfig,
@@ -132,6 +140,9 @@ pub struct Scenario {
     /// RDMA transport options (flows with cc = "rdma" or "dcqcn"): retransmission timeout, ACK every N segments, CNP interval. Their ACKs, NACKs and CNPs travel in `tcp.ack_class` (else the data class).
     #[serde(default)]
     pub rdma: crate::transport::rdma::RdmaConfig,
+    /// DCQCN reaction-point parameters (flows with cc = "dcqcn"; Zhu et al. SIGCOMM 2015 and CoNEXT 2016 Table 1 defaults, the names of `ccscope.fluid.dcqcn`). Its congestion point is a RED table with `action = "mark"`.
+    #[serde(default)]
+    pub dcqcn: crate::rate::DcqcnConfig,
     /// Size of an 802.1Qau feedback frame on the wire, bytes. Default 64 (minimum Ethernet frame).
     #[serde(default = "d_fb")]
     pub feedback_bytes: u32,
@@ -235,9 +246,8 @@ impl Scenario {
     /// Check ranges and references. Called by [`parse`]; call it again after editing.
     ///
     /// The sections are checked in this order (the first error found is reported): until_s,
-    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, feedback_bytes, dx, cubic, swift, timely,
-    /// record,
-    /// topology, aqm, flows, workload, flow.
+    /// packet_bytes, ack_bytes, tcp, dctcp, qcn_rp, asm_rp, rdma, dcqcn, feedback_bytes, dx, cubic, swift,
+    /// timely, record, topology, aqm, sched, pfc, shared_buffer, int, hpcc, flows, workload, flow.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         time_s("until_s", self.until_s, false)?;
         if !(MIN_PACKET_BYTES..=MAX_PACKET_BYTES).contains(&self.packet_bytes) {
@@ -259,6 +269,7 @@ impl Scenario {
         self.qcn_rp.validate("qcn_rp")?;
         self.asm_rp.validate("asm_rp")?;
         self.rdma.validate("rdma")?;
+        self.dcqcn.validate("dcqcn")?;
         if self.feedback_bytes < 1 || self.feedback_bytes > MAX_PACKET_BYTES {
             return Err(ScenarioError::new(
                 "feedback_bytes",
@@ -298,6 +309,10 @@ impl Scenario {
         if let Some(b) = &self.shared_buffer {
             b.validate("shared_buffer")?;
         }
+        if let Some(i) = &self.int {
+            i.validate("int")?;
+        }
+        self.hpcc.validate("hpcc")?;
         if let Some(f) = &self.flows {
             f.validate("flows", &self.topology)?;
         }

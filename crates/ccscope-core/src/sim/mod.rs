@@ -68,6 +68,8 @@ pub struct Simulation {
     pub(crate) pfc: Option<Box<pfc::Pfc>>,
     /// The switches' buffer pools (`[shared_buffer]`), if the scenario has them.
     pub(crate) pools: Option<Box<pool::Pools>>,
+    /// In-band telemetry's hop records (`[int]`, `crate::int`), if some port stamps.
+    pub(crate) int: Option<Box<crate::int::IntArena>>,
     /// RDMA flows waiting for their NIC port, per port (`rdma`; empty until one waits).
     pub(crate) nic_waiters: Vec<Vec<crate::world::FlowId>>,
 }
@@ -361,11 +363,67 @@ impl Simulation {
                         self.record_mark(port, &pkt);
                     }
                     self.queue_left(port, &pkt);
+                    if self.ports[port.idx()].int_on() && pkt.kind == PacketKind::Data {
+                        self.int_stamp(port, &pkt);
+                    }
                     self.events.schedule_arrival(port, arrive_at, pkt);
                     self.events.schedule(end, Event::TxDone(port));
                     return;
                 }
             }
+        }
+    }
+
+    /// In-band telemetry: the port has just started `pkt`'s transmission; its record goes to
+    /// the packet's slot in the side arena (`crate::int`), at the packet's INT hop (the INT
+    /// ports it crossed before this one).
+    fn int_stamp(&mut self, port: PortId, pkt: &Packet) {
+        let Some(arena) = self.int.as_mut() else {
+            return;
+        };
+        let rec = self.ports[port.idx()].int_record();
+        let (off, len) = self.routes[pkt.route.idx()];
+        let route = &self.route_ports[off as usize..off as usize + len as usize];
+        // `hop` is already the index of the next port: this one is hop - 1
+        let here = (pkt.hop as usize).saturating_sub(1).min(route.len());
+        let ports = &self.ports;
+        let hop = route[..here]
+            .iter()
+            .filter(|p| ports[p.idx()].int_on())
+            .count();
+        let fl = &self.flows[pkt.flow.idx()];
+        // a segment below the cumulative ACK point is acknowledged: its slot may be reused
+        let frontier = match fl.rate.as_deref() {
+            None => fl.sender.snd_una,
+            Some(r) => r.rdma.as_ref().map_or(u64::MAX, |d| d.tx.snd_una),
+        };
+        let mss = self.mss as f64;
+        let stride = || {
+            let n = route.iter().filter(|p| ports[p.idx()].int_on()).count();
+            // twice the path's bandwidth-delay product in packets, at the first hop's rate
+            let path = crate::flow::path_rtt_s(
+                &self.routes,
+                &self.route_ports,
+                ports,
+                (fl.fwd, fl.rev),
+                (self.mss, self.ack_bytes),
+            );
+            let bdp = ports[route[0].idx()].rate().as_f64() / 8.0 * path.rtt_s / mss;
+            (n, (2.0 * bdp).ceil().min(u32::MAX as f64) as u64)
+        };
+        arena.stamp(pkt.flow, pkt.seq, hop, rec, frontier, stride);
+    }
+
+    /// The in-band telemetry arena, if the run has one.
+    pub fn int_arena(&self) -> Option<&crate::int::IntArena> {
+        self.int.as_deref()
+    }
+
+    /// The ACK's echo (`crate::int`): the hop records of segment `seq` of `flow`.
+    pub fn int_echo(&mut self, flow: crate::world::FlowId, seq: u64) -> crate::int::Echo<'_> {
+        match self.int.as_mut() {
+            Some(a) => a.echo(flow, seq),
+            None => crate::int::Echo::Missing,
         }
     }
 

@@ -246,6 +246,15 @@ impl Simulation {
                     data_seq: pkt.seq.saturating_sub(1),
                 };
                 r.rp.on_ack(now, &sample);
+                if let crate::rate::Rate::Hpcc(h) = &mut r.rp {
+                    // the ACK's telemetry: the records of the segment that caused it
+                    // (`crate::int`); a missing or partial list is counted and not used
+                    if let Some(crate::int::Echo::Full(recs)) =
+                        self.int.as_mut().map(|a| a.echo(f, sample.data_seq))
+                    {
+                        h.on_int_ack(now, sample.ackno, d.tx.next_seq, recs);
+                    }
+                }
                 acked > 0
             }
             PacketKind::Nack => {

@@ -172,13 +172,14 @@ class NotRunnable(Exception):
 
 
 def run_htsim(exe: Path, cm: Path, c: dict, cc: str = "hpcc") -> list[tuple[int, int, int, float]]:
-    """htsim's finished flows: (src, dst, bytes acked, finish time s)."""
+    """htsim's finished flows: (src, dst, bytes acked, finish time s). It runs in cm's folder, where
+    its drivers write their log file (logout.dat)."""
     cmd = htsim_command(exe, cm, c, cc)
     # Swift's set_flowsize adds one MSS and its "finished" line reports that total
     extra = MTU if cc == "swift" else 0
     done = []
     pat = re.compile(r"^Flow \S+?_(\d+)_(\d+) finished at ([0-9.eE+-]+) total bytes (\d+)")
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as p:
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=cm.parent) as p:
         assert p.stdout is not None
         for line in p.stdout:
             if line.startswith("Flow "):

@@ -399,3 +399,13 @@ def test_bad_incast_jitter_names_the_field(tmp_path):
     p = tmp_path / "s.json"
     p.write_text(json.dumps(scenario([dict(copy.deepcopy(INCAST), jitter_s=float(2e9))])))
     one_line_error(cli("run", p, "-q"), "workload[0].jitter_s")
+
+
+def test_reference_bps_is_a_fabric_rate_above_one_links_limit():
+    """reference_bps sums many links: 50 % of 1024 x 100 Gb/s (102.4 Tb/s, above a link's 1e14 cap)
+    is accepted; past 1e17 it is refused naming the field."""
+    from ccscope.errors import ScenarioError
+    from ccscope.scenario.io import resolve
+    resolve(scenario([poisson(reference_bps=102.4e12, load=0.5)], until_s=1e-4))
+    with pytest.raises(ScenarioError, match=r"workload\[0\]\.reference_bps = 1e\+?18: must be between 1 and 1e17"):
+        resolve(scenario([poisson(reference_bps=1e18)], until_s=1e-4))

@@ -1,12 +1,15 @@
 //! The `[[workload]]` entries (schema types in `crate::workload`): hosts, sizes, times and
 //! the number of flows an entry may create.
 
-use super::check::{at_least, rate, time_s};
+use super::check::{at_least, time_s};
 use super::fmt_f;
 use super::topology::NodeKind;
 use crate::error::ScenarioError;
 use crate::workload::WorkloadSpec;
 use std::collections::HashMap;
+
+/// Largest `reference_bps` of a Poisson workload, bits/s: the rate of a whole fabric, not of one link.
+pub const MAX_REFERENCE_BPS: f64 = 1e17;
 
 impl WorkloadSpec {
     /// Check one entry at `p`; in a graph (`hosts`) every host it names must be a host;
@@ -99,7 +102,16 @@ impl WorkloadSpec {
                         "must be in (0, 10] (fraction of reference_bps)",
                     ));
                 }
-                rate(&format!("{p}.reference_bps"), x.reference_bps)?;
+                // the sum of many links' rates (a whole fabric): up to a million 100 Gb/s hosts
+                if !(x.reference_bps.is_finite()
+                    && (1.0..=MAX_REFERENCE_BPS).contains(&x.reference_bps))
+                {
+                    return Err(ScenarioError::new(
+                        format!("{p}.reference_bps"),
+                        fmt_f(x.reference_bps),
+                        format!("must be between 1 and {MAX_REFERENCE_BPS:e} bits/s"),
+                    ));
+                }
                 x.size.validate(&format!("{p}.size"))?;
                 time_s(&format!("{p}.start_s"), x.start_s, true)?;
                 time_s(&format!("{p}.jitter_s"), x.jitter_s, true)?;

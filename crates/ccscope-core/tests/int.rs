@@ -293,3 +293,47 @@ fn a_bad_int_table_is_one_error_naming_the_field() {
     .unwrap_err();
     assert_eq!(e.path, "hpcc.eta", "{e}");
 }
+
+/// A workload's completed HPCC flows give their telemetry rings back: a long run keeps rings
+/// only for the flows still in progress, and the freed rings are reused.
+#[test]
+fn completed_workload_flows_release_their_rings() {
+    let text = one_switch(
+        r#"
+[pfc]
+xoff_bytes = 60000
+xon_bytes = 45000
+[[workload]]
+kind = "poisson"
+src = ["h0"]
+dst = ["r"]
+load = 0.5
+reference_bps = 1e9
+cc = ["hpcc"]
+size = { kind = "fixed", bytes = 15000 }
+"#,
+    )
+    .replace("until_s = 0.002", "until_s = 0.02");
+    let mut s = sim(&text);
+    s.run();
+    let done: Vec<usize> = s
+        .flows()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.completed)
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        done.len() > 20,
+        "the workload completes flows ({})",
+        done.len()
+    );
+    let arena = s.int_arena().expect("hpcc turns telemetry on");
+    for &i in &done {
+        assert!(
+            !arena.has_ring(FlowId(i as u32)),
+            "completed flow {i} keeps its ring"
+        );
+    }
+    assert!(arena.stats().stamps > 0);
+}

@@ -287,6 +287,11 @@ impl Simulation {
         let Some((w, r)) = self.flows[f.idx()].workload else {
             return;
         };
+        // a workload's finished flow gives its telemetry ring back for later flows (a long run
+        // keeps only the rings of the flows in progress); its last ACKs then find no records
+        if let Some(a) = self.int.as_mut() {
+            a.release(f);
+        }
         let now = self.now;
         let Some(state) = self.workloads.get_mut(w as usize) else {
             return;

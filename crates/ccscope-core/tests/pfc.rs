@@ -23,6 +23,11 @@ const XON: u64 = 15_000;
 /// 16 servers answer one client with 64 KB each (1 MB per round, 4 rounds) through a switch
 /// whose port toward the client buffers 100 packets; 10 Gb/s, 5 us links.
 fn incast(pfc: bool) -> String {
+    incast_n(pfc, 16)
+}
+
+/// `n` servers answer one client (s{n}) as in [`incast`].
+fn incast_n(pfc: bool, n: usize) -> String {
     let pfc = if pfc {
         format!("[pfc]\nxoff_bytes = {XOFF}\nxon_bytes = {XON}\n")
     } else {
@@ -34,7 +39,7 @@ seed = 2
 until_s = 0.05
 [topology]
 kind = "dumbbell"
-senders = 17
+senders = {senders}
 bottleneck_bps = 10e9
 access_bps = 10e9
 rtt_s = 20e-6
@@ -42,15 +47,35 @@ buffer_pkts = 100
 {pfc}
 [[workload]]
 kind = "incast"
-servers = "s0..s15"
-client = "s16"
+servers = "s0..s{last}"
+client = "s{n}"
 block_bytes = 64000
 rounds = 4
 cc = ["dctcp"]
 [record]
 traces = ["drops"]
-"#
+"#,
+        senders = n + 1,
+        last = n - 1,
     )
+}
+
+/// The issue's case: 32 servers into one 100-packet port lose packets without PFC and none with
+/// it, anywhere (switch ports and the servers' NICs), and every round completes.
+#[test]
+fn a_32_to_1_lossless_incast_drops_nothing() {
+    let drops = |o: &RunOutput| -> u64 {
+        let a = u64s(o, "ports", "drops_overflow");
+        let b = u64s(o, "ports", "drops_aqm");
+        a.iter().chain(b).sum()
+    };
+    assert!(
+        drops(&run(&incast_n(false, 32))) > 0,
+        "the 100-packet buffer overflows"
+    );
+    let lossless = run(&incast_n(true, 32));
+    assert_eq!(drops(&lossless), 0, "a lossless class drops nothing");
+    assert_eq!(o_rounds(&lossless), 4, "all incast rounds complete");
 }
 
 #[test]

@@ -27,7 +27,7 @@ def _leaf_spine_small() -> dict:
                          "fabric_bps": 40e9, "link_delay_s": 1e-6, "buffer_pkts": 100},
             "aqm": {"kind": "threshold", "k_pkts": 20},
             "flow": [{"src": "h0", "dst": "h5", "cc": "dctcp"}, {"src": "h1", "dst": "h5", "cc": "new_reno", "start_s": 1e-5}],
-            "workload": [{"kind": "poisson", "src": hosts, "dst": hosts, "load": 0.3, "reference_bps": 80e9,
+            "workload": [{"kind": "poisson", "src": hosts, "dst": list(hosts), "load": 0.3, "reference_bps": 80e9,
                           "size": {"kind": "uniform", "min_bytes": 1000, "max_bytes": 20000}, "cc": ["dctcp"]},
                          {"kind": "incast", "client": "h7", "servers": ["h0", "h2", "h4"], "block_bytes": 4000,
                           "rounds": 2, "gap_s": 1e-5}],

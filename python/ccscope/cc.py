@@ -37,11 +37,12 @@ import random
 import sys
 import threading
 from dataclasses import dataclass
+from typing import NamedTuple
 from pathlib import Path
 
 from ccscope import _native
 
-__all__ = ["Controller", "ControllerError", "FlowContext", "RateContext", "RateController", "builtin_names",
+__all__ = ["Controller", "ControllerError", "FlowContext", "IntHop", "RateContext", "RateController", "builtin_names",
            "ensure_plugins", "load_plugin", "loaded_plugins", "register_cc", "registered", "source_hash",
            "used_controllers"]
 
@@ -131,6 +132,26 @@ class RateContext:
     packet_bytes: int
     #: The flow's own random stream (seeded from the scenario seed and the flow index).
     rng: random.Random
+    #: The flow's path RTT, seconds (propagation plus one data packet's and one ACK's
+    #: serialization per hop, rounded to the picosecond; HPCC's default T); 0.0 if unknown.
+    base_rtt_s: float = 0.0
+
+
+class IntHop(NamedTuple):
+    """One hop's in-band telemetry record (HPCC, Li et al. SIGCOMM 2019, section 3.2), as an RDMA
+    controller's `on_int` gets it: what a switch egress port stamped into the data packet when it
+    started the packet's transmission."""
+    #: When the port started transmitting the packet, seconds of simulated time.
+    ts_s: float
+    #: Bytes the port has put on its link so far, this packet included.
+    tx_bytes: int
+    #: Bytes waiting in the port's queues once the packet left them.
+    qlen_bytes: int
+    #: The port's link rate, bits per second.
+    rate_bps: int
+    #: `ts_s` as an exact integer of picoseconds (the engine's clock): differences of two
+    #: records, `(b.ts_ps - a.ts_ps) * 1e-12`, carry no rounding error.
+    ts_ps: int
 
 
 class RateController:
@@ -151,7 +172,8 @@ class RateController:
     Class attribute (read once, at `register_cc`): `rdma`: the flow runs on the RDMA transport
     (RoCE: go-back-N, ACKs, NACKs, and the DCQCN notification point's CNPs; as `cc = "rdma"` and
     the built-in DCQCN) instead of the paced 802.1Qau source. Default False. An RDMA controller
-    also gets `on_cnp` and `on_ack`, and the engine reads `window_bytes` after every hook: a cap
+    also gets `on_cnp`, `on_ack`, `on_int` (in-band telemetry), `on_nack` and `on_timeout` (each
+    only if the class overrides it), and the engine reads `window_bytes` after every hook: a cap
     on the bytes in flight (None: paced by the rate alone).
     """
     rdma = False
@@ -187,6 +209,21 @@ class RateController:
         acknowledged (0 for a duplicate), `ackno` the cumulative ACK (next segment expected),
         `rtt_s` the RTT sample of the data packet that caused it, `ecn` that packet arrived
         CE-marked, `data_seq` its segment number."""
+
+    def on_int(self, now_s, ackno, snd_nxt, hops):
+        """RDMA: the in-band telemetry of the ACK that `on_ack` just saw: `hops` a tuple of `IntHop`,
+        one per telemetry port on the flow's route, in path order; `ackno` the ACK's cumulative
+        number, `snd_nxt` the next segment the source would send. Called only when the list is
+        complete. A class that overrides it makes the run stamp telemetry (the `[int]` defaults,
+        every switch port, when the scenario has no `[int]` table)."""
+
+    def on_nack(self, now_s, expected_seq):
+        """RDMA: a NACK arrived: the receiver discarded a segment after a gap at `expected_seq`
+        (everything below has arrived); the transport has already gone back to it."""
+
+    def on_timeout(self, now_s):
+        """RDMA: the retransmission timer expired with data outstanding (`rdma.rto_s` without an
+        ACK advancing); the transport has already gone back to the first unacknowledged segment."""
 
 
 def builtin_names() -> list[str]:
@@ -262,18 +299,20 @@ def _register_rate(name: str, cls: type) -> None:
 
     def overrides(hook: str) -> bool:
         return getattr(cls, hook, None) is not getattr(RateController, hook)
-    for hook in ("on_cnp", "on_ack"):
+    for hook in ("on_cnp", "on_ack", "on_int", "on_nack", "on_timeout"):
         if rdma and not callable(getattr(cls, hook, None)):
             raise TypeError(f"register_cc({name!r}, {cls.__name__}): rdma = True but no method {hook} "
                             f"(subclass ccscope.cc.RateController for the defaults)")
 
-    def maker(flow, seed, line_rate_bps, packet_bytes):
+    def maker(flow, seed, line_rate_bps, packet_bytes, base_rtt_s):
         ctx = RateContext(flow=flow, line_rate_bps=line_rate_bps, packet_bytes=packet_bytes,
-                          rng=random.Random(seed))
+                          rng=random.Random(seed), base_rtt_s=base_rtt_s)
         return cls(ctx)
 
     _native.register_rate_cc(name, maker, overrides("on_bytes_sent"), rdma and overrides("on_cnp"),
-                             rdma and overrides("on_ack"), rdma)
+                             rdma and overrides("on_ack"), rdma, nack_hook=rdma and overrides("on_nack"),
+                             timeout_hook=rdma and overrides("on_timeout"),
+                             int_hop=IntHop if rdma and overrides("on_int") else None)
     _REGISTERED[name] = cls
     _KINDS[name] = "rate"
 

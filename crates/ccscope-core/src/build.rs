@@ -79,10 +79,16 @@ pub fn build_with_budget(
     let sc_packet_bytes = sc.packet_bytes;
     // in-band telemetry: the `[int]` table, or its defaults (every switch port) when a flow or
     // a workload uses HPCC, which reads it
-    let uses_hpcc = sc.flow.iter().any(|f| f.cc == CcKind::Hpcc)
+    // (or a registered rate controller that reads telemetry, `rate::ext::ExtRateSpec::int`)
+    let reads_int = |k: &CcKind| match *k {
+        CcKind::Hpcc => true,
+        CcKind::ExtRate(id) => crate::rate::ext::spec(id).int,
+        _ => false,
+    };
+    let uses_hpcc = sc.flow.iter().any(|f| reads_int(&f.cc))
         || sc.workload.iter().any(|w| match w {
-            crate::workload::WorkloadSpec::Incast(i) => i.cc.contains(&CcKind::Hpcc),
-            crate::workload::WorkloadSpec::Poisson(p) => p.cc.contains(&CcKind::Hpcc),
+            crate::workload::WorkloadSpec::Incast(i) => i.cc.iter().any(reads_int),
+            crate::workload::WorkloadSpec::Poisson(p) => p.cc.iter().any(reads_int),
         });
     let int_cfg = sc
         .int

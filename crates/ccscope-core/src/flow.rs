@@ -199,6 +199,7 @@ impl FlowFactory {
             .unwrap_or(0);
         let path = (cc_kind == CcKind::Swift
             || cc_kind == CcKind::Hpcc
+            || matches!(cc_kind, CcKind::ExtRate(_))
             || (cc_kind == CcKind::Dx && self.dx.base_rtt_from_path))
             .then(path);
         let cc = Cc::new(
@@ -264,6 +265,8 @@ impl FlowFactory {
                         seed: ext_seed,
                         line_rate_bps: line_bps,
                         packet_bytes: mss,
+                        base_rtt_s: SimDuration::from_secs_f64(path.map_or(0.0, |p| p.rtt_s))
+                            .as_secs_f64(),
                     },
                 ),
             ))),

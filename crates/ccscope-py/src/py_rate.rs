@@ -18,13 +18,14 @@
 //! nothing is written.
 
 use crate::py_cc::{describe, record, record_as, shown, where_};
+use ccscope_core::int::IntRecord;
 use ccscope_core::rate::ext::{self, ExtRateController, ExtRateFactory, ExtRateFlow, ExtRateSpec};
 use ccscope_core::rate::{AckSample, Feedback, FeedbackKind, RateControl, RateProbe};
 use ccscope_core::units::SimTime;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
 use std::sync::Arc;
 
 /// A number (int or float, not bool) named `what`.
@@ -117,6 +118,12 @@ struct Methods {
     /// RDMA controllers only (None: the default, never called).
     on_cnp: Option<Py<PyAny>>,
     on_ack: Option<Py<PyAny>>,
+    /// RDMA controllers that override `on_int`, `on_nack`, `on_timeout` (None: never called).
+    on_int: Option<Py<PyAny>>,
+    on_nack: Option<Py<PyAny>>,
+    on_timeout: Option<Py<PyAny>>,
+    /// `tuple.__new__` and `ccscope.cc.IntHop`, to make the hop records (with `on_int`).
+    int_hop: Option<(Py<PyAny>, Py<PyAny>)>,
 }
 
 #[derive(Debug)]
@@ -282,6 +289,50 @@ impl RateControl for PyRate {
     fn window_bytes(&self) -> Option<u64> {
         self.window
     }
+    fn on_int(&mut self, now: SimTime, a: &AckSample, snd_nxt: u64, int: &[IntRecord]) {
+        if self.m.as_ref().is_none_or(|m| m.on_int.is_none()) {
+            return;
+        }
+        self.call(now, "on_int", |py, m| match (&m.on_int, &m.int_hop) {
+            (Some(h), Some((new, cls))) => {
+                // one IntHop(ts_s, tx_bytes, qlen_bytes, rate_bps, ts_ps) per hop: a tuple
+                // subclass made by tuple.__new__ (no Python frame per record)
+                let mut hops = Vec::with_capacity(int.len());
+                for r in int {
+                    let fields = (
+                        r.ts.as_secs_f64(),
+                        r.tx_bytes,
+                        r.qlen_bytes,
+                        r.rate_bps,
+                        r.ts.0,
+                    );
+                    hops.push(new.call1(py, (cls, fields))?);
+                }
+                let hops = PyTuple::new(py, hops)?;
+                h.call1(py, (now.as_secs_f64(), a.ackno, snd_nxt, hops))
+                    .map(Some)
+            }
+            _ => Ok(None),
+        })
+    }
+    fn on_nack(&mut self, now: SimTime, expected: u64) {
+        if self.m.as_ref().is_none_or(|m| m.on_nack.is_none()) {
+            return;
+        }
+        self.call(now, "on_nack", |py, m| match &m.on_nack {
+            Some(h) => h.call1(py, (now.as_secs_f64(), expected)).map(Some),
+            None => Ok(None),
+        })
+    }
+    fn on_timeout(&mut self, now: SimTime) {
+        if self.m.as_ref().is_none_or(|m| m.on_timeout.is_none()) {
+            return;
+        }
+        self.call(now, "on_timeout", |py, m| match &m.on_timeout {
+            Some(h) => h.call1(py, (now.as_secs_f64(),)).map(Some),
+            None => Ok(None),
+        })
+    }
     fn probe(&self, p: &mut RateProbe) {
         p.rate_bps = self.rate;
         p.target_rate_bps = f64::NAN;
@@ -336,7 +387,7 @@ impl ExtRateController for PyRate {
 }
 
 /// Makes a rate controller per flow by calling the Python maker
-/// `maker(flow, seed, line_rate_bps, packet_bytes)`.
+/// `maker(flow, seed, line_rate_bps, packet_bytes, base_rtt_s)`.
 #[derive(Debug)]
 struct PyRateFactory {
     maker: Py<PyAny>,
@@ -344,6 +395,10 @@ struct PyRateFactory {
     cnp_hook: bool,
     ack_hook: bool,
     rdma: bool,
+    nack_hook: bool,
+    timeout_hook: bool,
+    /// `tuple.__new__` and the `IntHop` class, when the class overrides `on_int`.
+    int_hop: Option<(Py<PyAny>, Py<PyAny>)>,
 }
 
 impl ExtRateFactory for PyRateFactory {
@@ -364,7 +419,16 @@ impl ExtRateFactory for PyRateFactory {
         let r = Python::attach(|py| -> Result<Made, String> {
             let obj = self
                 .maker
-                .call1(py, (f.flow, f.seed, f.line_rate_bps, f.packet_bytes))
+                .call1(
+                    py,
+                    (
+                        f.flow,
+                        f.seed,
+                        f.line_rate_bps,
+                        f.packet_bytes,
+                        f.base_rtt_s,
+                    ),
+                )
                 .map_err(|e| describe(py, &e))?;
             let b = obj.bind(py);
             let get = |n: &str| -> Result<Py<PyAny>, String> {
@@ -390,6 +454,25 @@ impl ExtRateFactory for PyRateFactory {
                 } else {
                     None
                 },
+                on_int: if self.int_hop.is_some() {
+                    Some(get("on_int")?)
+                } else {
+                    None
+                },
+                on_nack: if self.nack_hook {
+                    Some(get("on_nack")?)
+                } else {
+                    None
+                },
+                on_timeout: if self.timeout_hook {
+                    Some(get("on_timeout")?)
+                } else {
+                    None
+                },
+                int_hop: self
+                    .int_hop
+                    .as_ref()
+                    .map(|(n, c)| (n.clone_ref(py), c.clone_ref(py))),
             };
             let rate = rate_value(&get("rate_bps")?.into_bound(py), "rate_bps")?;
             let d = deadline_value(&get("deadline_s")?.into_bound(py), None, false)?;
@@ -415,28 +498,45 @@ impl ExtRateFactory for PyRateFactory {
 }
 
 /// Register a Python rate controller under `name` (see ccscope.cc.register_cc, which checks
-/// the class and builds `maker`). `bytes_sent_hook`, `cnp_hook`, `ack_hook`: the class
-/// overrides `on_bytes_sent`, `on_cnp`, `on_ack` (false: the default does nothing and is never
-/// called). `rdma`: the flow runs on the RDMA transport (and `window_bytes` is read).
+/// the class and builds `maker`). `bytes_sent_hook`, `cnp_hook`, `ack_hook`, `nack_hook`,
+/// `timeout_hook`: the class overrides `on_bytes_sent`, `on_cnp`, `on_ack`, `on_nack`,
+/// `on_timeout` (false: the default does nothing and is never called). `rdma`: the flow runs on
+/// the RDMA transport (and `window_bytes` is read). `int_hop`: the `IntHop` class when the
+/// class overrides `on_int` (the run then stamps in-band telemetry and each ACK's complete
+/// list reaches `on_int`); None: no telemetry.
 #[pyfunction]
-#[pyo3(signature = (name, maker, bytes_sent_hook, cnp_hook = false, ack_hook = false, rdma = false))]
+#[pyo3(signature = (name, maker, bytes_sent_hook, cnp_hook = false, ack_hook = false, rdma = false,
+                    nack_hook = false, timeout_hook = false, int_hop = None))]
+#[allow(clippy::too_many_arguments)] // one flag per optional hook, as ccscope.cc passes them
 fn register_rate_cc(
+    py: Python<'_>,
     name: &str,
     maker: Py<PyAny>,
     bytes_sent_hook: bool,
     cnp_hook: bool,
     ack_hook: bool,
     rdma: bool,
+    nack_hook: bool,
+    timeout_hook: bool,
+    int_hop: Option<Py<PyAny>>,
 ) -> PyResult<()> {
+    let int_hop = match int_hop {
+        Some(cls) => Some((py.get_type::<PyTuple>().getattr("__new__")?.unbind(), cls)),
+        None => None,
+    };
     ext::register(ExtRateSpec {
         name: ccscope_core::cc::ext::static_name(name),
         rdma,
+        int: rdma && int_hop.is_some(),
         factory: Arc::new(PyRateFactory {
             maker,
             bytes_sent_hook,
             cnp_hook,
             ack_hook,
             rdma,
+            nack_hook: rdma && nack_hook,
+            timeout_hook: rdma && timeout_hook,
+            int_hop: if rdma { int_hop } else { None },
         }),
     })
     .map(|_| ())

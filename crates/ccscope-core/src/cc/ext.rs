@@ -68,11 +68,73 @@ pub struct ExtSpec {
     pub factory: Arc<dyn ExtFactory>,
 }
 
-static REGISTRY: RwLock<Vec<ExtSpec>> = RwLock::new(Vec::new());
-
-fn read() -> std::sync::RwLockReadGuard<'static, Vec<ExtSpec>> {
-    REGISTRY.read().unwrap_or_else(|e| e.into_inner())
+/// A process-wide registry of named specs, one per kind of external controller (window
+/// controllers here, rate controllers in [`crate::rate::ext`]): registering a name again
+/// replaces its spec under the same index; indices are u16 (the ids `CcKind` carries).
+#[derive(Debug)]
+pub(crate) struct Registry<T> {
+    specs: RwLock<Vec<T>>,
+    /// "controllers" or "rate controllers", for the error past u16::MAX entries.
+    what: &'static str,
 }
+
+/// A spec with a name (what [`Registry`] keys on).
+pub(crate) trait Named: Clone {
+    fn name(&self) -> &'static str;
+}
+
+impl<T: Named> Registry<T> {
+    pub(crate) const fn new(what: &'static str) -> Self {
+        Registry {
+            specs: RwLock::new(Vec::new()),
+            what,
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<T>> {
+        self.specs.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Register (or replace, under the same index) `spec`; the caller checked the name.
+    pub(crate) fn register(&self, spec: T) -> Result<u16, String> {
+        let mut r = self.specs.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = r.iter().position(|s| s.name() == spec.name()) {
+            r[i] = spec;
+            return Ok(i as u16);
+        }
+        if r.len() >= u16::MAX as usize {
+            return Err(format!("too many registered {}", self.what));
+        }
+        r.push(spec);
+        Ok((r.len() - 1) as u16)
+    }
+
+    /// The index of a registered name.
+    pub(crate) fn lookup(&self, name: &str) -> Option<u16> {
+        self.read()
+            .iter()
+            .position(|s| s.name() == name)
+            .map(|i| i as u16)
+    }
+
+    /// Registered names, in registration order.
+    pub(crate) fn names(&self) -> Vec<&'static str> {
+        self.read().iter().map(|s| s.name()).collect()
+    }
+
+    /// The spec at index `i` (an index from [`Self::register`]).
+    pub(crate) fn spec(&self, i: u16) -> T {
+        self.read()[i as usize].clone()
+    }
+}
+
+impl Named for ExtSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+static REGISTRY: Registry<ExtSpec> = Registry::new("controllers");
 
 /// Refuse a name a new controller may not take: a built-in kind's, one the other registry
 /// (`other`: "window" or "rate") already holds, or one with characters a scenario cannot name.
@@ -108,40 +170,28 @@ pub fn register(spec: ExtSpec) -> Result<ExtId, String> {
         crate::rate::ext::lookup(spec.name).is_some(),
         "rate",
     )?;
-    let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = r.iter().position(|s| s.name == spec.name) {
-        r[i] = spec;
-        return Ok(ExtId(i as u16));
-    }
-    if r.len() >= u16::MAX as usize {
-        return Err("too many registered controllers".into());
-    }
-    r.push(spec);
-    Ok(ExtId((r.len() - 1) as u16))
+    REGISTRY.register(spec).map(ExtId)
 }
 
 /// The id of a registered name.
 pub fn lookup(name: &str) -> Option<ExtId> {
-    read()
-        .iter()
-        .position(|s| s.name == name)
-        .map(|i| ExtId(i as u16))
+    REGISTRY.lookup(name).map(ExtId)
 }
 
 /// Registered names, in registration order.
 pub fn names() -> Vec<&'static str> {
-    read().iter().map(|s| s.name).collect()
+    REGISTRY.names()
 }
 
 /// The registered controller `id`.
 pub fn spec(id: ExtId) -> ExtSpec {
-    read()[id.0 as usize].clone()
+    REGISTRY.spec(id.0)
 }
 
 /// A leaked copy of `name` (names live as long as the process, as the registry).
 pub fn static_name(name: &str) -> &'static str {
-    if let Some(s) = read().iter().find(|s| s.name == name) {
-        return s.name;
+    if let Some(s) = REGISTRY.names().into_iter().find(|&s| s == name) {
+        return s;
     }
     Box::leak(name.to_owned().into_boxed_str())
 }

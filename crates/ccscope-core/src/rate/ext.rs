@@ -16,8 +16,10 @@
 //! chunks of events, and keeps the rate it had with its timer disarmed.
 
 use super::{AckSample, Feedback, RateControl, RateProbe};
+use crate::cc::ext::Registry;
+use crate::int::IntRecord;
 use crate::units::SimTime;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// Index of a registered rate controller in the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +43,9 @@ pub struct ExtRateFlow {
     pub line_rate_bps: f64,
     /// Data frame size, bytes (`packet_bytes`).
     pub packet_bytes: u32,
+    /// The flow's path RTT (propagation plus one data packet's and one ACK's serialization per
+    /// hop; HPCC's default T), seconds, rounded to the picosecond; 0 when the path is unknown.
+    pub base_rtt_s: f64,
 }
 
 /// Makes one rate controller per flow.
@@ -56,14 +61,20 @@ pub struct ExtRateSpec {
     /// the controller also gets `on_cnp`, `on_ack` and may cap the window), as the built-in
     /// `rdma` kind; false: a paced 802.1Qau source (feedback frames), as `qcn`.
     pub rdma: bool,
+    /// The controller reads in-band telemetry (RDMA only): the run stamps it (the `[int]`
+    /// defaults when the scenario has no `[int]` table, as for the built-in `hpcc`) and the
+    /// controller's [`RateControl::on_int`] gets each ACK's complete list.
+    pub int: bool,
     pub factory: Arc<dyn ExtRateFactory>,
 }
 
-static REGISTRY: RwLock<Vec<ExtRateSpec>> = RwLock::new(Vec::new());
-
-fn read() -> std::sync::RwLockReadGuard<'static, Vec<ExtRateSpec>> {
-    REGISTRY.read().unwrap_or_else(|e| e.into_inner())
+impl crate::cc::ext::Named for ExtRateSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
 }
+
+static REGISTRY: Registry<ExtRateSpec> = Registry::new("rate controllers");
 
 /// Register (or replace, under the same id) a rate controller. Built-in names and names of
 /// registered window controllers are refused.
@@ -73,34 +84,22 @@ pub fn register(spec: ExtRateSpec) -> Result<ExtRateId, String> {
         crate::cc::ext::lookup(spec.name).is_some(),
         "window",
     )?;
-    let mut r = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = r.iter().position(|s| s.name == spec.name) {
-        r[i] = spec;
-        return Ok(ExtRateId(i as u16));
-    }
-    if r.len() >= u16::MAX as usize {
-        return Err("too many registered rate controllers".into());
-    }
-    r.push(spec);
-    Ok(ExtRateId((r.len() - 1) as u16))
+    REGISTRY.register(spec).map(ExtRateId)
 }
 
 /// The id of a registered name.
 pub fn lookup(name: &str) -> Option<ExtRateId> {
-    read()
-        .iter()
-        .position(|s| s.name == name)
-        .map(|i| ExtRateId(i as u16))
+    REGISTRY.lookup(name).map(ExtRateId)
 }
 
 /// Registered names, in registration order.
 pub fn names() -> Vec<&'static str> {
-    read().iter().map(|s| s.name).collect()
+    REGISTRY.names()
 }
 
 /// The registered rate controller `id`.
 pub fn spec(id: ExtRateId) -> ExtRateSpec {
-    read()[id.0 as usize].clone()
+    REGISTRY.spec(id.0)
 }
 
 /// An external rate controller in the closed enum [`super::Rate`].
@@ -108,6 +107,8 @@ pub fn spec(id: ExtRateId) -> ExtRateSpec {
 pub struct ExtRate {
     pub id: ExtRateId,
     pub name: &'static str,
+    /// The spec's `int`: the engine hands this controller each ACK's telemetry.
+    pub int: bool,
     pub inner: Box<dyn ExtRateController>,
 }
 
@@ -116,6 +117,7 @@ impl Clone for ExtRate {
         ExtRate {
             id: self.id,
             name: self.name,
+            int: self.int,
             inner: self.inner.clone_box(),
         }
     }
@@ -127,6 +129,7 @@ impl ExtRate {
         ExtRate {
             id,
             name: s.name,
+            int: s.int,
             inner: s.factory.make(s.name, f),
         }
     }
@@ -159,6 +162,15 @@ impl RateControl for ExtRate {
     }
     fn window_bytes(&self) -> Option<u64> {
         self.inner.window_bytes()
+    }
+    fn on_int(&mut self, now: SimTime, ack: &AckSample, snd_nxt: u64, int: &[IntRecord]) {
+        self.inner.on_int(now, ack, snd_nxt, int)
+    }
+    fn on_nack(&mut self, now: SimTime, expected: u64) {
+        self.inner.on_nack(now, expected)
+    }
+    fn on_timeout(&mut self, now: SimTime) {
+        self.inner.on_timeout(now)
     }
 }
 
@@ -210,6 +222,7 @@ mod tests {
         ExtRateSpec {
             name: crate::cc::ext::static_name(name),
             rdma: false,
+            int: false,
             factory: Arc::new(Make),
         }
     }
@@ -262,5 +275,94 @@ mod tests {
             assert!(b.2.contains(t), "the {t} table is compared");
         }
         assert_eq!(a, b);
+    }
+
+    /// An RDMA source whose AIMD loses packets now and then: it starts at 4 Gb/s, adds 1 Mb/s per
+    /// ACK and drops to 3 Gb/s on a NACK; it logs every NACK and timeout it is told of.
+    #[derive(Debug, Clone)]
+    struct LossLog {
+        rate: f64,
+        line: f64,
+        log: Arc<std::sync::Mutex<Vec<(u32, char, SimTime, u64)>>>,
+        flow: u32,
+    }
+    impl RateControl for LossLog {
+        fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+        fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
+        fn on_timer(&mut self, _now: SimTime) {}
+        fn poll_timeout(&self) -> Option<SimTime> {
+            None
+        }
+        fn rate_bps(&self) -> f64 {
+            self.rate
+        }
+        fn probe(&self, p: &mut RateProbe) {
+            p.rate_bps = self.rate;
+        }
+        fn on_ack(&mut self, _now: SimTime, _ack: &AckSample) {
+            self.rate = (self.rate + 1e6).min(self.line);
+        }
+        fn on_nack(&mut self, now: SimTime, expected: u64) {
+            self.rate = 3e9;
+            self.log.lock().unwrap().push((self.flow, 'n', now, expected));
+        }
+        fn on_timeout(&mut self, now: SimTime) {
+            self.log.lock().unwrap().push((self.flow, 't', now, 0));
+        }
+    }
+    impl ExtRateController for LossLog {
+        fn clone_box(&self) -> Box<dyn ExtRateController> {
+            Box::new(self.clone())
+        }
+    }
+    #[derive(Debug)]
+    struct MakeLossLog(Arc<std::sync::Mutex<Vec<(u32, char, SimTime, u64)>>>);
+    impl ExtRateFactory for MakeLossLog {
+        fn make(&self, _name: &'static str, f: &ExtRateFlow) -> Box<dyn ExtRateController> {
+            Box::new(LossLog {
+                rate: 4e9,
+                line: f.line_rate_bps,
+                log: self.0.clone(),
+                flow: f.flow,
+            })
+        }
+    }
+
+    /// The RDMA transport tells an external controller of every NACK its source takes (with the
+    /// receiver's expected segment) and every retransmission timeout, after the transport acted:
+    /// the calls match the sender's and the receiver's own counters exactly.
+    #[test]
+    fn an_rdma_controller_hears_every_nack_and_timeout_of_its_flow() {
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        register(ExtRateSpec {
+            name: crate::cc::ext::static_name("ext_test_loss_log"),
+            rdma: true,
+            int: false,
+            factory: Arc::new(MakeLossLog(log.clone())),
+        })
+        .unwrap();
+        let text = "seed = 1\nuntil_s = 0.02\npacket_bytes = 1000\nack_bytes = 64\n[topology]\nkind = \"dumbbell\"\nsenders = 2\nbottleneck_bps = 10e9\naccess_bps = 10e9\nrtt_s = 8e-6\nbuffer_pkts = 100\n[rdma]\nrto_s = 1e-3\n[flows]\ncount = 2\ncc = \"ext_test_loss_log\"\n";
+        let sc = crate::scenario::parse(text, crate::scenario::Format::Toml).unwrap();
+        let mut sim = crate::Simulation::new(&sc, None).unwrap();
+        let end = sim.end();
+        sim.run_until(end);
+        let log = log.lock().unwrap().clone();
+        let (mut nacks, mut timeouts) = (0, 0);
+        for (i, fl) in sim.flows.iter().enumerate() {
+            let d = fl.rate.as_ref().unwrap().rdma.as_ref().unwrap();
+            let mine = |k: char| log.iter().filter(move |e| e.0 == i as u32 && e.1 == k);
+            assert_eq!(mine('n').count() as u64, d.tx.stats.nacks, "flow {i}");
+            assert_eq!(mine('t').count() as u64, d.tx.stats.timeouts, "flow {i}");
+            assert_eq!(d.tx.stats.timeouts, fl.sender.stats.timeouts);
+            // each NACK names a segment that was sent and is not acknowledged before it
+            assert!(mine('n').all(|e| e.3 < d.tx.high_tx));
+            nacks += d.tx.stats.nacks;
+            timeouts += d.tx.stats.timeouts;
+            // the receiver's NACKs all arrived (the reverse path does not drop)
+            assert_eq!(d.rx.nacks_sent, d.tx.stats.nacks, "flow {i}");
+        }
+        assert!(nacks >= 3 && timeouts >= 1, "{nacks} NACKs, {timeouts} timeouts");
+        // in time order, as the engine delivered them
+        assert!(log.windows(2).all(|w| w[0].2 <= w[1].2));
     }
 }

@@ -26,6 +26,7 @@ pub mod qcn_rp;
 pub mod timely;
 
 use crate::error::ScenarioError;
+use crate::int::IntRecord;
 use crate::units::{SimDuration, SimTime};
 pub use asm_rp::{AsmGainSet, AsmGains, AsmRegion, AsmRp, AsmRpConfig, GainBranch};
 pub use dcqcn::{DcqcnConfig, DcqcnPhase, DcqcnRp};
@@ -108,9 +109,10 @@ pub struct AckSample {
 
 /// The hooks of a reaction point. Each has a one-line "called when".
 ///
-/// The RDMA transport (`transport::rdma`) adds three hooks with default no-op bodies, so the
+/// The RDMA transport (`transport::rdma`) adds hooks with default no-op bodies, so the
 /// 802.1Qau reaction points (QCN, ASM) and the constant source ignore them: [`Self::on_cnp`],
-/// [`Self::on_ack`] and [`Self::window_bytes`].
+/// [`Self::on_ack`], [`Self::window_bytes`], [`Self::on_int`], [`Self::on_nack`] and
+/// [`Self::on_timeout`].
 pub trait RateControl {
     /// Called when a feedback frame addressed to this source arrives.
     fn on_feedback(&mut self, now: SimTime, fb: &Feedback);
@@ -134,6 +136,17 @@ pub trait RateControl {
     fn window_bytes(&self) -> Option<u64> {
         None
     }
+    /// Called after [`Self::on_ack`] with the ACK's in-band telemetry (one record per INT port
+    /// on the route, path order; only a complete list) for a controller that asks for it
+    /// ([`ext::ExtRateSpec::int`]; the built-in HPCC is fed through `Hpcc::on_int_ack`).
+    /// `snd_nxt`: the next segment the sender would send.
+    fn on_int(&mut self, _now: SimTime, _ack: &AckSample, _snd_nxt: u64, _int: &[IntRecord]) {}
+    /// Called when a NACK of this RDMA source arrives, after the transport went back to
+    /// `expected` (the receiver's next expected segment; everything below it has arrived).
+    fn on_nack(&mut self, _now: SimTime, _expected: u64) {}
+    /// Called when this RDMA source's retransmission timer expired with data outstanding,
+    /// after the transport went back to the first unacknowledged segment.
+    fn on_timeout(&mut self, _now: SimTime) {}
 }
 
 /// Closed set of reaction points, chosen by scenario name (`"qcn"`, `"asm"`, `"cbr"`,
@@ -228,6 +241,18 @@ impl RateControl for Rate {
     #[inline]
     fn window_bytes(&self) -> Option<u64> {
         dispatch!(self, r => r.window_bytes())
+    }
+    #[inline]
+    fn on_int(&mut self, now: SimTime, ack: &AckSample, snd_nxt: u64, int: &[IntRecord]) {
+        dispatch!(self, r => r.on_int(now, ack, snd_nxt, int))
+    }
+    #[inline]
+    fn on_nack(&mut self, now: SimTime, expected: u64) {
+        dispatch!(self, r => r.on_nack(now, expected))
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        dispatch!(self, r => r.on_timeout(now))
     }
 }
 

@@ -254,11 +254,21 @@ impl Simulation {
                     {
                         h.on_int_ack(now, sample.ackno, d.tx.next_seq, recs);
                     }
+                } else if let crate::rate::Rate::Ext(e) = &mut r.rp {
+                    // an external controller that reads telemetry gets it as HPCC does
+                    if e.int {
+                        if let Some(crate::int::Echo::Full(recs)) =
+                            self.int.as_mut().map(|a| a.echo(f, sample.data_seq))
+                        {
+                            e.on_int(now, &sample, d.tx.next_seq, recs);
+                        }
+                    }
                 }
                 acked > 0
             }
             PacketKind::Nack => {
                 d.tx.on_nack(now, pkt.seq);
+                r.rp.on_nack(now, pkt.seq);
                 true
             }
             PacketKind::Cnp => {
@@ -280,11 +290,13 @@ impl Simulation {
     pub(crate) fn rdma_timer(&mut self, f: FlowId) {
         let now = self.now;
         let fl = &mut self.flows[f.idx()];
-        let Some(d) = fl.rate.as_deref_mut().and_then(|r| r.rdma.as_mut()) else {
+        let Some(r) = fl.rate.as_deref_mut() else {
             return;
         };
+        let Some(d) = r.rdma.as_mut() else { return };
         if d.tx.on_timer(now) {
             fl.sender.stats.timeouts += 1;
+            r.rp.on_timeout(now);
             self.rdma_kick(f);
         }
     }

@@ -134,15 +134,74 @@ def test_dry_run_prints_the_changes_and_writes_nothing(tree):
     assert snapshot(tree) == before
 
 
-def test_a_missing_anchor_is_refused_before_anything_is_written(tree):
+def _drop_marker(text: str, what: str) -> str:
+    lines = text.split("\n")
+    keep = [ln for ln in lines if not ln.strip().startswith(f"// new-cc: {what} ")]
+    assert len(keep) == len(lines) - 1, what
+    return "\n".join(keep)
+
+
+@pytest.mark.parametrize("doubled", [False, True], ids=["missing", "doubled"])
+def test_a_missing_or_doubled_marker_is_refused_before_anything_is_written(tree, doubled):
     f = tree / CC / "factory.rs"
-    f.write_text(f.read_text().replace("Cc::Ext(c) => c.window_mut(),", "Cc::Ext(e) => e.window_mut(),"))
+    text = f.read_text()
+    if doubled:
+        marker = next(ln for ln in text.split("\n") if "// new-cc: Cc::window_mut arms " in ln)
+        text = text.replace(marker, marker + "\n" + marker)
+    else:
+        text = _drop_marker(text, "Cc::window_mut arms")
+    f.write_text(text)
     before = snapshot(tree)
-    with pytest.raises(nc.NewCcError, match=r"cc/factory.rs: cannot place the Cc::window_mut arm"):
+    with pytest.raises(nc.NewCcError, match=r"cc/factory.rs: cannot place the Cc::window_mut arms: expected "
+                                            rf"exactly one marker line `// new-cc: Cc::window_mut arms`, found "
+                                            rf"{2 if doubled else 0}"):
         nc.plan(tree, "mine")
     p = cli("mine", "--root", str(tree), cwd=tree)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert snapshot(tree) == before
+
+
+def test_the_lines_go_above_the_markers_whatever_the_code_around_them(tree):
+    """The registration lines follow the `// new-cc:` marker comments, not lines of code: the
+    code next to each marker rewritten (arms reordered, bindings renamed), new-cc still places
+    every line, right above its marker."""
+    edits = {
+        "factory.rs": [("CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {", "CcKind::Asm | CcKind::Qcn | CcKind::Cbr => {"),
+                       ("Cc::Ext(c) => c.window(),", "Cc::Ext(ext) => ext.window(),"),
+                       ("Cc::Ext(c) => c.window_mut(),", "Cc::Ext(ext) => ext.window_mut(),"),
+                       ("use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};",
+                        "use super::reno::{ABC_LIMIT_SEGMENTS, RenoWindow};"),
+                       ("CcKind::NewReno | CcKind::Reno | CcKind::Cubic => ecn,",
+                        "CcKind::Reno | CcKind::NewReno | CcKind::Cubic => ecn,")],
+        "mod.rs": [("Cc::Ext($c) => $e,", "Cc::Ext($c) => { $e }")],
+        "kind.rs": [("CcKind::Ext(id) => ext::spec(id).name,", "CcKind::Ext(i) => ext::spec(i).name,")],
+    }
+    for f, pairs in edits.items():
+        path = tree / CC / f
+        text = path.read_text()
+        for old, new in pairs:
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
+        path.write_text(text)
+    p = cli("mine", "--root", str(tree), cwd=tree)
+    assert p.returncode == 0, p.stderr
+    for f, what, line in [
+        ("factory.rs", "use lines", "use super::mine::Mine;"),
+        ("factory.rs", "Cc::new arms", "CcKind::Mine => Cc::Mine(Mine::new(mss, iw, p.ecn, dupacks)),"),
+        ("factory.rs", "Cc::window arms", "Cc::Mine(c) => c.window(),"),
+        ("factory.rs", "Cc::window_mut arms", "Cc::Mine(c) => c.window_mut(),"),
+        ("factory.rs", "kind test arms", "(Cc::Mine(_), CcKind::Mine) => true,"),
+        ("factory.rs", "ECT test arms", "CcKind::Mine => ecn,"),
+        ("mod.rs", "Cc variants", "Mine(Mine),"),
+        ("mod.rs", "dispatch! arms", "Cc::Mine($c) => $e,"),
+        ("kind.rs", "CcKind variants", "Mine,"),
+        ("kind.rs", "name() arms", 'CcKind::Mine => "mine",'),
+    ]:
+        lines = [ln.strip() for ln in (tree / CC / f).read_text().split("\n")]
+        at = [i for i, ln in enumerate(lines) if ln.startswith(f"// new-cc: {what} ")]
+        assert len(at) == 1 and lines[at[0] - 1] == line, (f, what, lines[at[0] - 2:at[0] + 1])
+    for f in ("mod.rs", "factory.rs", "kind.rs"):
+        assert balanced((tree / CC / f).read_text()), f
 
 
 def test_a_failure_while_renaming_puts_every_file_back(tree, monkeypatch):

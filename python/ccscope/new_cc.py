@@ -7,8 +7,10 @@ dumbbell run with the new kind that must conserve packets), and the registration
 its `dispatch!` arm (cc/mod.rs), the `Cc::new`, `Cc::window` and `Cc::window_mut` arms
 (cc/factory.rs), and the `CcKind` variant, its place in `BUILTIN` and its `name()` (cc/kind.rs).
 
-Every edit is planned before anything is written: a bad NAME, an existing kind or file, or a
-source file whose anchor line is missing is one error and no change. The files are then written
+Each registration line goes above a marker comment in the source (`// new-cc: Cc::new arms ...`,
+see `MARKER`), never next to a particular line of code, so the code around it may change. Every
+edit is planned before anything is written: a bad NAME, an existing kind or file, or a source file
+whose marker is missing (or doubled) is one error and no change. The files are then written
 to temporary names beside their targets and renamed; if a step fails, what was renamed is put
 back and the temporary files are removed.
 
@@ -73,13 +75,20 @@ def _existing_kinds(kind_rs: str) -> set[str]:
     return set(re.findall(r'CcKind::\w+ => "([a-z0-9_]+)"', kind_rs))
 
 
-def _insert_before(text: str, anchor: str, new: str, file: str, what: str) -> str:
-    """Insert `new` before the single line that is exactly `anchor` (after its indentation)."""
+#: The marker comment before which `new-cc` inserts each registration line: `// new-cc: WHAT ...`, one
+#: per place, in cc/mod.rs, cc/factory.rs and cc/kind.rs. The code around a marker may change freely.
+MARKER = "// new-cc: "
+
+
+def _insert_at_marker(text: str, what: str, new: str, file: str) -> str:
+    """Insert `new` above the single marker line `// new-cc: WHAT` (after its indentation)."""
     lines = text.split("\n")
-    hits = [i for i, ln in enumerate(lines) if ln.strip() == anchor.strip()]
+    tag = f"{MARKER}{what}"
+    hits = [i for i, ln in enumerate(lines) if ln.strip() == tag or ln.strip().startswith(tag + " ")]
     if len(hits) != 1:
-        raise NewCcError(f"{file}: cannot place {what}: expected exactly one line `{anchor.strip()}`, "
-                         f"found {len(hits)}; add it by hand as cc/mod.rs ('Adding a window algorithm') says")
+        raise NewCcError(f"{file}: cannot place the {what}: expected exactly one marker line `{tag}`, found "
+                         f"{len(hits)}; put the marker back (git diff {CC_DIR / Path(file).name}) or add the "
+                         "lines by hand as cc/mod.rs ('Adding a window algorithm') says")
     i = hits[0]
     return "\n".join(lines[:i] + new.split("\n") + lines[i:])
 
@@ -128,35 +137,30 @@ def plan(root: Path, name: str) -> Plan:
     mod = sources["mod.rs"]
     mod = _insert_sorted(mod, "pub mod ", f"pub mod {name};", "cc/mod.rs", "the mod line")
     mod = _insert_sorted(mod, "pub use ", f"pub use {name}::{tname};", "cc/mod.rs", "the use line")
-    mod = _insert_before(mod, "/// A registered external controller (`cc/ext.rs`; boxed: cold for the built-ins).",
-                         f"    {tname}({tname}),", "cc/mod.rs", "the Cc variant")
-    mod = _insert_before(mod, "Cc::Ext($c) => $e,", f"            Cc::{tname}($c) => $e,", "cc/mod.rs",
-                         "the dispatch! arm")
+    mod = _insert_at_marker(mod, "Cc variants", f"    {tname}({tname}),", "cc/mod.rs")
+    mod = _insert_at_marker(mod, "dispatch! arms", f"            Cc::{tname}($c) => $e,", "cc/mod.rs")
     p.edits += [f"edit {CC_DIR / 'mod.rs'}: `pub mod {name};`, `pub use {name}::{tname};`, "
                 f"variant `Cc::{tname}` and its dispatch! arm"]
 
     fac = sources["factory.rs"]
-    fac = _insert_before(fac, "use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};",
-                         f"use super::{name}::{tname};", "cc/factory.rs", "the use line")
-    fac = _insert_before(fac, "CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {",
-                         f"            CcKind::{tname} => Cc::{tname}({tname}::new(mss, iw, p.ecn, dupacks)),",
-                         "cc/factory.rs", "the Cc::new arm")
-    fac = _insert_before(fac, "Cc::Ext(c) => c.window(),", f"            Cc::{tname}(c) => c.window(),",
-                         "cc/factory.rs", "the Cc::window arm")
-    fac = _insert_before(fac, "Cc::Ext(c) => c.window_mut(),", f"            Cc::{tname}(c) => c.window_mut(),",
-                         "cc/factory.rs", "the Cc::window_mut arm")
-    # the factory's own test checks every built-in kind: teach it the new one
-    fac = _insert_before(fac, "_ => false,", f"                (Cc::{tname}(_), CcKind::{tname}) => true,",
-                         "cc/factory.rs", "the arm of the kind test")
-    fac = fac.replace("CcKind::NewReno | CcKind::Reno | CcKind::Cubic => ecn,",
-                      f"CcKind::NewReno | CcKind::Reno | CcKind::Cubic | CcKind::{tname} => ecn,", 1)
+    fac = _insert_at_marker(fac, "use lines", f"use super::{name}::{tname};", "cc/factory.rs")
+    fac = _insert_at_marker(fac, "Cc::new arms",
+                            f"            CcKind::{tname} => Cc::{tname}({tname}::new(mss, iw, p.ecn, dupacks)),",
+                            "cc/factory.rs")
+    fac = _insert_at_marker(fac, "Cc::window arms", f"            Cc::{tname}(c) => c.window(),", "cc/factory.rs")
+    fac = _insert_at_marker(fac, "Cc::window_mut arms", f"            Cc::{tname}(c) => c.window_mut(),",
+                            "cc/factory.rs")
+    # the factory's own test checks every built-in kind: teach it the new one (ECT follows tcp.ecn)
+    fac = _insert_at_marker(fac, "kind test arms", f"                (Cc::{tname}(_), CcKind::{tname}) => true,",
+                            "cc/factory.rs")
+    fac = _insert_at_marker(fac, "ECT test arms", f"                    CcKind::{tname} => ecn,", "cc/factory.rs")
     p.edits += [f"edit {CC_DIR / 'factory.rs'}: `use super::{name}::{tname};`, arms in Cc::new, Cc::window, "
                 "Cc::window_mut and the kind test"]
 
     kind = sources["kind.rs"]
-    kind = _insert_before(kind, "/// A registered external controller (by registry id; its name in scenarios).",
-                          f"    /// {tname}: describe the algorithm and cite its source (from `ccscope new-cc`).\n"
-                          f"    {tname},", "cc/kind.rs", "the CcKind variant")
+    kind = _insert_at_marker(kind, "CcKind variants",
+                             f"    /// {tname}: describe the algorithm and cite its source (from `ccscope new-cc`).\n"
+                             f"    {tname},", "cc/kind.rs")
     m = re.search(r"pub const BUILTIN: \[CcKind; (\d+)\] = \[", kind)
     if m is None:
         raise NewCcError("cc/kind.rs: cannot place the kind in BUILTIN: no line `pub const BUILTIN: [CcKind; N] = [`")
@@ -167,8 +171,7 @@ def plan(root: Path, name: str) -> Plan:
         raise NewCcError("cc/kind.rs: cannot place the kind in BUILTIN: its closing `];` is missing")
     kind = kind[:m.start()] + f"pub const BUILTIN: [CcKind; {n + 1}] = [" + kind[start:end] + \
         f"    CcKind::{tname},\n" + kind[end:]
-    kind = _insert_before(kind, "CcKind::Ext(id) => ext::spec(id).name,", f'            CcKind::{tname} => "{name}",',
-                          "cc/kind.rs", "the name() arm")
+    kind = _insert_at_marker(kind, "name() arms", f'            CcKind::{tname} => "{name}",', "cc/kind.rs")
     p.edits += [f"edit {CC_DIR / 'kind.rs'}: variant `CcKind::{tname}`, BUILTIN ({n} -> {n + 1} kinds), "
                 f'name() -> "{name}"']
 

@@ -4,6 +4,7 @@
 
 use super::dctcp::DctcpRule;
 use super::ext::{ExtCc, ExtFlow};
+// new-cc: use lines (`ccscope new-cc` inserts above this line)
 use super::reno::{RenoWindow, ABC_LIMIT_SEGMENTS};
 use super::{
     CaIncrease, Cc, CcKind, Cubic, CubicConfig, Dctcp, DctcpConfig, Dx, DxConfig, NewReno,
@@ -76,6 +77,7 @@ impl Cc {
             }
             CcKind::Cubic => Cc::Cubic(Cubic::new(&p.cubic, mss, iw, p.ecn, dupacks)),
             CcKind::Swift => Cc::Swift(Swift::new(&p.swift, p.hops, mss, iw, dupacks)),
+            // new-cc: Cc::new arms (`ccscope new-cc` inserts above this line)
             CcKind::Qcn | CcKind::Asm | CcKind::Cbr => {
                 Cc::NewReno(NewReno::new(mss, iw, false, dupacks))
             }
@@ -112,6 +114,7 @@ impl Cc {
             Cc::Dx(c) => c.window(),
             Cc::Cubic(c) => c.window(),
             Cc::Swift(c) => c.window(),
+            // new-cc: Cc::window arms (`ccscope new-cc` inserts above this line)
             Cc::Ext(c) => c.window(),
         }
     }
@@ -135,6 +138,7 @@ impl Cc {
             Cc::Dx(c) => c.window_mut(),
             Cc::Cubic(c) => c.window_mut(),
             Cc::Swift(c) => c.window_mut(),
+            // new-cc: Cc::window_mut arms (`ccscope new-cc` inserts above this line)
             Cc::Ext(c) => c.window_mut(),
         }
     }
@@ -208,6 +212,7 @@ mod tests {
                 (Cc::Dx(_), CcKind::Dx) => true,
                 (Cc::Cubic(_), CcKind::Cubic) => true,
                 (Cc::Swift(_), CcKind::Swift) => true,
+                // new-cc: kind test arms (`ccscope new-cc` inserts above this line)
                 _ => false,
             };
             assert!(variant_ok, "{kind:?} -> {cc:?}");
@@ -226,6 +231,7 @@ mod tests {
             for ecn in [false, true] {
                 let cc = Cc::new(kind, &CcParams { ecn, ..p.clone() });
                 let want = match kind {
+                    // new-cc: ECT test arms (`ccscope new-cc` inserts above this line)
                     CcKind::NewReno | CcKind::Reno | CcKind::Cubic => ecn,
                     k => k.is_dctcp(),
                 };

@@ -40,6 +40,7 @@ pub enum CcKind {
     Timely,
     /// DCQCN (Zhu et al. SIGCOMM 2015, `[dcqcn]`) on the RDMA transport; its congestion point is a RED/ECN port.
     Dcqcn,
+    // new-cc: CcKind variants (`ccscope new-cc` inserts above this line)
     /// A registered external controller (by registry id; its name in scenarios).
     #[schemars(skip)]
     Ext(ExtId),
@@ -141,6 +142,7 @@ impl CcKind {
             CcKind::Hpcc => "hpcc",
             CcKind::Timely => "timely",
             CcKind::Dcqcn => "dcqcn",
+            // new-cc: name() arms (`ccscope new-cc` inserts above this line)
             CcKind::Ext(id) => ext::spec(id).name,
             CcKind::ExtRate(id) => rate_ext::spec(id).name,
         }

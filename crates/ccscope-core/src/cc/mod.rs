@@ -137,6 +137,7 @@ pub enum Cc {
     Dx(Dx),
     Cubic(Cubic),
     Swift(Swift),
+    // new-cc: Cc variants (`ccscope new-cc` inserts above this line)
     /// A registered external controller (`cc/ext.rs`; boxed: cold for the built-ins).
     Ext(Box<ExtCc>),
 }
@@ -151,6 +152,7 @@ macro_rules! dispatch {
             Cc::Dx($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Swift($c) => $e,
+            // new-cc: dispatch! arms (`ccscope new-cc` inserts above this line)
             Cc::Ext($c) => $e,
         }
     };

@@ -95,6 +95,9 @@ class Controller:
     ecn = False
     ecn_once_per_window = True
     dctcp_echo = False
+    #: When `on_timer` is wanted, seconds of simulated time, or None: read after every hook, only
+    #: for a class that overrides `on_timer` (the same rules as `RateController.deadline_s`).
+    deadline_s = None
 
     def __init__(self, ctx: FlowContext):
         self.ctx = ctx
@@ -119,6 +122,10 @@ class Controller:
 
     def on_recovery_end(self, now_s, flight_bytes):
         """A full ACK ends fast recovery (called before that ACK's `on_ack`)."""
+
+    def on_timer(self, now_s):
+        """The simulated time reached `deadline_s`: move it later or set it to None. A class that
+        does not override it has no timer (its `deadline_s` is never read)."""
 
 
 @dataclass(frozen=True)
@@ -274,12 +281,18 @@ def register_cc(name: str, cls: type, kind: str | None = None) -> None:
             raise TypeError(f"register_cc({name!r}, {cls.__name__}): {attr} = {v!r}: must be True or False")
         flags[attr] = v
 
+    timer = callable(getattr(cls, "on_timer", None)) and cls.on_timer is not Controller.on_timer
+    if timer and not hasattr(cls, "deadline_s"):
+        raise TypeError(f"register_cc({name!r}, {cls.__name__}): on_timer but no deadline_s attribute "
+                        f"(subclass ccscope.cc.Controller for the default, None)")
+
     def maker(flow, seed, mss_bytes, iw_pkts, dupack_threshold, ss_limit_pkts):
         ctx = FlowContext(flow=flow, mss_bytes=mss_bytes, iw_pkts=iw_pkts, dupack_threshold=dupack_threshold,
                           ss_limit_pkts=ss_limit_pkts, rng=random.Random(seed))
         return cls(ctx)
 
-    _native.register_cc(name, maker, flags["ecn"], flags["ecn_once_per_window"], flags["dctcp_echo"])
+    _native.register_cc(name, maker, flags["ecn"], flags["ecn_once_per_window"], flags["dctcp_echo"],
+                        timer_hook=timer)
     _REGISTERED[name] = cls
     _KINDS[name] = "window"
 

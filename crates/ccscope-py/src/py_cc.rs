@@ -9,6 +9,7 @@
 //! stops the run at the end of the chunk of events (`failed`) and raises the error
 //! (`take_failure`). Nothing is written: the run never reaches `finish`.
 
+use crate::py_rate::deadline_value;
 use ccscope_core::cc::ext::{self, ExtController, ExtFactory, ExtFlow, ExtSpec};
 use ccscope_core::cc::{AckSample, CcProbe, Congestion};
 use ccscope_core::units::SimTime;
@@ -125,6 +126,8 @@ struct Methods {
     on_dup_ack: Py<PyAny>,
     on_congestion: Py<PyAny>,
     on_recovery_end: Py<PyAny>,
+    /// The class overrides `on_timer` (None: no timer; `deadline_s` is never read).
+    on_timer: Option<Py<PyAny>>,
 }
 
 #[derive(Debug)]
@@ -134,12 +137,15 @@ struct PyController {
     obj: Py<PyAny>,
     m: Option<Arc<Methods>>,
     cwnd: f64,
+    /// `deadline_s` as read after the last hook (controllers with `on_timer` only).
+    deadline: Option<SimTime>,
     dead: bool,
 }
 
 impl PyController {
     fn fail(&mut self, now: Option<SimTime>, hook: &str, msg: String) {
         self.dead = true;
+        self.deadline = None;
         record(where_(self.name, self.flow, now, hook, &msg));
     }
 
@@ -154,24 +160,39 @@ impl PyController {
             return;
         }
         let Some(m) = self.m.clone() else { return };
-        let r = Python::attach(|py| -> Result<f64, Option<String>> {
+        let timer = m.on_timer.is_some();
+        let r = Python::attach(|py| -> Result<(f64, Option<SimTime>), Option<String>> {
             let ret = f(py, &m).map_err(|e| {
                 (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
             })?;
             let ret = ret.bind(py);
-            if ret.is_none() {
+            let cwnd = if ret.is_none() {
                 let v = self
                     .obj
                     .bind(py)
                     .getattr(intern!(py, "cwnd_bytes"))
                     .map_err(|e| Some(describe(py, &e)))?;
-                window_value(&v, "cwnd_bytes").map_err(Some)
+                window_value(&v, "cwnd_bytes").map_err(Some)?
             } else {
-                window_value(ret, &format!("the value {hook} returned")).map_err(Some)
-            }
+                window_value(ret, &format!("the value {hook} returned")).map_err(Some)?
+            };
+            let deadline = if timer {
+                let d = self
+                    .obj
+                    .bind(py)
+                    .getattr(intern!(py, "deadline_s"))
+                    .map_err(|e| Some(describe(py, &e)))?;
+                deadline_value(&d, Some(now), hook == "on_timer").map_err(Some)?
+            } else {
+                None
+            };
+            Ok((cwnd, deadline))
         });
         match r {
-            Ok(c) => self.cwnd = c,
+            Ok((c, d)) => {
+                self.cwnd = c;
+                self.deadline = d;
+            }
             Err(Some(msg)) => self.fail(Some(now), hook, msg),
             Err(None) => record_as(
                 where_(
@@ -251,6 +272,19 @@ impl ExtController for PyController {
     fn cwnd_bytes(&self) -> f64 {
         self.cwnd
     }
+    fn poll_timeout(&self) -> Option<SimTime> {
+        self.deadline
+    }
+    fn on_timer(&mut self, now: SimTime) {
+        // the lazy deadline: an event for a deadline that has moved later does nothing
+        match self.deadline {
+            Some(d) if now >= d => self.call(now, "on_timer", |py, m| match &m.on_timer {
+                Some(h) => h.call1(py, (now.as_secs_f64(),)),
+                None => Ok(py.None()),
+            }),
+            _ => {}
+        }
+    }
     fn probe(&self, p: &mut CcProbe) {
         p.cwnd_bytes = self.cwnd;
         p.ssthresh_bytes = f64::INFINITY;
@@ -293,6 +327,7 @@ impl ExtController for PyController {
                 obj: self.obj.clone_ref(py),
                 m: self.m.clone(),
                 cwnd: self.cwnd,
+                deadline: self.deadline,
                 dead: self.dead,
             })
         })
@@ -304,6 +339,8 @@ impl ExtController for PyController {
 #[derive(Debug)]
 struct PyFactory {
     maker: Py<PyAny>,
+    /// The class overrides `on_timer`.
+    timer_hook: bool,
 }
 
 impl ExtFactory for PyFactory {
@@ -314,9 +351,11 @@ impl ExtFactory for PyFactory {
             obj: Python::attach(|py| py.None()),
             m: None,
             cwnd: f.mss_bytes as f64 * f.iw_pkts as f64,
+            deadline: None,
             dead: false,
         };
-        let r = Python::attach(|py| -> Result<(Py<PyAny>, Methods, f64), String> {
+        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>);
+        let r = Python::attach(|py| -> Result<Made, String> {
             let obj = self
                 .maker
                 .call1(
@@ -342,15 +381,26 @@ impl ExtFactory for PyFactory {
                 on_dup_ack: get("on_dup_ack")?,
                 on_congestion: get("on_congestion")?,
                 on_recovery_end: get("on_recovery_end")?,
+                on_timer: if self.timer_hook {
+                    Some(get("on_timer")?)
+                } else {
+                    None
+                },
             };
             let cw = window_value(&get("cwnd_bytes")?.into_bound(py), "cwnd_bytes")?;
-            Ok((obj, m, cw))
+            let d = if self.timer_hook {
+                deadline_value(&get("deadline_s")?.into_bound(py), None, false)?
+            } else {
+                None
+            };
+            Ok((obj, m, cw, d))
         });
         match r {
-            Ok((obj, m, cw)) => {
+            Ok((obj, m, cw, d)) => {
                 c.obj = obj;
                 c.m = Some(Arc::new(m));
                 c.cwnd = cw;
+                c.deadline = d;
             }
             Err(msg) => c.fail(None, "__init__", msg),
         }
@@ -359,22 +409,24 @@ impl ExtFactory for PyFactory {
 }
 
 /// Register a Python controller under `name` (see ccscope.cc.register_cc, which checks the
-/// class and builds `maker`).
+/// class and builds `maker`). `timer_hook`: the class overrides `on_timer` (its `deadline_s`
+/// is read after every hook and the engine calls `on_timer` there).
 #[pyfunction]
-#[pyo3(signature = (name, maker, ecn, ecn_once_per_window, dctcp_echo))]
+#[pyo3(signature = (name, maker, ecn, ecn_once_per_window, dctcp_echo, timer_hook = false))]
 fn register_cc(
     name: &str,
     maker: Py<PyAny>,
     ecn: bool,
     ecn_once_per_window: bool,
     dctcp_echo: bool,
+    timer_hook: bool,
 ) -> PyResult<()> {
     ext::register(ExtSpec {
         name: ext::static_name(name),
         ecn,
         ecn_once_per_window,
         dctcp_echo,
-        factory: Arc::new(PyFactory { maker }),
+        factory: Arc::new(PyFactory { maker, timer_hook }),
     })
     .map(|_| ())
     .map_err(PyValueError::new_err)

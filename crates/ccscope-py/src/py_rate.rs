@@ -60,7 +60,7 @@ fn rate_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
 
 /// The deadline in `deadline_s`: None, or a finite time in seconds, at or after `now` (after
 /// `now` when `strict`: the timer that just fired must move or disarm).
-fn deadline_value(
+pub(crate) fn deadline_value(
     v: &Bound<'_, PyAny>,
     now: Option<SimTime>,
     strict: bool,

@@ -32,6 +32,15 @@ pub trait ExtController: Send + Sync + std::fmt::Debug {
     fn probe(&self, p: &mut CcProbe);
     /// A second handle on the same controller.
     fn clone_box(&self) -> Box<dyn ExtController>;
+    /// The controller's own timer deadline, if armed: the engine reads it after every event of
+    /// the flow's sender and schedules an event there (a lazy deadline, as a rate controller's
+    /// [`crate::rate::RateControl::poll_timeout`]).
+    fn poll_timeout(&self) -> Option<SimTime> {
+        None
+    }
+    /// Called when the event scheduled at a `poll_timeout()` deadline fires; acts only if that
+    /// deadline has passed (a deadline moved later makes the earlier event a no-op).
+    fn on_timer(&mut self, _now: SimTime) {}
 }
 
 /// What a controller is made from: the flow and its TCP settings.
@@ -203,6 +212,8 @@ pub struct ExtCc {
     pub id: ExtId,
     pub name: &'static str,
     pub inner: Box<dyn ExtController>,
+    /// The time of the engine's pending timer event for [`ExtController::poll_timeout`].
+    pub timer_event: Option<SimTime>,
     ecn: bool,
     once_per_window: bool,
     /// Only for `Cc::window` (the ns-2 mechanisms of the transport, which are off for
@@ -216,6 +227,7 @@ impl Clone for ExtCc {
             id: self.id,
             name: self.name,
             inner: self.inner.clone_box(),
+            timer_event: self.timer_event,
             ecn: self.ecn,
             once_per_window: self.once_per_window,
             w: self.w,
@@ -233,6 +245,7 @@ impl ExtCc {
             id,
             name: s.name,
             inner: s.factory.make(s.name, f),
+            timer_event: None,
             ecn: s.ecn,
             once_per_window: s.ecn_once_per_window,
             w,

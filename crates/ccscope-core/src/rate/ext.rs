@@ -277,13 +277,16 @@ mod tests {
         assert_eq!(a, b);
     }
 
+    /// (flow, 'n' for a NACK or 't' for a timeout, time, expected segment)
+    type Log = Arc<std::sync::Mutex<Vec<(u32, char, SimTime, u64)>>>;
+
     /// An RDMA source whose AIMD loses packets now and then: it starts at 4 Gb/s, adds 1 Mb/s per
     /// ACK and drops to 3 Gb/s on a NACK; it logs every NACK and timeout it is told of.
     #[derive(Debug, Clone)]
     struct LossLog {
         rate: f64,
         line: f64,
-        log: Arc<std::sync::Mutex<Vec<(u32, char, SimTime, u64)>>>,
+        log: Log,
         flow: u32,
     }
     impl RateControl for LossLog {
@@ -304,7 +307,10 @@ mod tests {
         }
         fn on_nack(&mut self, now: SimTime, expected: u64) {
             self.rate = 3e9;
-            self.log.lock().unwrap().push((self.flow, 'n', now, expected));
+            self.log
+                .lock()
+                .unwrap()
+                .push((self.flow, 'n', now, expected));
         }
         fn on_timeout(&mut self, now: SimTime) {
             self.log.lock().unwrap().push((self.flow, 't', now, 0));
@@ -316,7 +322,7 @@ mod tests {
         }
     }
     #[derive(Debug)]
-    struct MakeLossLog(Arc<std::sync::Mutex<Vec<(u32, char, SimTime, u64)>>>);
+    struct MakeLossLog(Log);
     impl ExtRateFactory for MakeLossLog {
         fn make(&self, _name: &'static str, f: &ExtRateFlow) -> Box<dyn ExtRateController> {
             Box::new(LossLog {
@@ -361,7 +367,10 @@ mod tests {
             // the receiver's NACKs all arrived (the reverse path does not drop)
             assert_eq!(d.rx.nacks_sent, d.tx.stats.nacks, "flow {i}");
         }
-        assert!(nacks >= 3 && timeouts >= 1, "{nacks} NACKs, {timeouts} timeouts");
+        assert!(
+            nacks >= 3 && timeouts >= 1,
+            "{nacks} NACKs, {timeouts} timeouts"
+        );
         // in time order, as the engine delivered them
         assert!(log.windows(2).all(|w| w[0].2 <= w[1].2));
     }

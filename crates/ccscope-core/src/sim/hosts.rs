@@ -35,8 +35,38 @@ impl Simulation {
             if r.rdma.is_some() {
                 self.rdma_timer(f);
             }
+        } else {
+            return self.ext_cc_timer(f);
         }
         self.arm_rate_timer(f);
+    }
+
+    /// `Event::RateTimer` of a window flow: its external controller's own timer
+    /// (`cc::ext::ExtController::poll_timeout`); then send what the window allows and re-arm.
+    #[inline(never)]
+    fn ext_cc_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        if let crate::cc::Cc::Ext(e) = &mut self.flows[f.idx()].sender.cc {
+            if e.timer_event == Some(now) {
+                e.timer_event = None;
+            }
+            e.inner.on_timer(now);
+        }
+        self.pump(f);
+    }
+
+    /// Schedule the external window controller's timer event if its deadline is earlier than
+    /// the pending one (out of line: built-in controllers never come here).
+    #[inline(never)]
+    fn arm_ext_cc_timer(&mut self, f: FlowId) {
+        if let crate::cc::Cc::Ext(e) = &mut self.flows[f.idx()].sender.cc {
+            if let Some(d) = e.inner.poll_timeout() {
+                if e.timer_event.is_none_or(|t| t > d) {
+                    e.timer_event = Some(d);
+                    self.events.schedule(d, Event::RateTimer(f));
+                }
+            }
+        }
     }
 
     /// `Event::RtoTimer`: the retransmission timer's check.
@@ -423,6 +453,9 @@ impl Simulation {
                 fl.rto_event = Some(d);
                 self.events.schedule(d, Event::RtoTimer(f));
             }
+        }
+        if matches!(fl.sender.cc, crate::cc::Cc::Ext(_)) {
+            self.arm_ext_cc_timer(f);
         }
     }
 

@@ -23,7 +23,8 @@
 // SwiftSrc::targetDelay multiplies by h>" (the subflow's route is a Route::clone of the path,
 // as SwiftSubflowSrc::connect makes it).
 //
-// usage: htsim_swift_fabric -tm FILE -nodes N -linkspeed MBPS -q PKTS -mtu BYTES -cwnd PKTS -end US
+// usage: htsim_swift_fabric -tm FILE -nodes N -linkspeed MBPS -q PKTS -mtu BYTES -cwnd PKTS -end US [-seed S]
+// (-seed: the srand seed, 13 as in main_swift; the path draws and RandomQueue's early drops depend on it)
 
 #include <cstdio>
 #include <cstdlib>
@@ -69,7 +70,7 @@ uint32_t pipes_on(const Route& r) {
 int main(int argc, char** argv) {
     EventList eventlist;
     const char* tm_file = nullptr;
-    double nodes = 0, linkspeed_mbps = 0, q_pkts = 0, mtu = 0, cwnd = 15, end_us = 0;
+    double nodes = 0, linkspeed_mbps = 0, q_pkts = 0, mtu = 0, cwnd = 15, end_us = 0, seed = 13;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (i + 1 >= argc) usage_error(a + ": missing value");
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
         else if (a == "-mtu") mtu = number_arg(a, v, 64);
         else if (a == "-cwnd") cwnd = number_arg(a, v, 1);
         else if (a == "-end") end_us = number_arg(a, v, 1e-3);
+        else if (a == "-seed") seed = number_arg(a, v, 0);
         else usage_error(a + ": unknown option");
     }
     if (!tm_file || nodes == 0 || linkspeed_mbps == 0 || q_pkts == 0 || mtu == 0 || end_us == 0)
@@ -90,7 +92,7 @@ int main(int argc, char** argv) {
     Packet::set_packet_size((uint32_t)mtu);
     eventlist.setEndtime(timeFromUs(end_us));
     mem_b queuesize = (mem_b)q_pkts * Packet::data_packet_size();
-    srand(13);
+    srand((unsigned)seed);  // main_swift: srand(13); another seed draws other paths (a diagnostic)
 
     SwiftRtxTimerScanner swiftRtxScanner(timeFromMs(10), eventlist);
     FatTreeTopology* top = new FatTreeTopology((uint32_t)nodes, speedFromMbps(linkspeed_mbps), queuesize, NULL,

@@ -56,6 +56,9 @@ size and start taken from the matrix (main_swift gives every connection one -flo
   read from "Flow swift<id>_<src>_<dst> finished at <us>" by the matrix's flow id.
 - --order (with --cc swift): also runs --cc hpcc on the same case and prints, per bin, whether
   Swift and HPCC order the same way (p50 and p99) in both simulators.
+- --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
+  spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
+  order of their host's queue (swift_diagnose).
 
 Measure (decided before the first run, from the issue's acceptance: "FCT slowdown p50/p99 per size
 bin within 15 % and the same ordering between algorithms"): the slowdown of each completed flow is
@@ -213,12 +216,13 @@ def swift_command(exe: Path, cm: Path, c: dict) -> list[str]:
             "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-cwnd", str(HTSIM_SWIFT_TCP["iw_pkts"]), "-end", end]
 
 
-def swift_fcts(exe: Path, cm: Path, c: dict, flows) -> tuple[list[float], list[tuple[int, int, int]]]:
+def swift_fcts(exe: Path, cm: Path, c: dict, flows,
+               extra: list[str] | None = None) -> tuple[list[float], list[tuple[int, int, int]]]:
     """htsim's FCT of each ccscope flow (NaN when htsim did not finish it) from the driver's
     "Flow swift<id>_<src>_<dst> finished at <us> total bytes <n>" lines (the first per flow; the
     matrix's id is ccscope's flow + 1), and the driver's (id, links, hop_count) route lines. It runs
     in cm's folder."""
-    cmd = swift_command(exe, cm, c)
+    cmd = swift_command(exe, cm, c) + (extra or [])
     err = cm.with_suffix(".stderr")
     with open(err, "w") as ef:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
@@ -342,6 +346,84 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
 ORDER_TIE = 0.05
 
 
+def swift_diagnose(a: argparse.Namespace, name: str, seeds: int) -> None:
+    """Two measurements behind the web-search rows (docs/validation.md): (1) htsim against itself
+    with other path draws (the driver's -seed 1..seeds; 13 is main_swift's): the spread of each
+    bin's p50 and p99, which bounds what per-flow ECMP with different path choices alone moves;
+    (2) for the smallest bin, the correlation of each flow's FCT with the packets queued ahead of
+    it at its host at t = 0 (min(size, iw) of the host's earlier flows, in flow order): a FIFO host
+    port gives a high one, htsim's per-flow round robin (FairScheduler) none."""
+    import numpy as np
+
+    import ccscope
+    from ccscope.analysis.metrics import builtin_cdf, slowdown_stats
+    from ccscope.export import to_htsim_cm
+
+    c = CASES[name]
+    res = ccscope.simulate(ccscope_scenario(c, "swift"))
+    flows = res.flows
+    ours = slowdown_stats(flows, size_cdf=builtin_cdf("websearch"))
+    edges = list(ours["lo_bytes"]) + [float(ours["hi_bytes"].iloc[-1])]
+    stats, fcts, pooled_h, pooled_c = {}, {}, [], [flows]
+    with tempfile.TemporaryDirectory() as tmp:
+        cm = Path(tmp) / "flows.cm"
+        cm.write_text(to_htsim_cm(res))
+        for seed in [13, *range(1, seeds + 1)]:
+            pf = flows.copy()
+            pf["fct_s"], _ = swift_fcts(a.exe, cm, c, flows, ["-seed", str(seed)])
+            pf["slowdown"] = pf["fct_s"] / pf["ideal_fct_s"]
+            stats[seed], fcts[seed] = slowdown_stats(pf, edges_bytes=edges), pf["fct_s"].to_numpy()
+            pooled_h.append(pf)
+    print(f"\n### swift — {name}: htsim with other path draws (seed 13 = main_swift's, then 1..{seeds})\n")
+    print("| bin (bytes) | ccscope p50 | htsim p50 by seed | spread | ccscope p99 | htsim p99 by seed | spread |")
+    print("|---|---|---|---|---|---|---|")
+    for i, o in enumerate(ours.itertuples(index=False)):
+        p50 = [float(stats[k].iloc[i]["p50"]) for k in stats]
+        p99 = [float(stats[k].iloc[i]["p99"]) for k in stats]
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {o.p50:.2f} | {' '.join(f'{x:.2f}' for x in p50)} | "
+              f"{max(p50) / min(p50) - 1:.0%} | {o.p99:.2f} | {' '.join(f'{x:.2f}' for x in p99)} | "
+              f"{max(p99) / min(p99) - 1:.0%} |")
+    # ccscope against itself: the scenario seed only salts the per-flow ECMP hash here (the flows
+    # are drawn from the case's seed, nothing else is random)
+    mine = {c["seed"]: ours}
+    for seed in range(c["seed"] + 1, c["seed"] + seeds + 1):
+        sc = ccscope_scenario(c, "swift")
+        sc["seed"] = seed
+        pooled_c.append(ccscope.simulate(sc).flows)
+        mine[seed] = slowdown_stats(pooled_c[-1], edges_bytes=edges)
+    print(f"\n### swift — {name}: ccscope with other ECMP salts (scenario seed {c['seed']}, then the next {seeds})\n")
+    print("| bin (bytes) | ccscope p50 by seed | spread | ccscope p99 by seed | spread |")
+    print("|---|---|---|---|---|")
+    for i, o in enumerate(ours.itertuples(index=False)):
+        p50 = [float(mine[k].iloc[i]["p50"]) for k in mine]
+        p99 = [float(mine[k].iloc[i]["p99"]) for k in mine]
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {' '.join(f'{x:.2f}' for x in p50)} | "
+              f"{max(p50) / min(p50) - 1:.0%} | {' '.join(f'{x:.2f}' for x in p99)} | {max(p99) / min(p99) - 1:.0%} |")
+    import pandas as pd
+
+    pc = slowdown_stats(pd.concat(pooled_c, ignore_index=True), edges_bytes=edges)
+    ph = slowdown_stats(pd.concat(pooled_h, ignore_index=True), edges_bytes=edges)
+    print(f"\n### swift — {name}: pooled over the {seeds + 1} path draws of each side\n")
+    print("| bin (bytes) | flows | ccscope p50 | htsim p50 | ccscope p99 | htsim p99 | within 15 % |")
+    print("|---|---|---|---|---|---|---|")
+    for o, t in zip(pc.itertuples(index=False), ph.itertuples(index=False)):
+        ok = abs(o.p50 / t.p50 - 1) <= TOL and abs(o.p99 / t.p99 - 1) <= TOL
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {o.completed}/{t.completed} | {o.p50:.2f} | {t.p50:.2f} | "
+              f"{o.p99:.2f} | {t.p99:.2f} | {'yes' if ok else '**no**'} |")
+    ahead, seen = [], defaultdict(float)
+    iw = HTSIM_SWIFT_TCP["iw_pkts"]
+    for row in flows.sort_values("flow").itertuples(index=False):
+        ahead.append(seen[row.src])
+        seen[row.src] += min(iw, math.ceil(int(row.size_bytes) / MTU))
+    order = flows.sort_values("flow")
+    small = (order["size_bytes"] <= float(ours["hi_bytes"].iloc[0])).to_numpy()
+    x = np.array(ahead)[small]
+    ccs = np.corrcoef(x, order["fct_s"].to_numpy()[small])[0, 1]
+    hts = np.corrcoef(x, fcts[13][order.index.to_numpy()][small])[0, 1]
+    print(f"\nsmallest bin ({int(small.sum())} flows): correlation of FCT with the packets queued ahead at the "
+          f"host at t = 0: ccscope {ccs:.2f}, htsim {hts:.2f}")
+
+
 def swift_hpcc_order(a: argparse.Namespace, name: str) -> bool:
     """Runs --cc hpcc on case `name` (after the Swift run of it) and prints, per bin, Swift's
     slowdown over HPCC's in ccscope and in htsim, for p50 and p99: "same" when both sides put the
@@ -380,6 +462,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cc", default="hpcc", choices=["hpcc", "swift"], help="algorithm (default hpcc)")
     p.add_argument("--order", action="store_true",
                    help="with --cc swift: also run hpcc on the web-search case and compare the ordering")
+    p.add_argument("--diagnose", type=int, default=0, metavar="N",
+                   help="with --cc swift: also rerun htsim's web-search case with path seeds 1..N and print "
+                        "the spread, and the smallest bin's dependence on the host queue order")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -395,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)
+    if a.diagnose > 0 and a.cc == "swift" and "websearch" in (a.case or CASES):
+        swift_diagnose(a, "websearch", a.diagnose)
     if a.order and a.cc == "swift" and "websearch" in (a.case or CASES):
         ok &= swift_hpcc_order(a, "websearch")
     return 0 if ok else 1

@@ -11,6 +11,11 @@
 //! engine's lazy deadline: the bridge calls the Python `on_timer` only once the deadline it read
 //! has passed (stale timer events do nothing), so the Python side never compares times.
 //!
+//! RDMA controllers also get `on_cnp`, `on_ack`, `on_nack`, `on_timeout` and `on_int`, each only
+//! if the class overrides it (the factory holds `None` otherwise and the bridge returns before
+//! taking the GIL). `on_int`'s hop records are `ccscope.cc.IntHop` named tuples, made with
+//! `tuple.__new__` (no Python frame per record).
+//!
 //! A hook that raises, returns a value of the wrong type, or leaves a bad rate or deadline
 //! records one error (controller, flow, simulated time, hook, traceback) through `py_cc`'s
 //! per-thread failure slot; the controller keeps its last rate, disarms its timer and calls

@@ -210,3 +210,34 @@ def test_a_bad_value_from_on_nack_stops_the_run_naming_the_hook():
         ccscope.simulate(lossy("bad_nack"))
     first = str(e.value).splitlines()[0]
     assert first.startswith('controller "bad_nack" (flow[') and "in on_nack: rate_bps = nan" in first
+
+
+def test_an_rdma_class_written_without_the_new_hooks_still_registers_and_runs():
+    """on_int, on_nack and on_timeout are optional: a duck-typed RDMA class with only the hooks
+    that existed before them (kind="rate", no RateController base) registers and runs as `rdma`."""
+    import ccscope
+    from ccscope import cc
+
+    class Old:
+        rdma = True
+        window_bytes = None
+        deadline_s = None
+
+        def __init__(self, ctx):
+            self.rate_bps = ctx.line_rate_bps
+
+        def on_feedback(self, now_s, kind, cpid, value): ...
+        def on_bytes_sent(self, now_s, nbytes): ...
+        def on_timer(self, now_s): ...
+        def on_cnp(self, now_s): ...
+        def on_ack(self, now_s, acked_bytes, ackno, rtt_s, ecn, data_seq): ...
+
+    cc.register_cc("old_rdma_class", Old, kind="rate")
+    runs = {}
+    for name in ("old_rdma_class", "rdma"):
+        s = lossy(name)
+        s["until_s"] = 0.002
+        runs[name] = ccscope.simulate(s)
+    a, b = runs["old_rdma_class"], runs["rdma"]
+    assert a.summary["events"] == b.summary["events"]
+    assert a.flows.drop(columns="cc").equals(b.flows.drop(columns="cc"))

@@ -311,8 +311,11 @@ def _register_rate(name: str, cls: type) -> None:
         raise TypeError(f"register_cc({name!r}, {cls.__name__}): rdma = {rdma!r}: must be True or False")
 
     def overrides(hook: str) -> bool:
-        return getattr(cls, hook, None) is not getattr(RateController, hook)
-    for hook in ("on_cnp", "on_ack", "on_int", "on_nack", "on_timeout"):
+        h = getattr(cls, hook, None)
+        return callable(h) and h is not getattr(RateController, hook)
+    # the hooks an RDMA class must have (on_int, on_nack and on_timeout are optional: a class
+    # without them, as one written before they existed, is never called for them)
+    for hook in ("on_cnp", "on_ack"):
         if rdma and not callable(getattr(cls, hook, None)):
             raise TypeError(f"register_cc({name!r}, {cls.__name__}): rdma = True but no method {hook} "
                             f"(subclass ccscope.cc.RateController for the defaults)")

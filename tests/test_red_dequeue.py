@@ -74,3 +74,18 @@ def test_bad_values_name_the_field(extra, field, words):
     assert field in msg and "Traceback" not in msg, msg
     for w in words:
         assert w in msg, msg
+
+
+def test_a_step_shaped_red_at_dequeue_marks_exactly_as_the_dequeue_threshold():
+    """With w_q = 1, min_th = K and max_th = K + 1, RED at dequeue marks a packet exactly when the queue it leaves
+    behind holds more than K packets (on the ramp the queue is K, p = 0: no random draw), which is the rule of
+    `threshold_dequeue` with k_pkts = K: the two runs must agree mark for mark."""
+    k = 20
+    step = cc.simulate(dcqcn({**RED, "min_th_pkts": k, "max_th_pkts": k + 1, "mark_at": "dequeue"}))
+    thr = cc.simulate(dcqcn({"kind": "threshold_dequeue", "k_pkts": k}))
+    assert bottleneck(step)["marks"] > 100
+    pd.testing.assert_frame_equal(step.traces["drops"], thr.traces["drops"])
+    pd.testing.assert_frame_equal(step.ports, thr.ports)
+    # at enqueue the same step marks by the queue a packet finds: a different run
+    enq = cc.simulate(dcqcn({**RED, "min_th_pkts": k, "max_th_pkts": k + 1}))
+    assert not enq.traces["drops"].reset_index(drop=True).equals(step.traces["drops"].reset_index(drop=True))

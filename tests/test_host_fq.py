@@ -72,3 +72,14 @@ def test_bad_values_name_the_field(tmp_path, host_aqm, field, allowed):
     with pytest.raises(cc.ScenarioError) as e:
         cc.simulate(p)
     assert field in str(e.value) and allowed in str(e.value), str(e.value)
+
+
+def test_the_htsim_fabric_script_sets_fq_on_ccscopes_host_ports_for_swift_only():
+    """bench/peers/htsim_fabric.py --host-fq (docs/validation.md, the Swift fat-tree's third setup)."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "peers"))
+    import htsim_fabric as F
+    c = dict(F.CASES["incast"], host_aqm={"kind": "fq"})
+    assert F.ccscope_scenario(c, "swift")["topology"]["host_aqm"] == {"kind": "fq"}
+    assert "host_aqm" not in F.ccscope_scenario(c, "hpcc")["topology"]
+    assert "host_aqm" not in F.ccscope_scenario(F.CASES["incast"], "swift")["topology"]

@@ -83,3 +83,17 @@ def test_the_htsim_fabric_script_sets_fq_on_ccscopes_host_ports_for_swift_only()
     assert F.ccscope_scenario(c, "swift")["topology"]["host_aqm"] == {"kind": "fq"}
     assert "host_aqm" not in F.ccscope_scenario(c, "hpcc")["topology"]
     assert "host_aqm" not in F.ccscope_scenario(F.CASES["incast"], "swift")["topology"]
+
+
+def test_fq_at_a_switch_port_shares_the_bottleneck_equally_whatever_the_rtts():
+    """`aqm = fq` is usable at any port: at a 10 Gb/s dumbbell's bottleneck two NewReno flows with
+    100 us and 400 us RTTs get equal shares (DRR with one-packet quanta)."""
+    from ccscope.scenario.io import as_dict
+    d = dict(as_dict(Path(__file__).resolve().parents[1] / "scenarios" / "dctcp_dumbbell.toml"))
+    d["until_s"] = 0.1
+    d["aqm"] = {"kind": "fq"}
+    d["flows"] = {**d["flows"], "cc": "new_reno"}
+    topo = {k: v for k, v in d["topology"].items() if k != "rtt_s"}
+    d["topology"] = {**topo, "rtt_per_sender_s": [100e-6, 400e-6]}
+    thr = cc.simulate(d).flows["throughput_bps"].tolist()
+    assert all(abs(t / 5e9 - 1) < 0.05 for t in thr), thr

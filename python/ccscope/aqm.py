@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold, ThresholdDequeue
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, Fq, FqCodel, Pie, QcnCp, Red, Threshold, ThresholdDequeue
 
 __all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Pie", "Threshold", "Red", "choke",
            "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay", "ThresholdDequeue",
-           "threshold_dequeue"]
+           "threshold_dequeue", "Fq", "fq"]
 
 
 def drop_tail() -> DropTail:
@@ -74,6 +74,14 @@ def fq_codel(*, flows: int = 1024, quantum_bytes: Optional[int] = None, target_s
     head of the fattest queue. Puts the port on the general path (docs/engine.md)."""
     return FqCodel(flows=flows, quantum_bytes=quantum_bytes, target_s=target_s, interval_s=interval_s, ecn=ecn,
                    drop_batch=drop_batch)
+
+
+def fq(*, quantum_bytes: Optional[int] = None) -> Fq:
+    """Per-flow fair queueing: one queue per flow (its id; data and ACKs apart) served by deficit
+    round robin with a quantum of one packet by default, no AQM; an overflow drops one packet from
+    the fattest flow. Meant for host NIC ports (`topology.host_aqm`); puts the port on the general
+    path (docs/engine.md)."""
+    return Fq(quantum_bytes=quantum_bytes)
 
 
 def qcn(**kw) -> QcnCp:

@@ -122,6 +122,8 @@ pub fn build_with_budget(
                 *c,
                 Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
             )),
+            // one queue per flow, no hash: no seed
+            Some(AqmConfig::Fq(c)) => Some(DequeuePolicy::FqCodel(c.as_flow_queues(), 0)),
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();

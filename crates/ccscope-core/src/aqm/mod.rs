@@ -26,6 +26,7 @@
 pub mod asm_cp;
 pub mod choke;
 pub mod codel;
+pub mod fq;
 pub mod fq_codel;
 pub mod pie;
 pub mod qcn_cp;
@@ -218,6 +219,8 @@ pub enum AqmConfig {
     Pie(pie::PieConfig),
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
     FqCodel(fq_codel::FqCodelConfig),
+    /// Per-flow fair queueing: one queue per flow served by DRR (one-MTU quantum), no AQM; overflow drops from the fattest flow; the port takes the general path. For host NICs (topology.host_aqm).
+    Fq(fq::FqConfig),
     /// DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves behind exceeds K; the port takes the general path.
     ThresholdDequeue(ThresholdConfig),
 }
@@ -237,6 +240,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
     ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
     ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
+    ("fq", |v| Ok(AqmConfig::Fq(variant(v)?))),
     ("threshold_dequeue", |v| {
         Ok(AqmConfig::ThresholdDequeue(variant(v)?))
     }),
@@ -265,6 +269,7 @@ impl AqmConfig {
             AqmConfig::Codel(_) => "codel",
             AqmConfig::Pie(_) => "pie",
             AqmConfig::FqCodel(_) => "fq_codel",
+            AqmConfig::Fq(_) => "fq",
             AqmConfig::ThresholdDequeue(_) => "threshold_dequeue",
         }
     }
@@ -303,7 +308,8 @@ pub enum Aqm {
     /// Decides at enqueue from the exact queueing delay: see `pie.rs`.
     Pie(Box<pie::Pie>),
     /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
-    /// which also decide what an overflow drops.
+    /// which also decide what an overflow drops. `fq` is this variant with CoDel off and one
+    /// queue per flow (`fq::FqConfig::as_flow_queues`): it declares what FQ-CoDel declares.
     FqCodel(Box<fq_codel::FqCodelConfig>),
     /// Enqueues every arrival; the port's classes mark at dequeue (`threshold_dequeue.rs`).
     ThresholdDequeue(Box<ThresholdConfig>),
@@ -328,6 +334,7 @@ impl Aqm {
             AqmConfig::Codel(c) => Aqm::Codel(*c),
             AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
             AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
+            AqmConfig::Fq(c) => Aqm::FqCodel(Box::new(c.as_flow_queues())),
             AqmConfig::ThresholdDequeue(c) => Aqm::ThresholdDequeue(Box::new(c.clone())),
         }
     }

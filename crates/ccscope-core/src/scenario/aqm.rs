@@ -76,6 +76,7 @@ pub(super) fn validate_aqm(
         AqmConfig::Asm(c) => c.validate(path),
         AqmConfig::Pie(c) => c.validate(path),
         AqmConfig::Codel(c) => codel_times(path, c.target_s, c.interval_s),
+        AqmConfig::Fq(c) => c.validate(path),
         AqmConfig::FqCodel(c) => {
             let range = |field: &str, v: u32, lo: u32, hi: u32| {
                 if (lo..=hi).contains(&v) {

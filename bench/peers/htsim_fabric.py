@@ -56,6 +56,8 @@ size and start taken from the matrix (main_swift gives every connection one -flo
   read from "Flow swift<id>_<src>_<dst> finished at <us>" by the matrix's flow id.
 - --order (with --cc swift): also runs --cc hpcc on the same case and prints, per bin, whether
   Swift and HPCC order the same way (p50 and p99) in both simulators.
+- --host-fq (with --cc swift; the third setup): ccscope's host ports use per-flow fair queueing
+  (topology.host_aqm = { kind = "fq" }), as htsim's host queue serves its flows round robin.
 - --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
   spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
   order of their host's queue (swift_diagnose).
@@ -124,6 +126,8 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
     if cc == "swift":
         sc["swift"] = dict(HTSIM_SWIFT)
         sc["tcp"] = dict(HTSIM_SWIFT_TCP)
+        if c.get("host_aqm"):  # --host-fq: the third setup's host ports
+            sc["topology"]["host_aqm"] = dict(c["host_aqm"])
     if c["kind"] == "batch":
         sc["flow"] = [{"src": f"h{s}", "dst": f"h{d}", "cc": cc, "size_bytes": b, "start_s": 0.0}
                       for s, d, b in batch_flows(c)]
@@ -465,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--diagnose", type=int, default=0, metavar="N",
                    help="with --cc swift: also rerun htsim's web-search case with path seeds 1..N and print "
                         "the spread, and the smallest bin's dependence on the host queue order")
+    p.add_argument("--host-fq", action="store_true",
+                   help="with --cc swift: ccscope's host ports use per-flow fair queueing (host_aqm = fq)")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -477,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     a.tables = {}  # (cc, case) -> (ccscope's, htsim's slowdown_stats), for --order
+    if a.host_fq and a.cc == "swift":
+        for c in CASES.values():
+            c["host_aqm"] = {"kind": "fq"}
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)

@@ -84,6 +84,9 @@ ccscope runs target/release/ccscope-bench on the scenario (its JSON line: wall t
 peak RSS), htsim runs htsim_hpcc on the exported flows; both under /usr/bin/time -v (user CPU,
 peak RSS). htsim prints two lines per ACK (hpcc.cpp's "CWND1"/"CWND2"); they go to a pipe that
 keeps only the "finished" lines, and their cost stays in htsim's time (htsim as published).
+htsim's HPCC aborts on large batches (a runaway window, then a go-back-N assertion; docs/
+validation.md): each try's exit status and finished flows are printed, up to 3 tries, and an
+aborted row says so.
 
 Measure (decided before the first run, from the issue's acceptance: "FCT slowdown p50/p99 per size
 bin within 15 % and the same ordering between algorithms"): the slowdown of each completed flow is

@@ -57,11 +57,16 @@ pub fn check_route_hops(
     if hops <= MAX_INT_HOPS {
         return Ok(());
     }
+    let fix = if ports == "all" {
+        "fewer switches, or int.ports = \"switches\""
+    } else {
+        "fewer switches"
+    };
     Err(ScenarioError::new(
         path,
         value,
         format!(
-            "the route {route} crosses {hops} INT ports (int.ports = \"{ports}\"); an HPCC flow's telemetry holds 1 to {MAX_INT_HOPS} hop records: use a route of at most {MAX_INT_HOPS} INT ports (fewer switches, or int.ports = \"switches\")"
+            "the route {route} crosses {hops} INT ports (int.ports = \"{ports}\"); an HPCC flow's telemetry holds 1 to {MAX_INT_HOPS} hop records: use a route of at most {MAX_INT_HOPS} INT ports ({fix})"
         ),
     ))
 }

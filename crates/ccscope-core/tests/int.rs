@@ -381,6 +381,7 @@ fn an_hpcc_route_past_the_int_hop_limit_is_refused_naming_the_field() {
     assert_eq!(e.path, "flow[0].dst", "{e}");
     assert_eq!(e.value, "\"r\"", "{e}");
     let msg = e.to_string();
+    assert!(!msg.contains("or int.ports"), "{msg}");
     for want in [
         "crosses 9 INT ports",
         "1 to 8",
@@ -399,6 +400,7 @@ fn an_hpcc_route_past_the_int_hop_limit_is_refused_naming_the_field() {
     let e = build(&chain(8, &format!("[int]\nports = \"all\"\n{HPCC_FLOW}"))).unwrap_err();
     assert_eq!(e.path, "flow[0].dst", "{e}");
     assert!(e.to_string().contains("int.ports = \"all\""), "{e}");
+    assert!(e.to_string().contains("or int.ports = \"switches\""), "{e}");
     // a flow that reads no telemetry may take the long route beside INT ports
     assert!(build(&chain(
         9,

@@ -68,6 +68,7 @@ class Red:
     ns2_small_queue: bool = False
     ns2_idle_truncate: bool = False
     independent_marks: bool = False
+    mark_at: Literal["enqueue", "dequeue"] = "enqueue"
 
 
 @dataclass

@@ -110,3 +110,28 @@ def test_swift_incast_scenario_runs_in_ccscope():
     c = dict(F.CASES["incast"], senders=[4, 8], size_bytes=150_000, until_s=0.001, drain_s=0.001)
     res = ccscope.simulate(F.ccscope_scenario(c, "swift"))
     assert res.flows["fct_s"].notna().all()
+
+
+def test_fat_tree_route_lengths_and_the_acks_base_return():
+    # k = 4: 2 hosts a rack, 4 a pod; k = 8: 4 a rack, 16 a pod
+    assert [F.fat_tree_links(0, d, 4) for d in (1, 2, 3, 4, 15)] == [2, 4, 4, 6, 6]
+    assert [F.fat_tree_links(0, d, 8) for d in (3, 4, 15, 16, 127)] == [2, 4, 4, 6, 6]
+    c = F.CASES["websearch"]
+    # across pods: 6 links of 1 us, each serializing a 64-byte ACK at 100 Gb/s (5.12 ns)
+    assert F.ack_return_s(0, 15, c) == pytest.approx(6 * (1e-6 + 64 * 8 / 100e9), rel=1e-12)
+    assert F.ack_return_s(0, 1, c) == pytest.approx(2 * (1e-6 + 5.12e-9), rel=1e-12)
+
+
+def test_bench_batch_covers_every_k8_host_and_bad_options_are_one_line(capsys):
+    c = dict(F.CASES["websearch"], k=8, per_host=2)
+    flows = F.batch_flows(c)
+    assert len(flows) == 256 and {s for s, _, _ in flows} == set(range(128))
+    assert all(0 <= d < 128 and d != s and b >= 1 for s, d, b in flows)
+    assert F.ccscope_scenario(c, "hpcc")["topology"]["k"] == 8
+    cmd = F.htsim_command(Path("htsim_hpcc"), Path("f.cm"), c, "hpcc")
+    assert cmd[cmd.index("-nodes") + 1] == "128"
+    for argv, want in ((["--k", "8"], "--k = 8"), (["--bench", "--cc", "swift"], "--cc = swift"),
+                       (["--bench", "--bench-ms", "0"], "--bench-ms = 0")):
+        assert F.main(["--htsim", "/nonexistent", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: ") and want in err and "\n" not in err, err

@@ -2,6 +2,7 @@
 with the same congestion control, and the FCT slowdown by flow-size bin is compared.
 
 usage: python bench/peers/htsim_fabric.py --htsim PATH [--cc hpcc|swift] [--case NAME ...] [--build-dir DIR]
+                                         [--htsim-fct ack|raw] [--k 8 --bench [--bench-ms D]]
 
 PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-htsim). Nothing is
 written into it: its library is compiled into --build-dir (default target/peers/htsim, the folder
@@ -62,6 +63,32 @@ size and start taken from the matrix (main_swift gives every connection one -flo
   spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
   order of their host's queue (swift_diagnose).
 
+FCT end point (found by an instrumented run, 2026-11-26; docs/validation.md): ccscope's fct_s
+ends when the receiver holds the last byte and its ideal FCT has the one-way delay, while htsim's
+"Flow ... finished at" line is printed by the sender when the last byte's ACK arrives
+(HPCCSrc::processAck), one ACK trip later. Dividing htsim's FCT by ccscope's receiver-side ideal
+(the measure as written above, kept as the default: --htsim-fct raw) adds that trip to every
+htsim slowdown, which doubles a 1-packet flow's. --htsim-fct ack divides htsim's FCT by the same
+ideal plus the ACK's base return time on the empty fabric instead: the reverse route's links x
+(one-way delay + a 64-byte ACK's serialization; htsim's HPCCAck::ACKSIZE), so a flow alone has
+slowdown 1 on both sides (each side's FCT over the ideal of its own end point; the two are still
+not the same quantity: htsim's includes the last ACK's queueing). Swift's "finished" line is
+also the sender's.
+
+Bench (--k 8 --bench; "Speed and scale" of the issue): the k = 8 fat-tree (128 hosts, every
+link 100 Gb/s and 1 us, 500-packet ports, PFC 15/12 packets, per-flow ECMP, HPCC with htsim's
+constants as above). htsim starts every flow at 0, so the bench, like the comparison, is a batch
+at t = 0: each host sends N flows to destinations drawn uniformly among the other hosts, sizes
+from the web-search CDF (seed 1), with N = round(0.5 x 100 Gb/s x D / mean web-search size): the
+bytes a 50 % web-search load offers in D ms (--bench-ms, default 50; the row says which D ran).
+ccscope runs target/release/ccscope-bench on the scenario (its JSON line: wall time, events,
+peak RSS), htsim runs htsim_hpcc on the exported flows; both under /usr/bin/time -v (user CPU,
+peak RSS). htsim prints two lines per ACK (hpcc.cpp's "CWND1"/"CWND2"); they go to a pipe that
+keeps only the "finished" lines, and their cost stays in htsim's time (htsim as published).
+htsim's HPCC aborts on large batches (a runaway window, then a go-back-N assertion; docs/
+validation.md): each try's exit status and finished flows are printed, up to 3 tries, and an
+aborted row says so.
+
 Measure (decided before the first run, from the issue's acceptance: "FCT slowdown p50/p99 per size
 bin within 15 % and the same ordering between algorithms"): the slowdown of each completed flow is
 its FCT over ccscope's ideal FCT of the same flow (docs/workloads.md: path base RTT plus size over
@@ -114,7 +141,7 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
     sc = {
         "name": f"htsim-peer-{cc}", "seed": c["seed"], "until_s": c["until_s"] + c["drain_s"],
         "packet_bytes": MTU,
-        "topology": {"kind": "fat_tree", "k": 4, "link_bps": c["rate_bps"], "link_delay_s": c["delay_s"],
+        "topology": {"kind": "fat_tree", "k": c.get("k", 4), "link_bps": c["rate_bps"], "link_delay_s": c["delay_s"],
                      "buffer_pkts": c["buffer_pkts"]},
         "record": {"traces": []},
     }
@@ -138,16 +165,18 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
 
 
 def batch_flows(c: dict) -> list[tuple[int, int, int]]:
-    """(src, dst, bytes) of the "batch" case: per_host flows from each of the 16 hosts, each to a
-    destination drawn uniformly among the other hosts, sizes from the web-search CDF."""
+    """(src, dst, bytes) of the "batch" case: per_host flows from each of the k^3/4 hosts (16 for
+    k = 4), each to a destination drawn uniformly among the other hosts, sizes from the web-search
+    CDF."""
     import numpy as np
     from ccscope.analysis.metrics import builtin_cdf, cdf_quantile
 
     rng = np.random.default_rng(c["seed"])
     out = []
-    for s in range(16):
+    hosts = c.get("k", 4) ** 3 // 4
+    for s in range(hosts):
         for _ in range(c["per_host"]):
-            d = int(rng.integers(0, 15))
+            d = int(rng.integers(0, hosts - 1))
             d += d >= s
             b = int(max(1, round(float(cdf_quantile(builtin_cdf("websearch"), rng.random())))))
             out.append((s, d, b))
@@ -252,7 +281,7 @@ def swift_fcts(exe: Path, cm: Path, c: dict, flows,
 
 def htsim_command(exe: Path, cm: Path, c: dict, cc: str) -> list[str]:
     end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
-    return [str(exe), "-tm", str(cm), "-nodes", "16", "-strat", "ecmp_host", "-paths", "1",
+    return [str(exe), "-tm", str(cm), "-nodes", str(c.get("k", 4) ** 3 // 4), "-strat", "ecmp_host", "-paths", "1",
             "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
             "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
 
@@ -283,6 +312,25 @@ def run_htsim(exe: Path, cm: Path, c: dict, cc: str = "hpcc") -> list[tuple[int,
         last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
         raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
     return done
+
+
+#: htsim's HPCCAck::ACKSIZE (bytes on the wire of an ACK).
+HTSIM_ACK_BYTES = 64
+
+
+def fat_tree_links(src: int, dst: int, k: int) -> int:
+    """Links on a shortest route between hosts src and dst of a k-ary fat-tree (hosts numbered
+    rack by rack: k/2 per rack, k^2/4 per pod): 2 within a rack, 4 within a pod, 6 across."""
+    rack, pod = k // 2, k * k // 4
+    if src // rack == dst // rack:
+        return 2
+    return 4 if src // pod == dst // pod else 6
+
+
+def ack_return_s(src: int, dst: int, c: dict, k: int = 4) -> float:
+    """The base time of the last ACK's trip from dst back to src on the empty fabric (store and
+    forward: each link's delay plus the ACK's serialization)."""
+    return fat_tree_links(dst, src, k) * (c["delay_s"] + HTSIM_ACK_BYTES * 8 / c["rate_bps"])
 
 
 def match_htsim(flows, done) -> list[float]:
@@ -324,7 +372,11 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
             peer_fct = match_htsim(flows, done)
     peer_flows = flows.copy()
     peer_flows["fct_s"] = peer_fct
-    peer_flows["slowdown"] = peer_flows["fct_s"] / peer_flows["ideal_fct_s"]
+    ideal = peer_flows["ideal_fct_s"]
+    if a.htsim_fct == "ack":  # htsim's FCT ends at its sender: over the ideal of that end point
+        ideal = ideal + [ack_return_s(int(r.src[1:]), int(r.dst[1:]), c)
+                         for r in peer_flows.itertuples(index=False)]
+    peer_flows["slowdown"] = peer_flows["fct_s"] / ideal
     if c["kind"] == "batch":
         ours = slowdown_stats(flows, size_cdf=builtin_cdf("websearch"))
     else:
@@ -333,7 +385,8 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     getattr(a, "tables", {})[(cc, name)] = (ours, theirs)
     ok_all = True
     print(f"\n### {cc} — {name} ({len(flows)} flows; completed: ccscope {int(flows['fct_s'].notna().sum())}, "
-          f"htsim {int(peer_flows['fct_s'].notna().sum())})\n")
+          f"htsim {int(peer_flows['fct_s'].notna().sum())}; htsim's FCT over "
+          f"{'the ideal plus the ACK return' if a.htsim_fct == 'ack' else 'the receiver-side ideal'})\n")
     print("| bin (bytes) | flows | ccscope p50 | htsim p50 | ccscope p99 | htsim p99 | within 15 % |")
     print("|---|---|---|---|---|---|---|")
     for o, t in zip(ours.itertuples(index=False), theirs.itertuples(index=False)):
@@ -345,6 +398,94 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
         print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {o.completed}/{t.completed} | {o.p50:.2f} | {t.p50:.2f} | "
               f"{o.p99:.2f} | {t.p99:.2f} | {verdict} |")
     return ok_all
+
+
+def websearch_mean_bytes() -> float:
+    """Mean flow size of the built-in web-search CDF (midpoint rule over 100,000 quantiles)."""
+    import numpy as np
+    from ccscope.analysis.metrics import builtin_cdf, cdf_quantile
+
+    q = (np.arange(100_000) + 0.5) / 100_000
+    return float(np.mean([cdf_quantile(builtin_cdf("websearch"), float(x)) for x in q]))
+
+
+def _time_v(stderr_text: str) -> dict:
+    """User CPU seconds, wall seconds and peak RSS (KiB) from /usr/bin/time -v's report."""
+    out = {}
+    for line in stderr_text.splitlines():
+        line = line.strip()
+        if line.startswith("User time (seconds):"):
+            out["user_s"] = float(line.split(":")[1])
+        elif line.startswith("Maximum resident set size (kbytes):"):
+            out["rss_kb"] = int(line.split(":")[1])
+        elif line.startswith("Elapsed (wall clock) time"):
+            t = line.rsplit(" ", 1)[1].split(":")
+            out["wall_s"] = sum(float(x) * 60 ** i for i, x in enumerate(reversed(t)))
+    return out
+
+
+def bench(a: argparse.Namespace) -> int:
+    """The k = 8 bench row: ccscope's HPCC and htsim's on the same batch (module doc)."""
+    import json
+
+    mean = websearch_mean_bytes()
+    per_host = max(1, round(0.5 * 100e9 / 8 * a.bench_ms * 1e-3 / mean))
+    c = dict(CASES["websearch"], k=a.k, per_host=per_host, drain_s=1.0)
+    sc = ccscope_scenario(c, "hpcc")
+    sc["name"] = f"fat_tree_k{a.k}_hpcc_batch"
+    bench_bin = ROOT / "target" / "release" / "ccscope-bench"
+    if not bench_bin.is_file():
+        print(f"error: {bench_bin} is missing; build it with `cargo build --release -p ccscope-core --bin "
+              "ccscope-bench`", file=sys.stderr)
+        return 2
+    flows = sc["flow"]
+    print(f"bench: k = {a.k}, {len(flows)} flows ({per_host} per host, web-search mean {mean:.0f} B: "
+          f"{a.bench_ms:g} ms of 50 % load), all starting at 0", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        scp = Path(tmp) / "scenario.json"
+        scp.write_text(json.dumps(sc))
+        r = subprocess.run(["/usr/bin/time", "-v", str(bench_bin), str(scp)], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"error: ccscope-bench exited with {r.returncode}: {r.stderr.strip()[-300:]}", file=sys.stderr)
+            return 2
+        ours = json.loads(r.stdout.strip().splitlines()[-1])
+        ours_t = _time_v(r.stderr)
+        # the flow list in htsim's connection-matrix format (python/ccscope/export.py writes the
+        # same lines from a run's result; here the flows are known before the run)
+        cm = Path(tmp) / "flows.cm"
+        cm.write_text("\n".join([f"Nodes {a.k ** 3 // 4}", f"Connections {len(flows)}"]
+                                 + [f"{f['src'][1:]}->{f['dst'][1:]} id {i + 1} start 0 size {f['size_bytes']}"
+                                    for i, f in enumerate(flows)]) + "\n")
+        cmd = htsim_command(a.exe, cm, c, "hpcc")
+        errf = Path(tmp) / "htsim.time"
+        sh = (" ".join(["/usr/bin/time", "-v", "-o", str(errf), *cmd])
+              + " | grep -a -c ' finished at '")
+        # htsim's HPCC aborts now and then (its paths are seeded from the wall clock, so every
+        # run differs): up to 3 tries, each reported
+        for attempt in range(1, 4):
+            h = subprocess.run(["bash", "-o", "pipefail", "-c", sh], capture_output=True, text=True, cwd=tmp)
+            done = int((h.stdout.strip() or "0").splitlines()[-1])
+            theirs_t = _time_v(errf.read_text(errors="replace") if errf.is_file() else "")
+            print(f"htsim try {attempt}: exit status {h.returncode}, {done} flows finished, "
+                  f"wall {theirs_t.get('wall_s', float('nan')):.1f} s", file=sys.stderr, flush=True)
+            if h.returncode == 0:
+                break
+    rss = lambda kb: f"{kb / 1024:.0f} MiB"  # noqa: E731
+    print(f"\n### HPCC, fat-tree k = {a.k} ({a.k ** 3 // 4} hosts), batch of {len(flows)} web-search flows at "
+          f"t = 0 ({a.bench_ms:g} ms of 50 % load)\n")
+    print("| simulator | flows completed | wall s | user CPU s | events | events/s of wall | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
+    need = sum(math.ceil(f["size_bytes"] / MTU) for f in flows)
+    got = "all" if ours["delivered_pkts"] >= need else f"{ours['delivered_pkts']}/{need} packets"
+    print(f"| ccscope | {got} | {ours['wall_s']:.1f} | "
+          f"{ours_t.get('user_s', float('nan')):.1f} | {ours['events'] / 1e6:.1f} M | "
+          f"{ours['events_per_s'] / 1e6:.2f} M | {rss(ours['peak_rss_kb'])} |")
+    print(f"| htsim | {done}{'' if h.returncode == 0 else f' (aborted: exit status {h.returncode})'} | {theirs_t.get('wall_s', float('nan')):.1f} | "
+          f"{theirs_t.get('user_s', float('nan')):.1f} | not counted | — | {rss(theirs_t.get('rss_kb', 0))} |")
+    if "wall_s" in theirs_t:
+        print(f"\nccscope / htsim: wall time {ours['wall_s'] / theirs_t['wall_s']:.2f} (goal: at most 0.5), "
+              f"user CPU {ours_t.get('user_s', float('nan')) / theirs_t.get('user_s', float('nan')):.2f}")
+    return 0 if h.returncode == 0 else 1
 
 
 ORDER_TIE = 0.05
@@ -475,13 +616,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
     p.add_argument("--cxxflags", default=peer.DEFAULT_CXXFLAGS)
+    p.add_argument("--htsim-fct", default="raw", choices=["raw", "ack"],
+                   help="htsim's FCT (taken at its sender) over ccscope's receiver-side ideal (raw, "
+                        "default: the written measure) or over the ideal plus the ACK's base return (ack)")
+    p.add_argument("--k", type=int, default=4, choices=[4, 8], help="fat-tree k (8 only with --bench)")
+    p.add_argument("--bench", action="store_true", help="the speed row: HPCC on a batch of web-search flows")
+    p.add_argument("--bench-ms", type=float, default=50.0,
+                   help="the batch carries what 50 %% web-search load offers in this many ms (default 50)")
     try:
         a = p.parse_args(argv)
+        if a.k != 4 and not a.bench:
+            raise peer.UsageError(f"--k = {a.k}: the comparison cases are on k = 4; k = 8 needs --bench")
+        if a.bench and a.cc != "hpcc":
+            raise peer.UsageError(f"--cc = {a.cc}: --bench runs HPCC only")
+        if a.bench and not (0 < a.bench_ms <= 1000):
+            raise peer.UsageError(f"--bench-ms = {a.bench_ms:g}: must be in (0, 1000] ms")
         a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
     except (peer.UsageError, peer.BuildError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if a.bench:
+        return bench(a)
     a.tables = {}  # (cc, case) -> (ccscope's, htsim's slowdown_stats), for --order
     if a.host_fq and a.cc == "swift":
         for c in CASES.values():

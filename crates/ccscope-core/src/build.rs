@@ -241,6 +241,27 @@ pub fn build_with_budget(
         let pid = route_ports.borrow()[off as usize];
         ports[pid.idx()].rate().as_f64()
     };
+    // an HPCC flow's route crosses at most `int::MAX_INT_HOPS` INT ports (refused, not cut)
+    let int_ports_name = match int_cfg.as_ref().map(|i| i.ports) {
+        Some(crate::scenario::IntPorts::All) => "all",
+        _ => "switches",
+    };
+    let check_int_hops = |r: RouteId, path: &str, value: &str, a: NodeId, b: NodeId| {
+        if int_cfg.is_none() {
+            return Ok(());
+        }
+        let (off, len) = routes.borrow()[r.idx()];
+        let hops = route_ports.borrow()[off as usize..off as usize + len as usize]
+            .iter()
+            .filter(|p| ports[p.idx()].int_on())
+            .count();
+        let between = format!(
+            "from {:?} to {:?}",
+            g.nodes[a.idx()].name,
+            g.nodes[b.idx()].name
+        );
+        crate::int::check_route_hops(path, value, &between, hops, int_ports_name)
+    };
     // congestion points send feedback back to rate-based sources: routes from each CP's node
     let cp_nodes: Vec<NodeId> = g
         .links
@@ -294,6 +315,15 @@ pub fn build_with_budget(
                 route(dst, src, &format!("flow[{i}].src"))?,
             ),
         };
+        if f.cc == CcKind::Hpcc {
+            check_int_hops(
+                fwd,
+                &format!("flow[{i}].dst"),
+                &format!("{:?}", f.dst),
+                src,
+                dst,
+            )?;
+        }
         let start = SimTime::from_secs_f64(f.start_s);
         events.schedule(start, Event::FlowStart(FlowId(i as u32)));
         if let Some(st) = f.stop_s {
@@ -371,7 +401,11 @@ pub fn build_with_budget(
                 let mut servers = Vec::new();
                 for (j, s) in x.servers.iter().enumerate() {
                     let sid = node_ids[s.as_str()];
-                    route(sid, client, &format!("{p}.servers[{j}]"))?;
+                    let r = route(sid, client, &format!("{p}.servers[{j}]"))?;
+                    if x.cc.contains(&CcKind::Hpcc) {
+                        let at = format!("{p}.servers[{j}]");
+                        check_int_hops(r, &at, &format!("{s:?}"), sid, client)?;
+                    }
                     route(client, sid, &format!("{p}.client"))?;
                     servers.push(sid);
                 }
@@ -407,7 +441,11 @@ pub fn build_with_budget(
                 for &a in &src {
                     for &b in &dst {
                         if a != b {
-                            route(a, b, &format!("{p}.dst"))?;
+                            let r = route(a, b, &format!("{p}.dst"))?;
+                            if x.cc.contains(&CcKind::Hpcc) {
+                                let name = format!("{:?}", g.nodes[b.idx()].name);
+                                check_int_hops(r, &format!("{p}.dst"), &name, a, b)?;
+                            }
                             route(b, a, &format!("{p}.src"))?;
                         }
                     }

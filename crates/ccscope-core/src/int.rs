@@ -32,8 +32,44 @@
 //! Hot path: a stamp is a few loads and stores into preallocated vectors; a ring is allocated
 //! when a flow's first packet is stamped and grows by doubling only (never per event).
 
+use crate::error::ScenarioError;
 use crate::units::SimTime;
 use crate::world::FlowId;
+
+/// Most hop records one packet's telemetry holds, hence the most INT ports on the route of a
+/// flow whose controller reads them (HPCC keeps the previous ACK's list of this many records,
+/// `rate::hpcc`; the authors' ns-3 INT header holds 5, htsim's 5: a 3-tier fat-tree path
+/// crosses 5 switch ports). A longer route is refused when the scenario is built
+/// ([`check_route_hops`]), never cut.
+pub const MAX_INT_HOPS: usize = 8;
+
+/// Refuse a route of an INT-reading flow that crosses more than [`MAX_INT_HOPS`] INT ports:
+/// `path` names the field that chose the route (e.g. `flow[3].dst`, `workload[0].dst`),
+/// `value` its value, `route` says between which hosts, `hops` the INT ports on it and
+/// `ports` the `[int]` ports setting.
+pub fn check_route_hops(
+    path: &str,
+    value: &str,
+    route: &str,
+    hops: usize,
+    ports: &str,
+) -> Result<(), ScenarioError> {
+    if hops <= MAX_INT_HOPS {
+        return Ok(());
+    }
+    let fix = if ports == "all" {
+        "fewer switches, or int.ports = \"switches\""
+    } else {
+        "fewer switches"
+    };
+    Err(ScenarioError::new(
+        path,
+        value,
+        format!(
+            "the route {route} crosses {hops} INT ports (int.ports = \"{ports}\"); an HPCC flow's telemetry holds 1 to {MAX_INT_HOPS} hop records: use a route of at most {MAX_INT_HOPS} INT ports ({fix})"
+        ),
+    ))
+}
 
 /// One hop's telemetry, stamped by a port when it starts the packet's transmission
 /// (HPCC section 3.2: ts, txBytes, qLen, B). 32 bytes.

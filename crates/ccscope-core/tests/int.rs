@@ -337,3 +337,83 @@ size = { kind = "fixed", bytes = 15000 }
     }
     assert!(arena.stats().stamps > 0);
 }
+
+/// A chain h0 - s1 - ... - sN - r of 10 Gb/s links, with `extra` appended.
+fn chain(switches: usize, extra: &str) -> String {
+    let mut t = String::from(
+        "seed = 1\nuntil_s = 0.001\npacket_bytes = 1500\n[topology]\nkind = \"graph\"\n",
+    );
+    let names: Vec<String> = std::iter::once("h0".to_string())
+        .chain((1..=switches).map(|i| format!("s{i}")))
+        .chain(std::iter::once("r".to_string()))
+        .collect();
+    for (i, n) in names.iter().enumerate() {
+        let kind = if i == 0 || i == names.len() - 1 {
+            "host"
+        } else {
+            "switch"
+        };
+        t += &format!("[[topology.nodes]]\nname = \"{n}\"\nkind = \"{kind}\"\n");
+    }
+    for w in names.windows(2) {
+        t += &format!(
+            "[[topology.links]]\nfrom = \"{}\"\nto = \"{}\"\nrate_bps = 10e9\ndelay_s = 1e-6\nbuffer_pkts = 100\nduplex = true\n",
+            w[0], w[1]
+        );
+    }
+    t + extra
+}
+
+const HPCC_FLOW: &str = "[[flow]]\nsrc = \"h0\"\ndst = \"r\"\ncc = \"hpcc\"\nsize_bytes = 30000\n";
+
+/// A route longer than the telemetry's hop-record limit (8 INT ports) was cut silently to its
+/// first 8 hops; now the build refuses it with one error naming the field, the value and the
+/// allowed range, and a route of exactly 8 INT ports runs with every hop's records read.
+#[test]
+fn an_hpcc_route_past_the_int_hop_limit_is_refused_naming_the_field() {
+    assert_eq!(ccscope_core::int::MAX_INT_HOPS, 8);
+    let build = |text: &str| {
+        let sc = parse(text, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
+        Simulation::new(&sc, None).map(|_| ())
+    };
+    // 9 switch ports on the path (int.ports = "switches" by default for HPCC)
+    let e = build(&chain(9, HPCC_FLOW)).unwrap_err();
+    assert_eq!(e.path, "flow[0].dst", "{e}");
+    assert_eq!(e.value, "\"r\"", "{e}");
+    let msg = e.to_string();
+    assert!(!msg.contains("or int.ports"), "{msg}");
+    for want in [
+        "crosses 9 INT ports",
+        "1 to 8",
+        "int.ports = \"switches\"",
+        "from \"h0\" to \"r\"",
+    ] {
+        assert!(msg.contains(want), "{want:?} missing from: {msg}");
+    }
+    // 8 switch ports: accepted, and the HPCC flow completes reading all 8 records
+    let mut s = sim(&chain(8, HPCC_FLOW));
+    s.run();
+    assert!(s.flows()[0].completed, "the 8-hop HPCC flow completes");
+    let recs = full(&s, 0, 0);
+    assert_eq!(recs.len(), 8);
+    // int.ports = "all" counts the sender's NIC too: 8 switches + 1 NIC = 9
+    let e = build(&chain(8, &format!("[int]\nports = \"all\"\n{HPCC_FLOW}"))).unwrap_err();
+    assert_eq!(e.path, "flow[0].dst", "{e}");
+    assert!(e.to_string().contains("int.ports = \"all\""), "{e}");
+    assert!(e.to_string().contains("or int.ports = \"switches\""), "{e}");
+    // a flow that reads no telemetry may take the long route beside INT ports
+    assert!(build(&chain(
+        9,
+        "[int]\n[[flow]]\nsrc = \"h0\"\ndst = \"r\"\ncc = \"new_reno\"\nsize_bytes = 30000\n"
+    ))
+    .is_ok());
+    // workloads: the pair's route is checked when the workload is built
+    let poisson = "[[workload]]\nkind = \"poisson\"\nsrc = [\"h0\"]\ndst = [\"r\"]\nload = 0.1\nreference_bps = 10e9\ncc = [\"hpcc\"]\nsize = { kind = \"fixed\", bytes = 15000 }\n";
+    let e = build(&chain(9, poisson)).unwrap_err();
+    assert_eq!(e.path, "workload[0].dst", "{e}");
+    assert!(e.to_string().contains("crosses 9 INT ports"), "{e}");
+    let incast = "[[workload]]\nkind = \"incast\"\nclient = \"r\"\nservers = [\"h0\"]\ntotal_bytes = 30000\nrounds = 1\ncc = [\"hpcc\"]\n";
+    let e = build(&chain(9, incast)).unwrap_err();
+    assert_eq!(e.path, "workload[0].servers[0]", "{e}");
+    assert!(build(&chain(8, incast)).is_ok());
+}

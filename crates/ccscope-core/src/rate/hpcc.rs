@@ -43,9 +43,10 @@ use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Most hops HPCC keeps the previous records of (a 3-tier fat-tree path has 5 switch ports;
-/// a longer list is cut to this many).
-pub const HPCC_MAX_HOPS: usize = 8;
+/// Most hops HPCC keeps the previous records of (a 3-tier fat-tree path has 5 switch ports):
+/// [`crate::int::MAX_INT_HOPS`]; a scenario whose HPCC flow crosses more INT ports is refused
+/// when it is built (`crate::int::check_route_hops`).
+pub const HPCC_MAX_HOPS: usize = crate::int::MAX_INT_HOPS;
 
 fn d_eta() -> f64 {
     0.95
@@ -274,6 +275,8 @@ impl Hpcc {
         int: &[IntRecord],
     ) -> HpccStep {
         self.acks += 1;
+        // the build refuses a longer route (`crate::int::check_route_hops`)
+        debug_assert!(int.len() <= HPCC_MAX_HOPS, "{} INT records", int.len());
         let int = &int[..int.len().min(HPCC_MAX_HOPS)];
         if !self.started || int.len() != self.n_prev {
             // no previous L (or a new path): store the records, measure from the next ACK

@@ -48,6 +48,7 @@ bench: $(BUILD_STAMP)
 # written); htsim is built under target/peers/htsim with a dumbbell driver of ours (bench/peers/).
 peers: $(BUILD_STAMP)
 	$(VPY) bench/peers/htsim.py --htsim "$(HTSIM)"
+	$(VPY) bench/peers/htsim_fabric.py --htsim "$(HTSIM)" --k 8 --bench --bench-ms 0.5
 
 lint: $(STAMP)
 	cargo fmt --all -- --check

@@ -213,6 +213,42 @@ def run_one(text: str, reps: int, until_s: float = UNTIL_S, suffix: str = ".toml
         os.unlink(path)
 
 
+#: The 100 Gb/s fat-tree scale runs over PFC (issue "Speed and scale"): one run each of the files in
+#: bench/fabric/ (their headers give the setup), k = 8 for 50 ms and k = 16 for 10 ms simulated.
+FABRIC_FILES = [
+    ("fat-tree k = 8 (128 hosts), DCTCP over PFC", "fat_tree_k8_dctcp_pfc.toml"),
+    ("fat-tree k = 8 (128 hosts), DCQCN over PFC, RED at dequeue", "fat_tree_k8_dcqcn_pfc.toml"),
+    ("fat-tree k = 8 (128 hosts), HPCC over PFC with INT", "fat_tree_k8_hpcc.toml"),
+    ("fat-tree k = 16 (1024 hosts), DCTCP over PFC", "fat_tree_k16_dctcp_pfc.toml"),
+]
+
+
+def run_timed(path: Path) -> dict:
+    """One run of a scenario file at its own `until_s`, with the child's user CPU seconds (from
+    the OS's accounting of finished children) beside the binary's own report."""
+    import resource
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+    out = subprocess.run([str(BIN), str(path)], capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    r["user_s"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
+    return r
+
+
+def bench_fabric() -> list[str]:
+    """The FABRIC_FILES rows: wall, user CPU, events, events per CPU second, peak RSS."""
+    rows = []
+    for name, file in FABRIC_FILES:
+        path = ROOT / "bench" / "fabric" / file
+        r = run_timed(path)
+        import tomllib
+        until = tomllib.loads(path.read_text())["until_s"]
+        rows.append(f"| {name}, 100 Gb/s ({until} s), `bench/fabric/{file}` | {r['wall_s']:.1f} | {r['user_s']:.1f} | "
+                    f"{r['events'] / 1e6:.1f} M | {r['events'] / max(r['user_s'], 1e-9) / 1e6:.2f} M | "
+                    f"{r['peak_rss_kb'] / 1024:.0f} MiB |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -357,6 +393,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--no-fabric", action="store_true",
+                    help="leave out the 100 Gb/s fat-tree rows of bench/fabric/ (about 15 CPU-minutes)")
     ap.add_argument("--python-path", action="store_true",
                     help="only the table binary vs cc.simulate vs ccscope run (printed, BENCHMARKS.md untouched)")
     a = ap.parse_args()
@@ -403,6 +441,7 @@ def main() -> None:
         rows.append(f"| {name} | {r['wall_s']:.3f} | — | — | — | {r['events'] / 1e6:.2f} M | — | "
                     f"{r['events_per_s'] / 1e6:.1f} M | — | {r['peak_rss_kb'] / 1024:.0f} MiB |")
         print(rows[-1], flush=True)
+    fabric = [] if a.no_fabric else bench_fabric()
     notes = [bench_many(a.reps), bench_fluid()]
     for line in notes:
         print(line, flush=True)
@@ -418,6 +457,13 @@ def main() -> None:
         "",
         *notes,
         "",
+        *(["100 Gb/s fat-tree scale runs over PFC (one run each, at each file's own simulated time; user CPU "
+           "seconds do not depend on other load on the machine, wall seconds do):",
+           "",
+           "| run | wall s | user CPU s | events | events per CPU s | peak RSS |",
+           "|---|---|---|---|---|---|",
+           *fabric,
+           ""] if fabric else []),
         f"Binary vs `cc.simulate` vs `ccscope run` on the same scenario file (median of {a.reps}; ratios to the "
         "binary's wall_s, which covers build, run and finish as 'engine in-process' does):",
         "",

@@ -134,6 +134,9 @@ pub struct RdmaSender {
     pub high_tx: u64,
     rto: SimDuration,
     rto_deadline: Option<SimTime>,
+    /// When an ACK (or NACK) first acknowledged every segment: the sender-side end of the
+    /// message (the `flows` table's `fct_sender_s`); None until then and for an unbounded one.
+    pub done_at: Option<SimTime>,
     pub stats: RdmaStats,
 }
 
@@ -165,6 +168,7 @@ impl RdmaSender {
             high_tx: 0,
             rto: SimDuration::from_secs_f64(cfg.rto_s).max(SimDuration(1)),
             rto_deadline: None,
+            done_at: None,
             stats: RdmaStats::default(),
         }
     }
@@ -234,6 +238,9 @@ impl RdmaSender {
         self.snd_una = ackno;
         if self.next_seq < ackno {
             self.next_seq = ackno;
+        }
+        if self.snd_una >= self.total_segs && self.done_at.is_none() {
+            self.done_at = Some(now);
         }
         self.rto_deadline = (self.snd_una < self.high_tx).then(|| now + self.rto);
         acked

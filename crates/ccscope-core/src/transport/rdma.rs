@@ -527,6 +527,25 @@ mod tests {
     }
 
     #[test]
+    fn done_at_is_the_first_ack_or_nack_that_covers_the_last_segment() {
+        let mut tx = RdmaSender::new(&cfg(), Some(3000), 1000);
+        for _ in 0..3 {
+            tx.on_send(SimTime(0));
+        }
+        tx.on_ack(SimTime(10), 2);
+        assert_eq!(tx.done_at, None);
+        tx.on_nack(SimTime(20), 3); // a NACK that acknowledges everything also ends it
+        assert_eq!(tx.done_at, Some(SimTime(20)));
+        tx.on_ack(SimTime(30), 3); // a later duplicate leaves the first time
+        assert_eq!(tx.done_at, Some(SimTime(20)));
+        // an unbounded sender never ends
+        let mut u = RdmaSender::new(&cfg(), None, 1000);
+        u.on_send(SimTime(0));
+        u.on_ack(SimTime(1), 1);
+        assert_eq!(u.done_at, None);
+    }
+
+    #[test]
     fn window_caps_bytes_in_flight() {
         let mut tx = RdmaSender::new(&cfg(), None, 1000);
         let w = Some(3000);

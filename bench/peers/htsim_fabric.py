@@ -190,15 +190,17 @@ def batch_flows(c: dict) -> list[tuple[int, int, int]]:
     return out
 
 
-def htsim_binary(a: argparse.Namespace, name: str) -> Path:
-    """Build htsim's library (bench/peers/htsim.py) and link sim/datacenter/main_<name>.cpp."""
+def rule_objects(a: argparse.Namespace, name: str, leave_out: tuple[str, ...] = ()) -> tuple[Path, Path, list[str]]:
+    """Build htsim's library (bench/peers/htsim.py) and compile the data-center objects that the
+    Makefile's htsim_<name> rule links (less `leave_out`) into the build folder: (the datacenter
+    source folder, the output folder, the object paths)."""
     peer.build_htsim(a)
     dc = a.sim / "datacenter"
     mk = (dc / "Makefile").read_text(errors="replace").replace("\\\n", " ")
     m = re.search(rf"^htsim_{name}:\s*(.*)$", mk, re.M)
     if not m:
         raise peer.UsageError(f"--htsim: {dc / 'Makefile'} has no htsim_{name} rule")
-    objs = [w for w in m.group(1).split() if w.endswith(".o")]
+    objs = [w for w in m.group(1).split() if w.endswith(".o") and w not in leave_out]
     out = a.build_dir.resolve() / "dc"
     out.mkdir(parents=True, exist_ok=True)
     flags = a.cxxflags.split()
@@ -209,6 +211,13 @@ def htsim_binary(a: argparse.Namespace, name: str) -> Path:
             peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), "-c", str(src), "-o", str(obj)],
                              f"compiling {src.name}")
         built.append(str(obj))
+    return dc, out, built
+
+
+def htsim_binary(a: argparse.Namespace, name: str) -> Path:
+    """Build htsim's library (bench/peers/htsim.py) and link sim/datacenter/main_<name>.cpp."""
+    _, out, built = rule_objects(a, name)
+    flags = a.cxxflags.split()
     exe = out / f"htsim_{name}"
     peer.run_checked([a.cxx, *flags, *built, str(a.build_dir.resolve() / "libhtsim.a"), "-o", str(exe)],
                      f"linking htsim_{name}")
@@ -222,23 +231,8 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
     """Build htsim's library (bench/peers/htsim.py), compile the data-center objects that the
     Makefile's htsim_swift rule links (all but main_swift.o) and link our own driver,
     bench/peers/htsim_swift_fabric.cpp (main_swift with per-flow sizes and starts), with them."""
-    peer.build_htsim(a)
-    dc = a.sim / "datacenter"
-    mk = (dc / "Makefile").read_text(errors="replace").replace("\\\n", " ")
-    m = re.search(r"^htsim_swift:\s*(.*)$", mk, re.M)
-    if not m:
-        raise peer.UsageError(f"--htsim: {dc / 'Makefile'} has no htsim_swift rule")
-    objs = [w for w in m.group(1).split() if w.endswith(".o") and w != "main_swift.o"]
-    out = a.build_dir.resolve() / "dc"
-    out.mkdir(parents=True, exist_ok=True)
+    dc, out, built = rule_objects(a, "swift", leave_out=("main_swift.o",))
     flags = a.cxxflags.split()
-    built = []
-    for o in objs:
-        src, obj = dc / (o[:-2] + ".cpp"), out / o
-        if not obj.is_file() or obj.stat().st_mtime < src.stat().st_mtime:
-            peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), "-c", str(src), "-o", str(obj)],
-                             f"compiling {src.name}")
-        built.append(str(obj))
     exe = out / "htsim_swift_fabric"
     lib = a.build_dir.resolve() / "libhtsim.a"
     newest = max(SWIFT_DRIVER.stat().st_mtime, lib.stat().st_mtime, *(Path(b).stat().st_mtime for b in built))

@@ -125,8 +125,9 @@ impl MinHeap {
         }
         self.v[pos] = e;
     }
-    /// Put `e` where the top was and restore the order (sift down with a hole).
-    #[inline]
+    /// Put `e` where the top was and restore the order (sift down with a hole). Inlined into
+    /// the event loop's pipe-head case (a call there costs more than the sift).
+    #[inline(always)]
     fn replace_top(&mut self, e: Entry) {
         let len = self.v.len();
         let mut pos = 0;
@@ -135,8 +136,9 @@ impl MinHeap {
             if child >= len {
                 break;
             }
-            if child + 1 < len && self.v[child + 1].before(&self.v[child]) {
-                child += 1;
+            if child + 1 < len {
+                // the smaller child, chosen without a branch (the choice is unpredictable)
+                child += self.v[child + 1].before(&self.v[child]) as usize;
             }
             let c = self.v[child];
             if !c.before(&e) {

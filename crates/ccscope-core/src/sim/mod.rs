@@ -47,6 +47,10 @@ pub struct Simulation {
     /// Per-packet spraying (`load_balance = "spray"`): every pair's equal-cost routes.
     pub(crate) spray: Option<Box<crate::net::spray::SprayTable>>,
     pub(crate) flows: Vec<FlowState>,
+    /// Per flow, the classes of its data and of its ACKs (`FlowState::class`, `ack_class`),
+    /// apart from the flows' large state: a switch on the general path reads them at every
+    /// arrival and departure, and on a big fabric the flow's own state is not in cache then.
+    pub(crate) flow_class: Vec<[u8; 2]>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
     pub(crate) factory: crate::flow::FlowFactory,

@@ -163,11 +163,17 @@ impl Simulation {
     /// The class a packet travels in (its flow's; ACKs and feedback: the flow's ACK class).
     #[inline]
     pub(crate) fn class_of(&self, pkt: &Packet) -> u8 {
-        let fl = &self.flows[pkt.flow.idx()];
+        let [data, ack] = match self.flow_class.get(pkt.flow.idx()) {
+            Some(c) => *c,
+            None => {
+                let fl = &self.flows[pkt.flow.idx()];
+                [fl.class, fl.ack_class]
+            }
+        };
         if pkt.kind == PacketKind::Data {
-            fl.class
+            data
         } else {
-            fl.ack_class
+            ack
         }
     }
 

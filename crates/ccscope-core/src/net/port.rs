@@ -164,29 +164,35 @@ pub enum PortPath {
     General,
 }
 
+/// Laid out in declaration order (`repr(C)`), the fields every arrival and departure touches
+/// first: on a big fabric each event meets a port that is not in cache, and the few lines it
+/// reads (clock and queue, serializer, limits, start times, counters, then the scheduler of the
+/// general path, held in place rather than behind a pointer) decide its cost; the policy's
+/// state, the random stream and the change log follow.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Port {
-    ser: Serializer,
-    pub delay: SimDuration,
-    limit_pkts: u32,
-    limit_bytes: u64,
-    pub aqm: Aqm,
-    rng: Rng,
     busy_until: SimTime,
     last_start: SimTime,
-    waiting: Fifo<Waiting>,
-    q_pkts: u32,
-    q_bytes: u64,
     last_change: SimTime,
-    pub stats: PortStats,
-    /// (time, queue pkts, queue bytes) at every change, when enabled.
-    pub change_log: Option<crate::record::ChangeLog>,
+    q_bytes: u64,
+    limit_bytes: u64,
+    pub delay: SimDuration,
+    ser: Serializer,
+    q_pkts: u32,
+    limit_pkts: u32,
     path: PortPath,
-    /// Classes and scheduler of the general path (None on the committed FIFO).
-    pub sched: Option<Box<Sched>>,
     /// The port stamps in-band telemetry into the data packets it starts (`[int]`; general
     /// path only).
     int: bool,
+    waiting: Fifo<Waiting>,
+    pub stats: PortStats,
+    /// Classes and scheduler of the general path (None on the committed FIFO).
+    pub sched: Option<Sched>,
+    pub aqm: Aqm,
+    rng: Rng,
+    /// (time, queue pkts, queue bytes) at every change, when enabled.
+    pub change_log: Option<crate::record::ChangeLog>,
 }
 
 impl Port {
@@ -253,7 +259,7 @@ impl Port {
 
     /// Put the port on the general path with these classes and scheduler (before the run).
     pub fn set_sched(&mut self, s: Sched) {
-        self.sched = Some(Box::new(s));
+        self.sched = Some(s);
         self.path = PortPath::General;
     }
 

@@ -370,7 +370,16 @@ impl Simulation {
                     if self.ports[port.idx()].int_on() && pkt.kind == PacketKind::Data {
                         self.int_stamp(port, &pkt);
                     }
-                    self.events.schedule_arrival(port, arrive_at, pkt);
+                    // the packet is on the wire for good (nothing takes back a started
+                    // transmission on this path): it joins the lane of its link time, shared
+                    // with every link of that time, instead of the port's own pipe; a big
+                    // fabric then keeps a few sequential lanes instead of one pipe and one
+                    // heap entry per busy port. The merged (time, seq) order is the same.
+                    if self.la.ahead.is_none() {
+                        self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                    } else {
+                        self.events.schedule_arrival(port, arrive_at, pkt);
+                    }
                     self.events.schedule(end, Event::TxDone(port));
                     return;
                 }

@@ -377,10 +377,11 @@ impl Simulation {
                     // heap entry per busy port. The merged (time, seq) order is the same.
                     if self.la.ahead.is_none() {
                         self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                        self.events.schedule_tx_done(port, now, end);
                     } else {
                         self.events.schedule_arrival(port, arrive_at, pkt);
+                        self.events.schedule(end, Event::TxDone(port));
                     }
-                    self.events.schedule(end, Event::TxDone(port));
                     return;
                 }
             }

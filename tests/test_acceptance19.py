@@ -104,7 +104,7 @@ BAD = [
     ("oversub_neg", "cubic", _leaf_spine(-3), ["topology.oversubscription = -3", "> 0"]),
     ("load_0", "cubic", _set("workload.0.load", 0), ["workload[0].load = 0", "(0, "]),
     ("load_neg", "cubic", _set("workload.0.load", -0.5), ["workload[0].load = -0.5", "(0, "]),
-    ("load_high", "cubic", _set("workload.0.load", 10.5), ["workload[0].load = 10.5", "(0, "]),
+    ("load_high", "cubic", _set("workload.0.load", 1.01), ["workload[0].load = 1.01", "(0, 1]"]),
     ("kmin_gt_kmax", "dcqcn", _set("aqm.min_th_pkts", 300), ["aqm", "300", "200", "min_th"]),
     ("pmax_0", "dcqcn", _set("aqm.max_p", 0), ["aqm.max_p = 0", "1"]),
     ("pmax_high", "dcqcn", _set("aqm.max_p", 1.5), ["aqm.max_p = 1.5", "1"]),

@@ -213,3 +213,16 @@ def test_cli_the_issue_reproduction_two_runs_without_options(runs, tmp_path):
     r = run_cli("plot", runs["k20"], runs["k65"], "-o", tmp_path / "fig.png")
     assert r.exit_code == 0, r.stderr
     assert _outdir.is_our_figure(tmp_path / "fig.png")
+
+
+def test_title_of_a_workload_only_run_names_its_cc_and_no_zero_flows():
+    """A run whose flows all come from a workload: the title says "incast workload" (not
+    "0 flows + incast workload") and names the workload's cc."""
+    from ccscope.plot.runs import describe
+
+    class R:
+        scenario = {"flow": [], "workload": [{"kind": "incast", "cc": ["dctcp"]}]}
+        summary = {}
+    text = describe(R())
+    assert "0 flows" not in text
+    assert text.startswith("dctcp, incast workload"), text

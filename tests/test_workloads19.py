@@ -379,8 +379,9 @@ def test_python_mirror_takes_pattern_jitter_and_builtin():
 # --------------------------------------------------------------------------- bad values
 
 @pytest.mark.parametrize("edit,needles", [
-    ({"load": 0}, ["workload[0].load", "(0, 10]"]),
-    ({"load": 10.5}, ["workload[0].load", "(0, 10]"]),
+    ({"load": 0}, ["workload[0].load", "(0, 1]"]),
+    ({"load": 1.5}, ["workload[0].load", "(0, 1]", "reference_bps"]),
+    ({"load": 10.5}, ["workload[0].load", "(0, 1]"]),
     ({"jitter_s": -1e-6}, ["workload[0].jitter_s"]),
     ({"pattern": "ring"}, ["workload[0].pattern", "all_to_all", "permutation"]),
     ({"pattern": "permutation", "dst": "h0..h3"}, ["workload[0].pattern", "as many destinations"]),

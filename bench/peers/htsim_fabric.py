@@ -33,33 +33,34 @@ How the two runs are made the same (each case below):
   ccscope's [hpcc] gets base_rtt_s = 12e-6, eta, max_stage and w_ai_bytes = packet_bytes.
 - MTU 1500 bytes (htsim -mtu), ACKs as each side sizes them.
 
-Swift (--cc swift; setup written before the first run): htsim's sim/datacenter/main_swift.cpp as it
-stands, on the same cases.
-- Fabric: main_swift builds FatTreeTopology(16 nodes, -linkspeed, -q packets, RANDOM queues,
-  SWIFT_SCHEDULER host queues): 1 us per link (the topology's default hop latency when none is
-  set; it has no -hop_latency), no switching latency, each connection on one path drawn by
-  rand() % paths (srand(13)). ccscope: fat_tree k = 4, the case's rate, 1 us links, per-flow ECMP.
+Swift (--cc swift; docs/validation.md, "Swift on a k = 4 fat-tree against htsim", its second setup):
+htsim runs bench/peers/htsim_swift_fabric.cpp, our own driver: main_swift.cpp with each connection's
+size and start taken from the matrix (main_swift gives every connection one -flowsize).
+- Fabric: main_swift's FatTreeTopology(16 nodes, -linkspeed, -q packets, RANDOM queues,
+  SWIFT_SCHEDULER host queues): 1 us per link (the topology's default hop latency; it has no
+  -hop_latency), no switching latency, one path per connection (rand() % paths, srand(13), then
+  set_paths' shuffle). ccscope: fat_tree k = 4, the case's rate, 1 us links, per-flow ECMP.
 - Lossy, no PFC on either side: htsim's RandomQueue is drop-tail at -q packets that also drops an
   arriving packet with probability 0.1 once the queue is within 3 packets of full (RANDOM_BUFFER);
   ccscope's ports are plain drop-tail at buffer_pkts (that random early tail is not modelled).
-- Swift constants, htsim swift.cpp -> ccscope [swift]: ai 1 -> ai 1; beta 0.8 -> beta 0.8;
-  max_mdf 0.5 -> max_mdf 0.5; fs_range 5 x base = 100 us -> fs_range_s 100e-6; fs_min_cwnd 0.1 and
-  fs_max_cwnd 100 packets -> the same; max_cwnd 1000 MSS -> 1000; min_cwnd 10 bytes -> 10/1500
-  packets; rtx_reset_threshold 5 -> retx_reset_threshold 5. Target: htsim's is
-  base_delay (20 us) + fs + h x (links on the forward route) with h = 20 us / 6.55; ccscope's is
-  base_target_s + fs + hop_scale_s x (switches on the forward route), and a route has one link more
-  than it has switches, so base_target_s = 20 us + h and hop_scale_s = h give the same target on
-  every path. Both compare the target with the whole RTT sample.
-- Transport: main_swift's initial window -cwnd 15 packets -> [tcp] iw_pkts 15; htsim's first RTO
-  1 ms and minimum RTO 100 us -> initial_rto_s 1e-3, min_rto_s 100e-6. Differences left: htsim
-  checks its retransmission timers from a scanner every 10 ms (SwiftRtxTimerScanner), so a timeout
-  fires up to 10 ms late there; ccscope fires it on time.
-- Flow sizes: main_swift ignores the connection matrix's sizes and gives every connection the one
-  -flowsize (in packets; without it a flow never ends). The incast (every flow 1 MB) runs with
-  -flowsize 667 (1,000,500 bytes against ccscope's 1,000,000: 0.05 %); the web-search case cannot
-  be run on main_swift as it stands and is reported as not run, with that cause.
-  htsim's "finished" line counts bytes from 1 to size + MSS (set_flowsize adds one MSS), so one MSS
-  is taken off before the flow is matched.
+- Swift constants, htsim swift.cpp -> ccscope [swift]: ai 1, beta 0.8, max_mdf 0.5, fs_range 5 x
+  base = 100 us, fs_min_cwnd 0.1 and fs_max_cwnd 100 packets, max_cwnd 1000 MSS, min_cwnd 10 bytes
+  (10/1500 packets), rtx_reset_threshold 5 -> retx_reset_threshold 5. Target: htsim's is 20 us + fs
+  + h x (the hop count of the route the subflow keeps), and that route is a Route::clone whose count
+  is 0 (the driver prints it per flow: "route <id> links <n> hop_count 0"), so base_target_s = 20 us
+  and hop_scale_s = 0. Both compare the target with the whole RTT sample.
+- Transport: initial window 15 packets (main_swift's -cwnd default) -> [tcp] iw_pkts 15; htsim's
+  first RTO 1 ms and minimum RTO 100 us -> initial_rto_s 1e-3, min_rto_s 100e-6. Left different:
+  htsim checks its retransmission timers from a scanner every 10 ms (SwiftRtxTimerScanner).
+- Sizes: htsim sends ceil(size / MSS) full packets (the driver's note on set_flowsize); its FCT is
+  read from "Flow swift<id>_<src>_<dst> finished at <us>" by the matrix's flow id.
+- --order (with --cc swift): also runs --cc hpcc on the same case and prints, per bin, whether
+  Swift and HPCC order the same way (p50 and p99) in both simulators.
+- --host-fq (with --cc swift; the third setup): ccscope's host ports use per-flow fair queueing
+  (topology.host_aqm = { kind = "fq" }), as htsim's host queue serves its flows round robin.
+- --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
+  spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
+  order of their host's queue (swift_diagnose).
 
 Measure (decided before the first run, from the issue's acceptance: "FCT slowdown p50/p99 per size
 bin within 15 % and the same ordering between algorithms"): the slowdown of each completed flow is
@@ -93,9 +94,9 @@ MIN_FLOWS = 20
 #: htsim hpcc.cpp's constants (HPCCSrc::_T, _eta, _max_stages; _Wai = one MSS).
 HTSIM_HPCC = {"base_rtt_s": 12e-6, "eta": 0.95, "max_stage": 5, "w_ai_bytes": float(MTU)}
 
-#: htsim swift.cpp's constants (SwiftSrc constructor) as ccscope's [swift]; h = _base_delay / 6.55.
-SWIFT_H_S = 20e-6 / 6.55
-HTSIM_SWIFT = {"ai": 1.0, "beta": 0.8, "max_mdf": 0.5, "base_target_s": 20e-6 + SWIFT_H_S, "hop_scale_s": SWIFT_H_S,
+#: htsim swift.cpp's constants (SwiftSrc constructor) as ccscope's [swift]. htsim's per-hop term is 0:
+#: the route a Swift subflow keeps is a Route::clone, whose hop count is 0 (the driver prints it).
+HTSIM_SWIFT = {"ai": 1.0, "beta": 0.8, "max_mdf": 0.5, "base_target_s": 20e-6, "hop_scale_s": 0.0,
                "fs_range_s": 100e-6, "fs_min_cwnd": 0.1, "fs_max_cwnd": 100.0, "max_cwnd": 1000.0,
                "min_cwnd": 10 / MTU, "retx_reset_threshold": 5}
 #: main_swift.cpp's -cwnd default (packets) and swift.cpp's first and minimum RTO.
@@ -125,6 +126,8 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
     if cc == "swift":
         sc["swift"] = dict(HTSIM_SWIFT)
         sc["tcp"] = dict(HTSIM_SWIFT_TCP)
+        if c.get("host_aqm"):  # --host-fq: the third setup's host ports
+            sc["topology"]["host_aqm"] = dict(c["host_aqm"])
     if c["kind"] == "batch":
         sc["flow"] = [{"src": f"h{s}", "dst": f"h{d}", "cc": cc, "size_bytes": b, "start_s": 0.0}
                       for s, d, b in batch_flows(c)]
@@ -176,16 +179,79 @@ def htsim_binary(a: argparse.Namespace, name: str) -> Path:
     return exe
 
 
+SWIFT_DRIVER = Path(__file__).resolve().parent / "htsim_swift_fabric.cpp"
+
+
+def swift_fabric_binary(a: argparse.Namespace) -> Path:
+    """Build htsim's library (bench/peers/htsim.py), compile the data-center objects that the
+    Makefile's htsim_swift rule links (all but main_swift.o) and link our own driver,
+    bench/peers/htsim_swift_fabric.cpp (main_swift with per-flow sizes and starts), with them."""
+    peer.build_htsim(a)
+    dc = a.sim / "datacenter"
+    mk = (dc / "Makefile").read_text(errors="replace").replace("\\\n", " ")
+    m = re.search(r"^htsim_swift:\s*(.*)$", mk, re.M)
+    if not m:
+        raise peer.UsageError(f"--htsim: {dc / 'Makefile'} has no htsim_swift rule")
+    objs = [w for w in m.group(1).split() if w.endswith(".o") and w != "main_swift.o"]
+    out = a.build_dir.resolve() / "dc"
+    out.mkdir(parents=True, exist_ok=True)
+    flags = a.cxxflags.split()
+    built = []
+    for o in objs:
+        src, obj = dc / (o[:-2] + ".cpp"), out / o
+        if not obj.is_file() or obj.stat().st_mtime < src.stat().st_mtime:
+            peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), "-c", str(src), "-o", str(obj)],
+                             f"compiling {src.name}")
+        built.append(str(obj))
+    exe = out / "htsim_swift_fabric"
+    lib = a.build_dir.resolve() / "libhtsim.a"
+    newest = max(SWIFT_DRIVER.stat().st_mtime, lib.stat().st_mtime, *(Path(b).stat().st_mtime for b in built))
+    if not exe.is_file() or exe.stat().st_mtime < newest:
+        peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), str(SWIFT_DRIVER), *built, str(lib),
+                          "-o", str(exe)], "linking htsim_swift_fabric")
+    return exe
+
+
+def swift_command(exe: Path, cm: Path, c: dict) -> list[str]:
+    """bench/peers/htsim_swift_fabric.cpp's command line: main_swift's options, each flow's size and
+    start from the matrix."""
+    end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
+    return [str(exe), "-tm", str(cm), "-nodes", "16", "-linkspeed", f"{c['rate_bps'] / 1e6:g}",
+            "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-cwnd", str(HTSIM_SWIFT_TCP["iw_pkts"]), "-end", end]
+
+
+def swift_fcts(exe: Path, cm: Path, c: dict, flows,
+               extra: list[str] | None = None) -> tuple[list[float], list[tuple[int, int, int]]]:
+    """htsim's FCT of each ccscope flow (NaN when htsim did not finish it) from the driver's
+    "Flow swift<id>_<src>_<dst> finished at <us> total bytes <n>" lines (the first per flow; the
+    matrix's id is ccscope's flow + 1), and the driver's (id, links, hop_count) route lines. It runs
+    in cm's folder."""
+    cmd = swift_command(exe, cm, c) + (extra or [])
+    err = cm.with_suffix(".stderr")
+    with open(err, "w") as ef:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
+    if p.returncode != 0:
+        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
+        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    fin = re.compile(r"Flow swift(\d+)_(\d+)_(\d+) finished at ([0-9.eE+-]+) total bytes (\d+)")
+    rte = re.compile(r"route (\d+) links (\d+) hop_count (\d+)")
+    done: dict[int, float] = {}
+    routes = []
+    for line in p.stdout.splitlines():
+        m = fin.search(line)
+        if m:
+            done.setdefault(int(m.group(1)), float(m.group(4)) * 1e-6)
+            continue
+        m = rte.search(line)
+        if m:
+            routes.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    fct = [done[int(f) + 1] - float(s) if int(f) + 1 in done else math.nan
+           for f, s in zip(flows["flow"], flows["start_s"])]
+    return fct, routes
+
+
 def htsim_command(exe: Path, cm: Path, c: dict, cc: str) -> list[str]:
     end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
-    if cc == "swift":
-        # main_swift.cpp: 1 us links (its topology default), lossy RANDOM queues, one -flowsize for all
-        if c["kind"] != "incast":
-            raise NotRunnable("htsim's main_swift.cpp ignores the connection matrix's flow sizes (one "
-                              "-flowsize for every connection), so it cannot run a web-search trace")
-        return [str(exe), "-tm", str(cm), "-nodes", "16", "-linkspeed", f"{c['rate_bps'] / 1e6:g}",
-                "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-cwnd", str(HTSIM_SWIFT_TCP["iw_pkts"]),
-                "-flowsize", str(math.ceil(c["size_bytes"] / MTU)), "-end", end]
     return [str(exe), "-tm", str(cm), "-nodes", "16", "-strat", "ecmp_host", "-paths", "1",
             "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
             "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
@@ -247,19 +313,24 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
         cm = Path(tmp) / "flows.cm"
         cm.write_text(to_htsim_cm(res))
-        try:
-            done = run_htsim(a.exe, cm, c, cc)
-        except NotRunnable as e:
-            print(f"\n### {cc} — {name}: not run ({e})\n")
-            return False
+        if cc == "swift":
+            peer_fct, routes = swift_fcts(a.exe, cm, c, flows)
+        else:
+            try:
+                done = run_htsim(a.exe, cm, c, cc)
+            except NotRunnable as e:
+                print(f"\n### {cc} — {name}: not run ({e})\n")
+                return False
+            peer_fct = match_htsim(flows, done)
     peer_flows = flows.copy()
-    peer_flows["fct_s"] = match_htsim(flows, done)
+    peer_flows["fct_s"] = peer_fct
     peer_flows["slowdown"] = peer_flows["fct_s"] / peer_flows["ideal_fct_s"]
     if c["kind"] == "batch":
         ours = slowdown_stats(flows, size_cdf=builtin_cdf("websearch"))
     else:
         ours = slowdown_stats(flows, edges_bytes=[0, c["size_bytes"]])
     theirs = slowdown_stats(peer_flows, edges_bytes=list(ours["lo_bytes"]) + [float(ours["hi_bytes"].iloc[-1])])
+    getattr(a, "tables", {})[(cc, name)] = (ours, theirs)
     ok_all = True
     print(f"\n### {cc} — {name} ({len(flows)} flows; completed: ccscope {int(flows['fct_s'].notna().sum())}, "
           f"htsim {int(peer_flows['fct_s'].notna().sum())})\n")
@@ -276,11 +347,130 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     return ok_all
 
 
+ORDER_TIE = 0.05
+
+
+def swift_diagnose(a: argparse.Namespace, name: str, seeds: int) -> None:
+    """Two measurements behind the web-search rows (docs/validation.md): (1) htsim against itself
+    with other path draws (the driver's -seed 1..seeds; 13 is main_swift's): the spread of each
+    bin's p50 and p99, which bounds what per-flow ECMP with different path choices alone moves;
+    (2) for the smallest bin, the correlation of each flow's FCT with the packets queued ahead of
+    it at its host at t = 0 (min(size, iw) of the host's earlier flows, in flow order): a FIFO host
+    port gives a high one, htsim's per-flow round robin (FairScheduler) none."""
+    import numpy as np
+
+    import ccscope
+    from ccscope.analysis.metrics import builtin_cdf, slowdown_stats
+    from ccscope.export import to_htsim_cm
+
+    c = CASES[name]
+    res = ccscope.simulate(ccscope_scenario(c, "swift"))
+    flows = res.flows
+    ours = slowdown_stats(flows, size_cdf=builtin_cdf("websearch"))
+    edges = list(ours["lo_bytes"]) + [float(ours["hi_bytes"].iloc[-1])]
+    stats, fcts, pooled_h, pooled_c = {}, {}, [], [flows]
+    with tempfile.TemporaryDirectory() as tmp:
+        cm = Path(tmp) / "flows.cm"
+        cm.write_text(to_htsim_cm(res))
+        for seed in [13, *range(1, seeds + 1)]:
+            pf = flows.copy()
+            pf["fct_s"], _ = swift_fcts(a.exe, cm, c, flows, ["-seed", str(seed)])
+            pf["slowdown"] = pf["fct_s"] / pf["ideal_fct_s"]
+            stats[seed], fcts[seed] = slowdown_stats(pf, edges_bytes=edges), pf["fct_s"].to_numpy()
+            pooled_h.append(pf)
+    print(f"\n### swift — {name}: htsim with other path draws (seed 13 = main_swift's, then 1..{seeds})\n")
+    print("| bin (bytes) | ccscope p50 | htsim p50 by seed | spread | ccscope p99 | htsim p99 by seed | spread |")
+    print("|---|---|---|---|---|---|---|")
+    for i, o in enumerate(ours.itertuples(index=False)):
+        p50 = [float(stats[k].iloc[i]["p50"]) for k in stats]
+        p99 = [float(stats[k].iloc[i]["p99"]) for k in stats]
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {o.p50:.2f} | {' '.join(f'{x:.2f}' for x in p50)} | "
+              f"{max(p50) / min(p50) - 1:.0%} | {o.p99:.2f} | {' '.join(f'{x:.2f}' for x in p99)} | "
+              f"{max(p99) / min(p99) - 1:.0%} |")
+    # ccscope against itself: the scenario seed only salts the per-flow ECMP hash here (the flows
+    # are drawn from the case's seed, nothing else is random)
+    mine = {c["seed"]: ours}
+    for seed in range(c["seed"] + 1, c["seed"] + seeds + 1):
+        sc = ccscope_scenario(c, "swift")
+        sc["seed"] = seed
+        pooled_c.append(ccscope.simulate(sc).flows)
+        mine[seed] = slowdown_stats(pooled_c[-1], edges_bytes=edges)
+    print(f"\n### swift — {name}: ccscope with other ECMP salts (scenario seed {c['seed']}, then the next {seeds})\n")
+    print("| bin (bytes) | ccscope p50 by seed | spread | ccscope p99 by seed | spread |")
+    print("|---|---|---|---|---|")
+    for i, o in enumerate(ours.itertuples(index=False)):
+        p50 = [float(mine[k].iloc[i]["p50"]) for k in mine]
+        p99 = [float(mine[k].iloc[i]["p99"]) for k in mine]
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {' '.join(f'{x:.2f}' for x in p50)} | "
+              f"{max(p50) / min(p50) - 1:.0%} | {' '.join(f'{x:.2f}' for x in p99)} | {max(p99) / min(p99) - 1:.0%} |")
+    import pandas as pd
+
+    pc = slowdown_stats(pd.concat(pooled_c, ignore_index=True), edges_bytes=edges)
+    ph = slowdown_stats(pd.concat(pooled_h, ignore_index=True), edges_bytes=edges)
+    print(f"\n### swift — {name}: pooled over the {seeds + 1} path draws of each side\n")
+    print("| bin (bytes) | flows | ccscope p50 | htsim p50 | ccscope p99 | htsim p99 | within 15 % |")
+    print("|---|---|---|---|---|---|---|")
+    for o, t in zip(pc.itertuples(index=False), ph.itertuples(index=False)):
+        ok = abs(o.p50 / t.p50 - 1) <= TOL and abs(o.p99 / t.p99 - 1) <= TOL
+        print(f"| {o.lo_bytes:.0f}-{o.hi_bytes:.0f} | {o.completed}/{t.completed} | {o.p50:.2f} | {t.p50:.2f} | "
+              f"{o.p99:.2f} | {t.p99:.2f} | {'yes' if ok else '**no**'} |")
+    ahead, seen = [], defaultdict(float)
+    iw = HTSIM_SWIFT_TCP["iw_pkts"]
+    for row in flows.sort_values("flow").itertuples(index=False):
+        ahead.append(seen[row.src])
+        seen[row.src] += min(iw, math.ceil(int(row.size_bytes) / MTU))
+    order = flows.sort_values("flow")
+    small = (order["size_bytes"] <= float(ours["hi_bytes"].iloc[0])).to_numpy()
+    x = np.array(ahead)[small]
+    ccs = np.corrcoef(x, order["fct_s"].to_numpy()[small])[0, 1]
+    hts = np.corrcoef(x, fcts[13][order.index.to_numpy()][small])[0, 1]
+    print(f"\nsmallest bin ({int(small.sum())} flows): correlation of FCT with the packets queued ahead at the "
+          f"host at t = 0: ccscope {ccs:.2f}, htsim {hts:.2f}")
+
+
+def swift_hpcc_order(a: argparse.Namespace, name: str) -> bool:
+    """Runs --cc hpcc on case `name` (after the Swift run of it) and prints, per bin, Swift's
+    slowdown over HPCC's in ccscope and in htsim, for p50 and p99: "same" when both sides put the
+    same algorithm ahead, "tie" when either side has the two within ORDER_TIE (not judged),
+    "reversed" otherwise; bins with fewer than MIN_FLOWS completed flows anywhere are not judged.
+    True when no judged bin is reversed."""
+    a.exe = htsim_binary(a, "hpcc")
+    compare(a, name, "hpcc")
+    (sw_o, sw_t), (hp_o, hp_t) = a.tables[("swift", name)], a.tables[("hpcc", name)]
+    print(f"\n### ordering, Swift against HPCC — {name} (Swift's slowdown / HPCC's)\n")
+    print("| bin (bytes) | p50 ccscope | p50 htsim | p50 order | p99 ccscope | p99 htsim | p99 order |")
+    print("|---|---|---|---|---|---|---|")
+    ok = True
+    for so, st, ho, ht in zip(*(t.itertuples(index=False) for t in (sw_o, sw_t, hp_o, hp_t))):
+        few = min(so.completed, st.completed, ho.completed, ht.completed) < MIN_FLOWS
+        cells = []
+        for q in ("p50", "p99"):
+            r_o, r_t = getattr(so, q) / getattr(ho, q), getattr(st, q) / getattr(ht, q)
+            if few:
+                verdict = "not judged (< 20 flows)"
+            elif abs(r_o - 1) <= ORDER_TIE or abs(r_t - 1) <= ORDER_TIE:
+                verdict = "tie"
+            elif (r_o > 1) == (r_t > 1):
+                verdict = "same"
+            else:
+                verdict, ok = "**reversed**", False
+            cells += [f"{r_o:.2f}", f"{r_t:.2f}", verdict]
+        print(f"| {so.lo_bytes:.0f}-{so.hi_bytes:.0f} | " + " | ".join(cells) + " |")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/peers/htsim_fabric.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--htsim", required=True, metavar="PATH")
     p.add_argument("--case", action="append", choices=sorted(CASES), help="cases to run (default: all)")
     p.add_argument("--cc", default="hpcc", choices=["hpcc", "swift"], help="algorithm (default hpcc)")
+    p.add_argument("--order", action="store_true",
+                   help="with --cc swift: also run hpcc on the web-search case and compare the ordering")
+    p.add_argument("--diagnose", type=int, default=0, metavar="N",
+                   help="with --cc swift: also rerun htsim's web-search case with path seeds 1..N and print "
+                        "the spread, and the smallest bin's dependence on the host queue order")
+    p.add_argument("--host-fq", action="store_true",
+                   help="with --cc swift: ccscope's host ports use per-flow fair queueing (host_aqm = fq)")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -288,13 +478,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a = p.parse_args(argv)
         a.sim = peer.find_sim(a.htsim)
-        a.exe = htsim_binary(a, a.cc)
+        a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
     except (peer.UsageError, peer.BuildError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    a.tables = {}  # (cc, case) -> (ccscope's, htsim's slowdown_stats), for --order
+    if a.host_fq and a.cc == "swift":
+        for c in CASES.values():
+            c["host_aqm"] = {"kind": "fq"}
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)
+    if a.diagnose > 0 and a.cc == "swift" and "websearch" in (a.case or CASES):
+        swift_diagnose(a, "websearch", a.diagnose)
+    if a.order and a.cc == "swift" and "websearch" in (a.case or CASES):
+        ok &= swift_hpcc_order(a, "websearch")
     return 0 if ok else 1
 
 

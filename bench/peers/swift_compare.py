@@ -7,6 +7,10 @@ PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-hts
 is compiled into --build-dir as bench/peers/htsim.py does (nothing is written into PATH) and
 linked with bench/peers/htsim_swift_dumbbell.cpp; ccscope runs in-process (`ccscope.simulate`).
 Prints one table and exits 0 when every metric is within its tolerance, 1 otherwise.
+
+PATH may also be a modified copy of the checkout, built into its own --build-dir: the measured cause
+of the 100-flow row's miss (docs/validation.md) comes from a copy whose SwiftSrc::targetDelay takes
+the window as (double)cwnd/_mss instead of the integer cwnd/_mss, nothing else changed.
 """
 from __future__ import annotations
 

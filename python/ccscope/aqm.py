@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, FqCodel, Pie, QcnCp, Red, Threshold, ThresholdDequeue
+from ccscope.scenario.model import AsmCp, Choke, Codel, DropTail, Fq, FqCodel, Pie, QcnCp, Red, Threshold, ThresholdDequeue
 
 __all__ = ["AsmCp", "QcnCp", "asm", "qcn", "Choke", "Codel", "FqCodel", "DropTail", "Pie", "Threshold", "Red", "choke",
            "codel", "fq_codel", "drop_tail", "pie", "threshold", "red", "red_replay", "ThresholdDequeue",
-           "threshold_dequeue"]
+           "threshold_dequeue", "Fq", "fq"]
 
 
 def drop_tail() -> DropTail:
@@ -33,13 +33,16 @@ def threshold_dequeue(*, k_pkts: Optional[float] = None, k_bytes: Optional[float
 def red(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, gentle: bool = False,
         action: Literal["mark", "drop"] = "mark", byte_mode: bool = False, ns2_wait: bool = False,
         ns2_drop_ecn_above_p: Optional[float] = None, ns2_small_queue: bool = False,
-        ns2_idle_truncate: bool = False) -> Red:
+        ns2_idle_truncate: bool = False, independent_marks: bool = False,
+        mark_at: Literal["enqueue", "dequeue"] = "enqueue") -> Red:
     """Random Early Detection (Floyd & Jacobson), marking or dropping. ns-2's RED is
     `ns2_wait=True, ns2_small_queue=True, ns2_idle_truncate=True` (plus `ns2_drop_ecn_above_p=0.1` when marking and
-    `gentle=True`, its defaults)."""
+    `gentle=True`, its defaults). DCQCN's congestion point is `w_q=1, independent_marks=True, mark_at="dequeue"`
+    (each packet marked with p(q) of the queue it leaves behind, as the authors' ns-3 does)."""
     return Red(min_th_pkts=min_th_pkts, max_th_pkts=max_th_pkts, max_p=max_p, w_q=w_q, gentle=gentle, action=action,
                byte_mode=byte_mode, ns2_wait=ns2_wait, ns2_drop_ecn_above_p=ns2_drop_ecn_above_p,
-               ns2_small_queue=ns2_small_queue, ns2_idle_truncate=ns2_idle_truncate)
+               ns2_small_queue=ns2_small_queue, ns2_idle_truncate=ns2_idle_truncate,
+               independent_marks=independent_marks, mark_at=mark_at)
 
 
 def choke(*, min_th_pkts: float, max_th_pkts: float, max_p: float = 0.1, w_q: float = 0.002, samples: int = 1) -> Choke:
@@ -71,6 +74,14 @@ def fq_codel(*, flows: int = 1024, quantum_bytes: Optional[int] = None, target_s
     head of the fattest queue. Puts the port on the general path (docs/engine.md)."""
     return FqCodel(flows=flows, quantum_bytes=quantum_bytes, target_s=target_s, interval_s=interval_s, ecn=ecn,
                    drop_batch=drop_batch)
+
+
+def fq(*, quantum_bytes: Optional[int] = None) -> Fq:
+    """Per-flow fair queueing: one queue per flow (its id; data and ACKs apart) served by deficit
+    round robin with a quantum of one packet by default, no AQM; an overflow drops one packet from
+    the fattest flow. Meant for host NIC ports (`topology.host_aqm`); puts the port on the general
+    path (docs/engine.md)."""
+    return Fq(quantum_bytes=quantum_bytes)
 
 
 def qcn(**kw) -> QcnCp:

@@ -115,10 +115,15 @@ pub fn build_with_budget(
             Some(AqmConfig::ThresholdDequeue(c)) => {
                 Some(DequeuePolicy::ThresholdDequeue(c.clone()))
             }
+            Some(AqmConfig::Red(c)) if c.mark_at == crate::aqm::RedMarkAt::Dequeue => {
+                Some(DequeuePolicy::Red(Box::new(c.clone())))
+            }
             Some(AqmConfig::FqCodel(c)) => Some(DequeuePolicy::FqCodel(
                 *c,
                 Rng::stream(sc.seed, &format!("fq_codel/{name}")).next_u64(),
             )),
+            // one queue per flow, no hash: no seed
+            Some(AqmConfig::Fq(c)) => Some(DequeuePolicy::FqCodel(c.as_flow_queues(), 0)),
             _ => None,
         };
         let default_sched = crate::scenario::SchedConfig::default();
@@ -145,7 +150,11 @@ pub fn build_with_budget(
                     "a port with traffic classes (or path = \"general\") takes drop_tail, threshold or red; choke, qcn and asm need the committed FIFO (one class)",
                 ));
             }
-            let mut s = Sched::new(sch, sc_packet_bytes, dequeue_policy);
+            let env = crate::net::sched::PortEnv {
+                rate_bps: rate.0 as f64,
+                seed: Rng::stream(sc.seed, &format!("red_dequeue/{name}")).next_u64(),
+            };
+            let mut s = Sched::new(sch, sc_packet_bytes, dequeue_policy, env);
             if let Some(p) = &sc.pfc {
                 // lossless classes at switch ports (a host's NIC keeps its buffer)
                 if at_switch {

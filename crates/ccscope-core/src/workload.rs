@@ -490,7 +490,7 @@ pub struct PoissonSpec {
     #[serde(deserialize_with = "host_list")]
     #[schemars(with = "HostList")]
     pub dst: Vec<String>,
-    /// Offered load as a fraction of reference_bps (0 < load <= 10).
+    /// Offered load as a fraction of reference_bps (0 < load <= 1).
     pub load: f64,
     /// Rate the load refers to, bits/s (> 0), e.g. the bottleneck rate.
     pub reference_bps: f64,

@@ -173,7 +173,9 @@ def headline(result) -> dict[str, Any]:
     summary = getattr(result, "summary", None) or {}
     flows = [f for f in scn.get("flow") or [] if isinstance(f, dict)]
     out: dict[str, Any] = {}
-    ccs = list(dict.fromkeys(str(f.get("cc", "?")) for f in flows))
+    wccs = [w.get("cc") for w in scn.get("workload") or [] if isinstance(w, dict) and w.get("cc")]
+    ccs = list(dict.fromkeys([str(f.get("cc", "?")) for f in flows]
+                             + [str(c) for w in wccs for c in (w if isinstance(w, list) else [w])]))
     if ccs:
         out["flows.cc"] = "+".join(ccs)
     out["flows.count"] = len(flows)
@@ -239,7 +241,8 @@ def describe(result, exclude: Sequence[str] = ()) -> str:
     h = headline(result)
     if "workload.kind" in h and "flows.count" in h and "workload.kind" not in exclude and "flows.count" not in exclude:
         n = h.pop("flows.count")  # listed flows beside a workload's: "2 flows + poisson workload"
-        h["workload.kind"] = f"{n} flow{'' if n == 1 else 's'} + {h['workload.kind']}"
+        if n:
+            h["workload.kind"] = f"{n} flow{'' if n == 1 else 's'} + {h['workload.kind']}"
     parts = [_field_text(k, h[k]) for k in TITLE_FIELDS if k in h and k not in exclude]
     return ", ".join(parts)
 

@@ -68,6 +68,7 @@ class Red:
     ns2_small_queue: bool = False
     ns2_idle_truncate: bool = False
     independent_marks: bool = False
+    mark_at: Literal["enqueue", "dequeue"] = "enqueue"
 
 
 @dataclass
@@ -126,6 +127,15 @@ class FqCodel:
 
 
 @dataclass
+class Fq:
+    """Per-flow fair queueing: one queue per flow (the flow id, data and ACKs apart) served by DRR
+    with a one-MTU quantum, no AQM; an overflow drops from the fattest flow. For host NICs
+    (topology host_aqm)."""
+    KIND = "fq"
+    quantum_bytes: Optional[int] = None
+
+
+@dataclass
 class Pie:
     """PIE (RFC 8033): drops (or marks, ecn=True) at enqueue with a probability updated every
     t_update_s from the queueing delay."""
@@ -141,7 +151,7 @@ class Pie:
 
 
 
-AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Pie, ThresholdDequeue]
+AqmConfig = Union[DropTail, Threshold, Red, Choke, QcnCp, AsmCp, Codel, FqCodel, Fq, Pie, ThresholdDequeue]
 
 
 @dataclass
@@ -157,6 +167,9 @@ class Dumbbell:
     buffer_pkts: Optional[int] = None
     buffer_bytes: Optional[int] = None
     host_buffer_pkts: Optional[int] = None
+    #: queue policy of every host's egress (NIC) port, a table like aqm: e.g. Fq() (per-flow fair
+    #: queueing); None: drop_tail, one FIFO
+    host_aqm: Optional[AqmConfig] = None
 
 
 @dataclass
@@ -242,6 +255,9 @@ class LeafSpine:
     #: the leaf-spine links run at fabric_bps / oversubscription (None: 1)
     oversubscription: Optional[float] = None
     load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
+    #: queue policy of every host's egress (NIC) port, a table like aqm: e.g. Fq() (per-flow fair
+    #: queueing); None: drop_tail, one FIFO
+    host_aqm: Optional[AqmConfig] = None
 
 
 @dataclass
@@ -261,6 +277,9 @@ class FatTree:
     agg_core_delay_s: Optional[float] = None
     buffer_pkts: Optional[int] = None
     load_balance: Optional[Literal["single", "ecmp", "spray"]] = None
+    #: queue policy of every host's egress (NIC) port, a table like aqm: e.g. Fq() (per-flow fair
+    #: queueing); None: drop_tail, one FIFO
+    host_aqm: Optional[AqmConfig] = None
 
 
 Topology = Union[Dumbbell, Graph, LeafSpine, FatTree]
@@ -654,6 +673,7 @@ SCHEMA_MIRROR = {
     AsmCp: "AsmCpConfig",
     Codel: "CodelConfig",
     FqCodel: "FqCodelConfig",
+    Fq: "FqConfig",
     Pie: "PieConfig",
     QcnRpConfig: "QcnRpConfig",
     AsmRpConfig: "AsmRpConfig",

@@ -80,6 +80,7 @@ impl ChokeConfig {
             ns2_small_queue: false,
             ns2_idle_truncate: false,
             independent_marks: false,
+            mark_at: super::red::RedMarkAt::Enqueue,
         }
     }
 }

@@ -22,6 +22,9 @@
 //!   port's random stream (Linux perturbs its hash with a random key too); distinct flows may share
 //!   a queue, as in a real switch (`flows` sets how many queues; 1024 by default, §5.2.1).
 //!
+//! The same machinery without CoDel and with one queue per flow (no hash) is `aqm.kind = "fq"`
+//! (`aqm/fq.rs`): `FqCodelConfig::exact_without_codel`, set only by `FqConfig::as_flow_queues`.
+//!
 //! Parameters (§5.2, Linux defaults): `flows` 1024, `quantum_bytes` one MTU (the scenario's
 //! packet_bytes), CoDel's `target_s` 5 ms and `interval_s` 100 ms, `ecn` marking instead of
 //! dropping ECN-capable packets (Linux turns it on by default, ns-3 off; here off, so that a
@@ -34,7 +37,7 @@ use crate::packet::{flags, Packet, PacketKind};
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 fn d_flows() -> u32 {
     1024
@@ -71,6 +74,11 @@ pub struct FqCodelConfig {
     /// Packets dropped at most from the fattest queue when the buffer overflows (1 to 65536). Default 64.
     #[serde(default = "d_batch")]
     pub drop_batch: u32,
+    /// `aqm.kind = "fq"` (`aqm/fq.rs`): one queue per flow and direction, found by the flow id
+    /// (no hash, no shared queues; a queue exists while its flow has packets queued), and no
+    /// CoDel. Never read from a scenario: `FqConfig::as_flow_queues` sets it.
+    #[serde(skip)]
+    pub exact_without_codel: bool,
 }
 
 impl FqCodelConfig {
@@ -100,6 +108,21 @@ struct FlowQueue {
     deficit: i64,
     list: List,
     codel: Codel,
+    /// The flow and direction it holds (exact flow queues only).
+    key: u64,
+}
+
+impl FlowQueue {
+    fn blank(codel: Codel, key: u64) -> Self {
+        FlowQueue {
+            q: VecDeque::new(),
+            bytes: 0,
+            deficit: 0,
+            list: List::None,
+            codel,
+            key,
+        }
+    }
 }
 
 /// Memory of one flow queue, with its entries in the two lists (the memory budget's estimate).
@@ -126,6 +149,24 @@ pub struct FqCodel {
     ecn: bool,
     drop_batch: u32,
     seed: u64,
+    /// `fq`: exact flow queues and no CoDel.
+    exact: Option<Box<Exact>>,
+}
+
+/// Exact flow queues: the queue of each flow and direction with packets queued or on a list,
+/// and the queues free for reuse.
+#[derive(Clone, Debug)]
+struct Exact {
+    slot: HashMap<u64, u32>,
+    free: Vec<u32>,
+    /// A fresh queue's CoDel (never asked).
+    blank: Codel,
+}
+
+/// A packet's flow and direction: a flow's data and its ACKs (or feedback) are two flows.
+#[inline]
+fn flow_key(pkt: &Packet) -> u64 {
+    (pkt.flow.0 as u64) << 1 | (pkt.kind != PacketKind::Data) as u64
 }
 
 /// splitmix64's finalizer: the flow hash.
@@ -139,36 +180,68 @@ fn mix(mut z: u64) -> u64 {
 impl FqCodel {
     pub fn new(cfg: &FqCodelConfig, packet_bytes: u32, seed: u64) -> Self {
         let codel = Codel::new(cfg.codel_params(packet_bytes));
-        let n = cfg.flows.max(1) as usize;
+        // exact flow queues are made as flows arrive; hashed ones all at once
+        let n = if cfg.exact_without_codel {
+            0
+        } else {
+            cfg.flows.max(1) as usize
+        };
         FqCodel {
-            flows: (0..n)
-                .map(|_| FlowQueue {
-                    q: VecDeque::new(),
-                    bytes: 0,
-                    deficit: 0,
-                    list: List::None,
-                    codel: codel.clone(),
-                })
-                .collect(),
+            flows: (0..n).map(|_| FlowQueue::blank(codel.clone(), 0)).collect(),
             new_flows: VecDeque::with_capacity(n),
             old_flows: VecDeque::with_capacity(n),
             quantum: cfg.quantum_bytes.unwrap_or(packet_bytes).max(1) as i64,
             ecn: cfg.ecn,
             drop_batch: cfg.drop_batch.max(1),
             seed,
+            exact: cfg.exact_without_codel.then(|| {
+                Box::new(Exact {
+                    slot: HashMap::new(),
+                    free: Vec::new(),
+                    blank: codel,
+                })
+            }),
         }
     }
 
-    /// The queue of a packet: its flow and direction, hashed.
+    /// The queue of a packet: its flow and direction, hashed (FQ-CoDel).
     #[inline]
     pub fn queue_of(&self, pkt: &Packet) -> usize {
-        let dir = (pkt.kind != PacketKind::Data) as u64;
-        (mix(self.seed ^ ((pkt.flow.0 as u64) << 1 | dir)) % self.flows.len() as u64) as usize
+        (mix(self.seed ^ flow_key(pkt)) % self.flows.len().max(1) as u64) as usize
+    }
+
+    /// The queue of `pkt`'s flow, made (or a free one reused) when the flow has none.
+    #[inline]
+    fn queue_for(&mut self, pkt: &Packet) -> usize {
+        let Some(x) = self.exact.as_deref_mut() else {
+            return self.queue_of(pkt);
+        };
+        let key = flow_key(pkt);
+        let flows = &mut self.flows;
+        *x.slot.entry(key).or_insert_with(|| match x.free.pop() {
+            Some(i) => {
+                flows[i as usize].key = key;
+                i
+            }
+            None => {
+                flows.push(FlowQueue::blank(x.blank.clone(), key));
+                (flows.len() - 1) as u32
+            }
+        }) as usize
+    }
+
+    /// Queue `i` has left both lists: an exact flow queue is free for another flow.
+    #[inline]
+    fn release(&mut self, i: usize) {
+        if let Some(x) = self.exact.as_deref_mut() {
+            x.slot.remove(&self.flows[i].key);
+            x.free.push(i as u32);
+        }
     }
 
     /// §4.1: queue `pkt`, arrived at `now`.
     pub fn enqueue(&mut self, pkt: Packet, now: SimTime) {
-        let i = self.queue_of(&pkt);
+        let i = self.queue_for(&pkt);
         let f = &mut self.flows[i];
         f.q.push_back(Queued { pkt, since: now });
         f.bytes += pkt.size_bytes as u64;
@@ -243,10 +316,18 @@ impl FqCodel {
                     self.old_flows.pop_front();
                     f.list = List::None;
                 }
+                if f.list == List::None {
+                    self.release(i);
+                }
                 continue;
             };
             let size = q.pkt.size_bytes as u64;
             f.bytes -= size;
+            if self.exact.is_some() {
+                // `fq`: plain DRR, no CoDel
+                f.deficit -= size as i64;
+                return Taken::Pkt(q, false);
+            }
             let sojourn = SimDuration(now.0.saturating_sub(q.since.0));
             return match f.codel.on_dequeue(now, sojourn, class_bytes - size) {
                 Dequeue::Send => {
@@ -281,6 +362,7 @@ mod tests {
             interval_s: 0.1,
             ecn: false,
             drop_batch: 64,
+            exact_without_codel: false,
         }
     }
     fn p(flow: u32, size: u32) -> Packet {

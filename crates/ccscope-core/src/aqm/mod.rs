@@ -26,6 +26,7 @@
 pub mod asm_cp;
 pub mod choke;
 pub mod codel;
+pub mod fq;
 pub mod fq_codel;
 pub mod pie;
 pub mod qcn_cp;
@@ -39,7 +40,7 @@ use crate::rng::Rng;
 use crate::tagged::{by_kind, no_fields, variant, Parse};
 use crate::units::SimTime;
 use crate::world::FlowId;
-pub use red::{Red, RedAction, RedConfig};
+pub use red::{Red, RedAction, RedConfig, RedMarkAt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use threshold::{Threshold, ThresholdConfig};
@@ -218,6 +219,8 @@ pub enum AqmConfig {
     Pie(pie::PieConfig),
     /// FQ-CoDel (RFC 8290): flow queues served by DRR, each with CoDel; the port takes the general path.
     FqCodel(fq_codel::FqCodelConfig),
+    /// Per-flow fair queueing: one queue per flow served by DRR (one-MTU quantum), no AQM; overflow drops from the fattest flow; the port takes the general path. For host NICs (topology.host_aqm).
+    Fq(fq::FqConfig),
     /// DCTCP threshold marking at dequeue (htsim's ECNQueue): CE-mark a packet when the queue it leaves behind exceeds K; the port takes the general path.
     ThresholdDequeue(ThresholdConfig),
 }
@@ -237,6 +240,7 @@ pub const KINDS: &[(&str, Parse<AqmConfig>)] = &[
     ("codel", |v| Ok(AqmConfig::Codel(variant(v)?))),
     ("pie", |v| Ok(AqmConfig::Pie(variant(v)?))),
     ("fq_codel", |v| Ok(AqmConfig::FqCodel(variant(v)?))),
+    ("fq", |v| Ok(AqmConfig::Fq(variant(v)?))),
     ("threshold_dequeue", |v| {
         Ok(AqmConfig::ThresholdDequeue(variant(v)?))
     }),
@@ -265,6 +269,7 @@ impl AqmConfig {
             AqmConfig::Codel(_) => "codel",
             AqmConfig::Pie(_) => "pie",
             AqmConfig::FqCodel(_) => "fq_codel",
+            AqmConfig::Fq(_) => "fq",
             AqmConfig::ThresholdDequeue(_) => "threshold_dequeue",
         }
     }
@@ -303,10 +308,14 @@ pub enum Aqm {
     /// Decides at enqueue from the exact queueing delay: see `pie.rs`.
     Pie(Box<pie::Pie>),
     /// Enqueues every arrival; the port's classes hold FQ-CoDel's flow queues (`net::sched`),
-    /// which also decide what an overflow drops.
+    /// which also decide what an overflow drops. `fq` is this variant with CoDel off and one
+    /// queue per flow (`fq::FqConfig::as_flow_queues`): it declares what FQ-CoDel declares.
     FqCodel(Box<fq_codel::FqCodelConfig>),
     /// Enqueues every arrival; the port's classes mark at dequeue (`threshold_dequeue.rs`).
     ThresholdDequeue(Box<ThresholdConfig>),
+    /// RED with `mark_at = "dequeue"`: enqueues every arrival; the port's classes decide at
+    /// dequeue (`red::RedDequeue`).
+    RedDequeue(Box<RedConfig>),
 }
 
 impl Aqm {
@@ -317,11 +326,15 @@ impl Aqm {
             AqmConfig::Asm(c) => Aqm::AsmCp(Box::new(asm_cp::AsmCp::new(c, cpid, packet_bytes))),
             AqmConfig::DropTail => Aqm::DropTail,
             AqmConfig::Threshold(c) => Aqm::Threshold(Threshold::new(c, packet_bytes)),
+            AqmConfig::Red(c) if c.mark_at == RedMarkAt::Dequeue => {
+                Aqm::RedDequeue(Box::new(c.clone()))
+            }
             AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, packet_bytes))),
             AqmConfig::Choke(c) => Aqm::Choke(Box::new(choke::Choke::new(c, packet_bytes))),
             AqmConfig::Codel(c) => Aqm::Codel(*c),
             AqmConfig::Pie(c) => Aqm::Pie(Box::new(pie::Pie::new(c, packet_bytes))),
             AqmConfig::FqCodel(c) => Aqm::FqCodel(Box::new(*c)),
+            AqmConfig::Fq(c) => Aqm::FqCodel(Box::new(c.as_flow_queues())),
             AqmConfig::ThresholdDequeue(c) => Aqm::ThresholdDequeue(Box::new(c.clone())),
         }
     }
@@ -343,7 +356,8 @@ impl Aqm {
             | Aqm::Codel(_)
             | Aqm::Pie(_)
             | Aqm::FqCodel(_)
-            | Aqm::ThresholdDequeue(_) => false,
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => false,
         }
     }
 
@@ -351,7 +365,7 @@ impl Aqm {
     /// its dequeue hook.
     pub fn decides_at_dequeue(&self) -> bool {
         match self {
-            Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => true,
+            Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) | Aqm::RedDequeue(_) => true,
             Aqm::DropTail
             | Aqm::Threshold(_)
             | Aqm::Red(_)
@@ -380,7 +394,8 @@ impl Aqm {
             | Aqm::AsmCp(_)
             | Aqm::Codel(_)
             | Aqm::FqCodel(_)
-            | Aqm::ThresholdDequeue(_) => false,
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => false,
         }
     }
 
@@ -396,7 +411,8 @@ impl Aqm {
             | Aqm::Codel(_)
             | Aqm::Pie(_)
             | Aqm::FqCodel(_)
-            | Aqm::ThresholdDequeue(_) => false,
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => false,
         }
     }
 
@@ -412,7 +428,8 @@ impl Aqm {
             | Aqm::Codel(_)
             | Aqm::Pie(_)
             | Aqm::FqCodel(_)
-            | Aqm::ThresholdDequeue(_) => false,
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => false,
         }
     }
 }
@@ -423,9 +440,11 @@ impl QueuePolicy for Aqm {
     #[inline(always)]
     fn on_enqueue(&mut self, now: SimTime, pkt: &Packet, q: &QueueView, rng: &mut Rng) -> Decision {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => {
-                Verdict::Enqueue.into()
-            }
+            Aqm::DropTail
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => Verdict::Enqueue.into(),
             Aqm::Threshold(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Red(a) => a.on_enqueue(now, pkt, q, rng),
             Aqm::Choke(a) => a.on_enqueue(now, pkt, q, rng),
@@ -438,7 +457,11 @@ impl QueuePolicy for Aqm {
     #[inline]
     fn take_feedback(&mut self) -> Option<Feedback> {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => None,
+            Aqm::DropTail
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => None,
             Aqm::Threshold(a) => a.take_feedback(),
             Aqm::Red(a) => a.take_feedback(),
             Aqm::Choke(a) => a.take_feedback(),
@@ -450,7 +473,11 @@ impl QueuePolicy for Aqm {
 
     fn on_feedback_delivered(&mut self, dest: FlowId, sent_at: SimTime) {
         match self {
-            Aqm::DropTail | Aqm::Codel(_) | Aqm::FqCodel(_) | Aqm::ThresholdDequeue(_) => {}
+            Aqm::DropTail
+            | Aqm::Codel(_)
+            | Aqm::FqCodel(_)
+            | Aqm::ThresholdDequeue(_)
+            | Aqm::RedDequeue(_) => {}
             Aqm::Threshold(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Red(a) => a.on_feedback_delivered(dest, sent_at),
             Aqm::Choke(a) => a.on_feedback_delivered(dest, sent_at),
@@ -560,6 +587,33 @@ mod tests {
             assert!(d.victims.is_empty());
             assert_eq!(a.take_feedback(), None);
         }
+    }
+
+    /// RED with `mark_at = "dequeue"` decides at dequeue: its port takes the general path, its
+    /// enqueue hook admits every arrival without a random draw, and it needs no engine help;
+    /// the default (enqueue) keeps RED on the committed FIFO.
+    #[test]
+    fn red_at_dequeue_declares_a_dequeue_decision_and_admits_every_arrival() {
+        let red = "kind = \"red\"\nmin_th_pkts = 1\nmax_th_pkts = 3\nw_q = 1";
+        let enq: AqmConfig = toml::from_str(red).expect("valid");
+        let a = Aqm::from_config(&enq, 1500, 0);
+        assert!(matches!(a, Aqm::Red(_)) && !a.decides_at_dequeue() && a.may_be_fed_ahead());
+        let deq: AqmConfig =
+            toml::from_str(&format!("{red}\nmark_at = \"dequeue\"")).expect("valid");
+        let mut a = Aqm::from_config(&deq, 1500, 0);
+        assert!(a.decides_at_dequeue() && !a.needs_engine() && !a.may_be_fed_ahead());
+        let mut rng = Rng::stream(4, "red");
+        let untouched = rng.clone().uniform();
+        let mut pkt = data(1);
+        pkt.flags |= crate::packet::flags::ECT;
+        let d = a.on_enqueue(SimTime(0), &pkt, &view(60 * 1500, false), &mut rng);
+        assert_eq!(
+            d,
+            Verdict::Enqueue.into(),
+            "far above max_th: decided at dequeue"
+        );
+        assert_eq!(rng.clone().uniform(), untouched);
+        assert_eq!(deq.kind_name(), "red");
     }
 
     /// CHOKe reads the queued packets through the view and names its matches as victims.

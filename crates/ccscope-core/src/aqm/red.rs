@@ -19,6 +19,9 @@
 //! - `ns2_idle_truncate` (off by default): ns-2 counts the idle period in whole packet times,
 //!   queue/red.cc `enque`: `m = int(edp_.ptc * (now - idletime_))`, then `estimator(.., m + 1, ..)`
 //!   decays the average by `(1-w_q)^(m+1)` with the arrival; off, m is the real idle time × rate.
+//! - `mark_at = "dequeue"` (default `"enqueue"`): the decision is taken when a packet starts its
+//!   transmission, with the queue it leaves behind in its class, as DCQCN's congestion point does
+//!   ([`RedDequeue`]).
 
 use super::{Decision, QueuePolicy, QueueView, Verdict};
 use crate::packet::Packet;
@@ -35,6 +38,24 @@ pub enum RedAction {
     Mark,
     /// Drop.
     Drop,
+}
+
+/// When RED decides on a packet.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedMarkAt {
+    /// On arrival, with the queue the packet finds (Floyd & Jacobson; ns-2).
+    #[default]
+    Enqueue,
+    /// When the packet starts its transmission, with the queue it leaves behind in its class
+    /// (DCQCN's congestion point, switches that mark at egress).
+    Dequeue,
+}
+
+impl RedMarkAt {
+    fn is_enqueue(&self) -> bool {
+        *self == RedMarkAt::Enqueue
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
@@ -79,6 +100,17 @@ pub struct RedConfig {
     /// models (`ccscope.fluid.dcqcn` eq 3). Takes precedence over `ns2_wait`. Default false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub independent_marks: bool,
+    /// When the decision is taken: "enqueue" (on arrival, with the queue the packet finds) or
+    /// "dequeue" (when the packet starts its transmission, with the packets and bytes still
+    /// waiting behind it in its class; the average is sampled per departure), as DCQCN's
+    /// congestion point at the switch egress queue (Zhu et al. SIGCOMM 2015 §3.1) is run in the
+    /// authors' ns-3 (HPCC repository: `SwitchNode::SwitchNotifyDequeue` calls
+    /// `SwitchMmu::ShouldSendCN` with the egress bytes less the departing packet). "dequeue"
+    /// puts the port on the general path, only marks (`action = "mark"`, no
+    /// `ns2_drop_ecn_above_p`) and sends a packet that is not ECN-capable unmarked. Default
+    /// "enqueue".
+    #[serde(default, skip_serializing_if = "RedMarkAt::is_enqueue")]
+    pub mark_at: RedMarkAt,
 }
 
 fn default_max_p() -> f64 {
@@ -260,6 +292,69 @@ impl Red {
     }
 }
 
+/// RED deciding when a packet starts its transmission (`mark_at = "dequeue"`), one per traffic
+/// class of a general-path port (`net::sched`).
+///
+/// Rule, per departure of a packet `pkt` that leaves `left_pkts` packets (`left_bytes` bytes)
+/// waiting behind it in its class:
+/// 1. the average is updated with the queue left behind, `avg <- (1-w_q) avg + w_q left` (w_q = 1:
+///    the instantaneous queue, as DCQCN's CP and the fluid model's `p(q)` use); when the previous
+///    departure left the class empty, the link was idle from the end of that packet's
+///    transmission to now and the average first decays by `(1-w_q)^m`, m = idle time × line rate
+///    / mean packet size (the enqueue rule's idle correction, at the departure);
+/// 2. an ECN-capable packet is marked with RED's probability for that average (`decide`: below
+///    min_th never, on the ramp p_b, or with `independent_marks` p_b alone, F&J's count spacing
+///    otherwise; at or above max_th always, gentle RED's second ramp if set);
+/// 3. a packet that is not ECN-capable is sent unmarked and takes no part in the decision (no
+///    random draw, `count` unchanged): a dequeue-time marker never drops.
+///
+/// With `w_q = 1`, `independent_marks` and Kmin/Kmax/Pmax = min_th/max_th/max_p this is the
+/// authors' ns-3 `ShouldSendCN` (HPCC repository, switch-mmu.cc: egress bytes left above Kmax
+/// mark; between Kmin and Kmax mark with `Pmax (q - Kmin)/(Kmax - Kmin)`), counted in packets
+/// (or mean-size packets with `byte_mode`) where ns-3 counts bytes.
+#[derive(Clone, Debug)]
+pub struct RedDequeue {
+    red: Red,
+    rng: Rng,
+    rate_bps: f64,
+    /// When the link went idle after a departure that left the class empty (the end of that
+    /// packet's transmission); None while packets wait.
+    idle_from: Option<SimTime>,
+}
+
+impl RedDequeue {
+    /// A class's RED at dequeue on a port of line rate `rate_bps`, drawing from `rng`.
+    pub fn new(cfg: &RedConfig, packet_bytes: u32, rate_bps: f64, rng: Rng) -> Self {
+        RedDequeue {
+            red: Red::new(cfg, packet_bytes),
+            rng,
+            rate_bps,
+            idle_from: None,
+        }
+    }
+
+    /// Whether `pkt`, starting its transmission at `now` with `left_pkts` packets (`left_bytes`
+    /// bytes) still waiting behind it in its class, is CE-marked.
+    pub fn marks(&mut self, now: SimTime, pkt: &Packet, left_pkts: u32, left_bytes: u64) -> bool {
+        let idle = self.idle_from.take().filter(|&t| t < now);
+        if left_pkts == 0 {
+            let tx = pkt.size_bytes as f64 * 8.0 / self.rate_bps;
+            self.idle_from = Some(now + crate::units::SimDuration::from_secs_f64(tx));
+        }
+        let view = QueueView::of_size(left_pkts, left_bytes, idle, self.rate_bps);
+        let avg = self.red.update_average(now, &view);
+        if !pkt.has(crate::packet::flags::ECT) {
+            return false;
+        }
+        self.red.decide(avg, left_pkts, pkt, &mut self.rng) != Verdict::Enqueue
+    }
+
+    /// The RED state (average, count, last probabilities), for tests and probes.
+    pub fn red(&self) -> &Red {
+        &self.red
+    }
+}
+
 /// One arrival of a synthetic queue trace: what a port shows RED at that instant.
 #[derive(Clone, Copy, Debug)]
 pub struct ReplayArrival {
@@ -345,7 +440,113 @@ mod tests {
             ns2_small_queue: false,
             ns2_idle_truncate: false,
             independent_marks: false,
+            mark_at: RedMarkAt::Enqueue,
         }
+    }
+
+    fn ect_pkt(size: u32) -> Packet {
+        Packet::data_probe(FlowId(0), 0, size, crate::packet::flags::ECT)
+    }
+
+    /// RED at dequeue with w_q = 1 and independent marks is the authors' ns-3 `ShouldSendCN`
+    /// on the queue a packet leaves behind: never at or below Kmin (no random draw), with
+    /// probability Pmax (q - Kmin)/(Kmax - Kmin) between (one draw each), always at or above
+    /// Kmax (no draw); a packet that is not ECN-capable is never marked and draws nothing. The
+    /// reference below keeps its own copy of the random stream and follows those rules.
+    #[test]
+    fn dequeue_rule_marks_by_the_queue_left_behind_as_dcqcn_cp() {
+        let c = RedConfig {
+            w_q: 1.0,
+            independent_marks: true,
+            mark_at: RedMarkAt::Dequeue,
+            ..cfg()
+        };
+        let rng = Rng::stream(3, "red-dequeue");
+        let mut reference = rng.clone();
+        let mut red = RedDequeue::new(&c, 1500, 1e9, rng);
+        let seq: Vec<u32> = (0..4000).map(|i| ((i * 7) % 23) as u32).collect();
+        let (mut ramp_marks, mut ramp, mut forced) = (0, 0, 0);
+        for (i, &left) in seq.iter().enumerate() {
+            let ect = i % 11 != 3;
+            let pkt = if ect {
+                ect_pkt(1500)
+            } else {
+                Packet::data_probe(FlowId(0), 0, 1500, 0)
+            };
+            let got = red.marks(SimTime(i as u64 * 1000), &pkt, left, left as u64 * 1500);
+            assert_eq!(red.red().avg, left as f64, "w_q = 1: the queue left behind");
+            let want = if !ect || left <= 5 {
+                false
+            } else if left < 15 {
+                ramp += 1;
+                reference.uniform() < 0.1 * (left as f64 - 5.0) / 10.0
+            } else {
+                forced += 1;
+                true
+            };
+            assert_eq!(got, want, "departure {i}, left {left}, ect {ect}");
+            if want && left < 15 {
+                ramp_marks += 1;
+            }
+        }
+        assert!(
+            ramp > 1000 && forced > 500 && ramp_marks > 20,
+            "{ramp} {forced} {ramp_marks}"
+        );
+        // the streams stayed in step: the same number of draws on both sides
+        assert_eq!(red.rng.uniform(), reference.uniform());
+    }
+
+    /// At dequeue the average is sampled once per departure with the queue left behind; after a
+    /// departure that empties the class the link is idle from the end of that transmission, and
+    /// the next departure first decays the average by (1 - w_q)^m, m = idle time x rate / size.
+    #[test]
+    fn dequeue_average_decays_over_the_idle_link() {
+        let c = RedConfig {
+            w_q: 0.5,
+            mark_at: RedMarkAt::Dequeue,
+            ..cfg()
+        };
+        let mut red = RedDequeue::new(&c, 1500, 1e9, Rng::stream(1, "x"));
+        let us = |x: f64| SimTime::from_secs_f64(x * 1e-6);
+        red.marks(us(0.0), &ect_pkt(1500), 8, 12_000);
+        assert_eq!(red.red().avg, 4.0);
+        // leaves the class empty: 1500 B at 1 Gb/s is on the wire until 112 us
+        red.marks(us(100.0), &ect_pkt(1500), 0, 0);
+        assert_eq!(red.red().avg, 2.0);
+        // next departure at 232 us: idle 120 us = 10 packet times, then the sample 6
+        red.marks(us(232.0), &ect_pkt(1500), 6, 9000);
+        let want = 2.0 * 0.5f64.powi(10) * 0.5 + 0.5 * 6.0;
+        assert!(
+            (red.red().avg - want).abs() < 1e-9,
+            "{} vs {want}",
+            red.red().avg
+        );
+        // packets waited throughout: no decay
+        red.marks(us(500.0), &ect_pkt(1500), 6, 9000);
+        assert!((red.red().avg - (0.5 * want + 3.0)).abs() < 1e-9);
+    }
+
+    /// `mark_at` reads "enqueue" or "dequeue" (default enqueue, left out when serialized so
+    /// existing scenario texts keep their form); anything else names the allowed values.
+    #[test]
+    fn mark_at_reads_and_defaults_to_enqueue() {
+        let base = "min_th_pkts = 5\nmax_th_pkts = 15\n";
+        let c: RedConfig = toml::from_str(base).unwrap();
+        assert_eq!(c.mark_at, RedMarkAt::Enqueue);
+        assert!(!toml::to_string(&c).unwrap().contains("mark_at"));
+        let c: RedConfig = toml::from_str(&format!("{base}mark_at = \"dequeue\"")).unwrap();
+        assert_eq!(c.mark_at, RedMarkAt::Dequeue);
+        assert!(toml::to_string(&c)
+            .unwrap()
+            .contains("mark_at = \"dequeue\""));
+        let e = toml::from_str::<RedConfig>(&format!("{base}mark_at = \"egress\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("egress") && e.contains("enqueue") && e.contains("dequeue"),
+            "{e}"
+        );
     }
 
     #[test]

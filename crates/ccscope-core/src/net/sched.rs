@@ -24,8 +24,9 @@
 
 use crate::aqm::codel::{Codel, CodelParams, Dequeue};
 use crate::aqm::fq_codel::{FqCodel, FqCodelConfig, Taken};
+use crate::aqm::red::RedDequeue;
 use crate::aqm::threshold_dequeue::ThresholdDequeue;
-use crate::aqm::{Aqm, AqmConfig, QueuePolicy, QueueView, Verdict};
+use crate::aqm::{Aqm, AqmConfig, QueuePolicy, QueueView, RedMarkAt, Verdict};
 use crate::packet::{flags, Packet};
 use crate::rng::Rng;
 use crate::scenario::{SchedConfig, SchedulerKind};
@@ -48,6 +49,16 @@ pub enum DequeuePolicy {
     FqCodel(FqCodelConfig, u64),
     /// Threshold marking at dequeue (`aqm::threshold_dequeue`).
     ThresholdDequeue(crate::aqm::ThresholdConfig),
+    /// RED deciding at dequeue (`mark_at = "dequeue"`, `aqm::red::RedDequeue`).
+    Red(Box<crate::aqm::RedConfig>),
+}
+
+/// What a class's dequeue-time RED needs of its port: the line rate (its idle correction) and
+/// the seed of the port's streams (class c draws from `Rng::stream(seed, "red_dequeue/c")`).
+#[derive(Clone, Copy, Debug)]
+pub struct PortEnv {
+    pub rate_bps: f64,
+    pub seed: u64,
 }
 
 /// One traffic class of a port.
@@ -70,6 +81,8 @@ pub struct ClassQueue {
     fq: Option<Box<FqCodel>>,
     /// Threshold marking at dequeue, on the class's FIFO.
     mark_at_dequeue: Option<ThresholdDequeue>,
+    /// RED deciding at dequeue, on the class's FIFO.
+    red_at_dequeue: Option<Box<RedDequeue>>,
     /// The class's own enqueue-time policy (`sched.class_aqm`), judging arrivals with the
     /// class's queue; None: the port's policy judges them with the port's queue.
     aqm: Option<Aqm>,
@@ -144,9 +157,16 @@ impl ClassQueue {
             match self.codel.as_mut() {
                 None => {
                     // the queue the packet leaves behind: the class less the packet itself
-                    let marked = self.mark_at_dequeue.as_ref().is_some_and(|t| {
-                        t.marks(&q.pkt, self.pkts - 1, self.bytes - q.pkt.size_bytes as u64)
-                    });
+                    let (left_pkts, left_bytes) =
+                        (self.pkts - 1, self.bytes - q.pkt.size_bytes as u64);
+                    let marked = self
+                        .mark_at_dequeue
+                        .as_ref()
+                        .is_some_and(|t| t.marks(&q.pkt, left_pkts, left_bytes))
+                        || self
+                            .red_at_dequeue
+                            .as_mut()
+                            .is_some_and(|r| r.marks(now, &q.pkt, left_pkts, left_bytes));
                     Taken::Pkt(q, marked)
                 }
                 Some((cd, ecn)) => {
@@ -231,7 +251,13 @@ impl Sched {
     /// The scheduler of a port from its `[sched]` table (validated); `packet_bytes` sizes the
     /// DRR quanta.
     /// `policy`: every class runs this dequeue-time policy (its own state per class).
-    pub fn new(cfg: &SchedConfig, packet_bytes: u32, policy: Option<DequeuePolicy>) -> Self {
+    /// `port`: the port's rate and seed (a dequeue-time RED's idle correction and random streams).
+    pub fn new(
+        cfg: &SchedConfig,
+        packet_bytes: u32,
+        policy: Option<DequeuePolicy>,
+        port: PortEnv,
+    ) -> Self {
         let n = cfg.classes.max(1) as usize;
         let classes = (0..n)
             .map(|c| {
@@ -244,6 +270,9 @@ impl Sched {
                     }
                     Some(AqmConfig::ThresholdDequeue(t)) => {
                         Some(DequeuePolicy::ThresholdDequeue(t.clone()))
+                    }
+                    Some(AqmConfig::Red(r)) if r.mark_at == RedMarkAt::Dequeue => {
+                        Some(DequeuePolicy::Red(Box::new(r.clone())))
                     }
                     Some(_) => None,
                 };
@@ -270,6 +299,15 @@ impl Sched {
                     Some(DequeuePolicy::ThresholdDequeue(t)) => {
                         Some(ThresholdDequeue::new(t, packet_bytes))
                     }
+                    _ => None,
+                },
+                red_at_dequeue: match &policy {
+                    Some(DequeuePolicy::Red(r)) => Some(Box::new(RedDequeue::new(
+                        r,
+                        packet_bytes,
+                        port.rate_bps,
+                        Rng::stream(port.seed, &format!("red_dequeue/{c}")),
+                    ))),
                     _ => None,
                 },
                 ..Default::default()
@@ -505,6 +543,11 @@ mod tests {
     use super::*;
     use crate::world::FlowId;
 
+    const ENV: PortEnv = PortEnv {
+        rate_bps: 1e9,
+        seed: 1,
+    };
+
     fn cfg(classes: u8, kind: SchedulerKind, weights: Option<Vec<f64>>) -> SchedConfig {
         SchedConfig {
             classes,
@@ -519,7 +562,7 @@ mod tests {
 
     #[test]
     fn strict_priority_serves_the_lowest_class_first_and_fifo_within_a_class() {
-        let mut s = Sched::new(&cfg(3, SchedulerKind::Strict, None), 1500, None);
+        let mut s = Sched::new(&cfg(3, SchedulerKind::Strict, None), 1500, None, ENV);
         for (c, f) in [(2, 20), (1, 10), (2, 21), (0, 0), (1, 11)] {
             s.push(c, p(f, 100), SimTime(0));
         }
@@ -537,6 +580,7 @@ mod tests {
             &cfg(2, SchedulerKind::Drr, Some(vec![1.0, 3.0])),
             1000,
             None,
+            ENV,
         );
         let mut sent = [0u64; 2];
         for _ in 0..4000 {
@@ -563,6 +607,7 @@ mod tests {
             &cfg(1, SchedulerKind::Strict, None),
             1500,
             Some(DequeuePolicy::ThresholdDequeue(t)),
+            ENV,
         );
         for i in 0..10 {
             let mut pkt = p(i, 1500);
@@ -584,9 +629,59 @@ mod tests {
         assert_eq!(marks, want);
     }
 
+    /// Dequeue-time RED (w_q = 1, min_th 2, max_th 5): a packet is judged by the queue it leaves
+    /// behind in its class: at or above max_th always marked, at or below min_th never, and a
+    /// packet that is not ECN-capable goes unmarked. Each class keeps its own RED state.
+    #[test]
+    fn red_dequeue_marks_by_the_queue_left_behind() {
+        let r = crate::aqm::RedConfig {
+            min_th_pkts: 2.0,
+            max_th_pkts: 5.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle: false,
+            action: crate::aqm::RedAction::Mark,
+            byte_mode: false,
+            ns2_wait: false,
+            ns2_drop_ecn_above_p: None,
+            ns2_small_queue: false,
+            ns2_idle_truncate: false,
+            independent_marks: true,
+            mark_at: RedMarkAt::Dequeue,
+        };
+        let mut s = Sched::new(
+            &cfg(2, SchedulerKind::Strict, None),
+            1500,
+            Some(DequeuePolicy::Red(Box::new(r))),
+            ENV,
+        );
+        for i in 0..10 {
+            let mut pkt = p(i, 1500);
+            if i != 1 {
+                pkt.flags |= crate::packet::flags::ECT;
+            }
+            s.push(0, pkt, SimTime(0));
+        }
+        let marks: Vec<bool> = (0..10)
+            .map(|_| match s.next(SimTime(0)) {
+                Next::Send(_, _, m) => m,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // left behind: 9, 8, ..., 0: the first five at or above max_th (the second not ECT),
+        // 4 and 3 on the ramp (random), 2, 1, 0 at or below min_th
+        assert_eq!(&marks[..5], &[true, false, true, true, true]);
+        assert_eq!(&marks[7..], &[false, false, false]);
+        // class 1's state is its own: one packet leaving nothing behind is not marked
+        let mut pkt = p(99, 1500);
+        pkt.flags |= crate::packet::flags::ECT;
+        s.push(1, pkt, SimTime(0));
+        assert!(matches!(s.next(SimTime(0)), Next::Send(1, _, false)));
+    }
+
     #[test]
     fn a_class_the_port_lacks_is_served_as_its_last() {
-        let s = Sched::new(&cfg(2, SchedulerKind::Strict, None), 1500, None);
+        let s = Sched::new(&cfg(2, SchedulerKind::Strict, None), 1500, None, ENV);
         assert_eq!(s.class_index(0), 0);
         assert_eq!(s.class_index(1), 1);
         assert_eq!(s.class_index(7), 1);

@@ -3,7 +3,7 @@
 
 use super::check::{nonneg, unit_interval};
 use super::fmt_f;
-use crate::aqm::{AqmConfig, RedConfig, ThresholdConfig};
+use crate::aqm::{AqmConfig, RedAction, RedConfig, RedMarkAt, ThresholdConfig};
 use crate::error::ScenarioError;
 
 /// Check the policy `a` at `path` against its port's buffer (`buf_pkts`/`buf_bytes`, named
@@ -76,6 +76,7 @@ pub(super) fn validate_aqm(
         AqmConfig::Asm(c) => c.validate(path),
         AqmConfig::Pie(c) => c.validate(path),
         AqmConfig::Codel(c) => codel_times(path, c.target_s, c.interval_s),
+        AqmConfig::Fq(c) => c.validate(path),
         AqmConfig::FqCodel(c) => {
             let range = |field: &str, v: u32, lo: u32, hi: u32| {
                 if (lo..=hi).contains(&v) {
@@ -116,8 +117,26 @@ pub(super) fn validate_aqm(
             max_p,
             w_q,
             ns2_drop_ecn_above_p,
+            mark_at,
+            action,
             ..
         }) => {
+            if *mark_at == RedMarkAt::Dequeue {
+                if *action != RedAction::Mark {
+                    return Err(ScenarioError::new(
+                        format!("{path}.action"),
+                        "\"drop\"",
+                        "must be \"mark\" with mark_at = \"dequeue\": RED at dequeue marks the departing packet and never drops",
+                    ));
+                }
+                if let Some(p) = ns2_drop_ecn_above_p {
+                    return Err(ScenarioError::new(
+                        format!("{path}.ns2_drop_ecn_above_p"),
+                        fmt_f(*p),
+                        "not allowed with mark_at = \"dequeue\" (it drops ECN-capable packets; RED at dequeue never drops): remove it or use mark_at = \"enqueue\"",
+                    ));
+                }
+            }
             nonneg(&format!("{path}.min_th_pkts"), *min_th_pkts)?;
             nonneg(&format!("{path}.max_th_pkts"), *max_th_pkts)?;
             if max_th_pkts <= min_th_pkts {

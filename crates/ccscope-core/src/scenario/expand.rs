@@ -178,6 +178,7 @@ impl Scenario {
     fn expand_dumbbell(&self, d: &Dumbbell) -> Result<(Graph, String), ScenarioError> {
         let s = self.dumbbell_senders(d)?;
         let access = d.access_bps.unwrap_or(d.bottleneck_bps);
+        let host_aqm = d.host_aqm.clone().unwrap_or_default();
         let (bp, bb) = match (d.buffer_pkts, d.buffer_bytes) {
             (None, None) => (Some(DEFAULT_BUFFER_PKTS), None),
             x => x,
@@ -237,7 +238,7 @@ impl Scenario {
             };
             let a = (rtt / 2.0 - d.bottleneck_delay_s).max(0.0);
             let name = format!("s{i}");
-            links.push(link(&name, left, access, a, true, AqmConfig::DropTail));
+            links.push(link(&name, left, access, a, true, host_aqm.clone()));
             links.push(link(left, &name, access, a, false, AqmConfig::DropTail));
         }
         let bottleneck = if d.receivers == 1 {
@@ -255,7 +256,7 @@ impl Scenario {
                 d.bottleneck_bps,
                 d.bottleneck_delay_s,
                 true,
-                AqmConfig::DropTail,
+                host_aqm.clone(),
             ));
             port_name("sw", "r0")
         } else {
@@ -278,7 +279,7 @@ impl Scenario {
             for j in 0..d.receivers {
                 let name = format!("r{j}");
                 links.push(link("sw1", &name, access, 0.0, false, AqmConfig::DropTail));
-                links.push(link(&name, "sw1", access, 0.0, true, AqmConfig::DropTail));
+                links.push(link(&name, "sw1", access, 0.0, true, host_aqm.clone()));
             }
             port_name("sw0", "sw1")
         };
@@ -362,7 +363,7 @@ fn expand_leaf_spine(l: &LeafSpine, aqm: AqmConfig) -> Graph {
                 format!("leaf{i}"),
                 l.host_bps,
                 buf,
-                AqmConfig::DropTail,
+                l.host_aqm.clone().unwrap_or_default(),
             ));
             links.push(link(format!("leaf{i}"), h, l.host_bps, buf, aqm.clone()));
         }
@@ -397,8 +398,9 @@ fn fat_tree_edge_uplinks(k: u32) -> Vec<String> {
 /// switch e{p}_{i} serves hosts h{p*(k/2)^2 + i*(k/2) + m} (m < k/2) and links to every
 /// aggregation switch a{p}_{j} of the pod; a{p}_{j} links to the k/2 core switches
 /// c{j*(k/2) + m} (m < k/2), so core switch c{c} reaches pod p through a{p}_{c / (k/2)}.
-/// Every cable is two directed links of its tier's rate and delay; hosts' ports are drop-tail,
-/// switch ports take the scenario's queue policy; every port buffers `buffer_pkts`.
+/// Every cable is two directed links of its tier's rate and delay; hosts' ports take `host_aqm`
+/// (drop-tail by default), switch ports the scenario's queue policy; every port buffers
+/// `buffer_pkts`.
 fn expand_fat_tree(f: &FatTree, aqm: AqmConfig) -> Graph {
     let buf = Some(f.buffer_pkts.unwrap_or(DEFAULT_BUFFER_PKTS));
     let [host_bps, edge_agg_bps, agg_core_bps] = f.rates();
@@ -419,7 +421,7 @@ fn expand_fat_tree(f: &FatTree, aqm: AqmConfig) -> Graph {
             duplex: false,
         };
         let up_aqm = if a_is_host {
-            AqmConfig::DropTail
+            f.host_aqm.clone().unwrap_or_default()
         } else {
             aqm.clone()
         };

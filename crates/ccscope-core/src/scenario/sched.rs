@@ -61,7 +61,7 @@ pub struct SchedConfig {
     /// "auto" (the committed FIFO when one class is enough) or "general" (always decide at dequeue). Default auto.
     #[serde(default)]
     pub path: PathKind,
-    /// A queue policy per class, one table per class (same tables as `aqm`: drop_tail, threshold, red, pie judge each arrival with its class's queue; codel and threshold_dequeue decide at the class's dequeue), replacing the port's `aqm` for every class. choke, qcn, asm and fq_codel are refused. Default: every class runs the port's `aqm`.
+    /// A queue policy per class, one table per class (same tables as `aqm`: drop_tail, threshold, red, pie judge each arrival with its class's queue; codel and threshold_dequeue decide at the class's dequeue), replacing the port's `aqm` for every class. choke, qcn, asm, fq_codel and fq are refused. Default: every class runs the port's `aqm`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -143,11 +143,14 @@ impl SchedConfig {
             }
             for (i, q) in a.iter().enumerate() {
                 use crate::aqm::AqmConfig as A;
-                if matches!(q, A::Choke(_) | A::Qcn(_) | A::Asm(_) | A::FqCodel(_)) {
+                if matches!(
+                    q,
+                    A::Choke(_) | A::Qcn(_) | A::Asm(_) | A::FqCodel(_) | A::Fq(_)
+                ) {
                     return Err(ScenarioError::new(
                         format!("{path}.class_aqm[{i}].kind"),
                         q.kind_name(),
-                        "a class's own policy is drop_tail, threshold, red, pie, codel or threshold_dequeue (choke, qcn and asm need the committed FIFO; fq_codel goes in the port's aqm)",
+                        "a class's own policy is drop_tail, threshold, red, pie, codel or threshold_dequeue (choke, qcn and asm need the committed FIFO; fq_codel and fq go in the port's aqm)",
                     ));
                 }
             }

@@ -76,6 +76,13 @@ pub struct Dumbbell {
     /// Host NIC buffer, packets (>= 1). Default: the switch buffer (buffer_pkts / buffer_bytes). With access links as fast as the bottleneck an unbounded NIC queue would hide congestion from a loss-based sender.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_buffer_pkts: Option<u32>,
+    /// Queue policy of every host's egress (NIC) port: a table like `aqm`, e.g. { kind = "fq" } (per-flow fair queueing, as a host serves its flows in turn: Linux sch_fq, an RDMA NIC's round robin between queue pairs). Default: drop_tail, one FIFO (docs/engine.md, "Host NICs").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::aqm::option_aqm"
+    )]
+    pub host_aqm: Option<AqmConfig>,
 }
 
 /// Host or switch.
@@ -195,6 +202,13 @@ pub struct LeafSpine {
     /// "single", "ecmp" (per flow) or "spray" (per packet); see the graph's load_balance. Default "ecmp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_balance: Option<LoadBalance>,
+    /// Queue policy of every host's egress (NIC) port: a table like `aqm`, e.g. { kind = "fq" } (per-flow fair queueing, as a host serves its flows in turn: Linux sch_fq, an RDMA NIC's round robin between queue pairs). Default: drop_tail, one FIFO (docs/engine.md, "Host NICs").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::aqm::option_aqm"
+    )]
+    pub host_aqm: Option<AqmConfig>,
 }
 
 impl LeafSpine {
@@ -245,6 +259,13 @@ pub struct FatTree {
     /// "single", "ecmp" (per flow) or "spray" (per packet); see the graph's load_balance. Default "ecmp".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_balance: Option<LoadBalance>,
+    /// Queue policy of every host's egress (NIC) port: a table like `aqm`, e.g. { kind = "fq" } (per-flow fair queueing, as a host serves its flows in turn: Linux sch_fq, an RDMA NIC's round robin between queue pairs). Default: drop_tail, one FIFO (docs/engine.md, "Host NICs").
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::aqm::option_aqm"
+    )]
+    pub host_aqm: Option<AqmConfig>,
 }
 
 /// Largest fat-tree radix the template accepts (k^3/4 = 65536 hosts).
@@ -343,6 +364,28 @@ impl Topology {
             Topology::Graph(g) => g.validate(packet_bytes),
             Topology::LeafSpine(l) => l.validate(),
             Topology::FatTree(f) => f.validate(),
+        }?;
+        if let Some(a) = self.host_aqm() {
+            // checked against the host ports' buffer, as `aqm` against the switch ports'
+            let ((bp, bb), buf_path) = match self {
+                Topology::Dumbbell(d) if d.host_buffer_pkts.is_some() => {
+                    ((d.host_buffer_pkts, None), "topology.host_buffer_pkts")
+                }
+                _ => (self.aqm_buffer(), "topology.buffer_pkts"),
+            };
+            validate_aqm("topology.host_aqm", a, bp, bb, packet_bytes, buf_path)?;
+        }
+        Ok(())
+    }
+
+    /// A template's queue policy of its hosts' egress ports (`host_aqm`); None: drop_tail.
+    /// A graph gives each link its own `aqm`.
+    pub fn host_aqm(&self) -> Option<&AqmConfig> {
+        match self {
+            Topology::Dumbbell(d) => d.host_aqm.as_ref(),
+            Topology::LeafSpine(l) => l.host_aqm.as_ref(),
+            Topology::FatTree(f) => f.host_aqm.as_ref(),
+            Topology::Graph(_) => None,
         }
     }
 

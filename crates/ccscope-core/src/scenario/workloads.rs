@@ -95,11 +95,11 @@ impl WorkloadSpec {
                         "must contain a host other than the only source",
                     ));
                 }
-                if !(x.load.is_finite() && x.load > 0.0 && x.load <= 10.0) {
+                if !(x.load.is_finite() && x.load > 0.0 && x.load <= 1.0) {
                     return Err(ScenarioError::new(
                         format!("{p}.load"),
                         fmt_f(x.load),
-                        "must be in (0, 10] (fraction of reference_bps)",
+                        "must be in (0, 1] (a fraction of reference_bps; to offer more than a fabric carries, give a larger reference_bps)",
                     ));
                 }
                 // the sum of many links' rates (a whole fabric): up to a million 100 Gb/s hosts

@@ -622,6 +622,7 @@ pub fn build_with_budget(
         port_from: ends.iter().map(|e| e.from).collect(),
         ecmp,
         spray,
+        flow_class: flows.iter().map(|f| [f.class, f.ack_class]).collect(),
         flows,
         workloads,
         rounds: Vec::new(),

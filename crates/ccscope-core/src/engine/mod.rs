@@ -53,6 +53,8 @@ pub enum Event {
 enum Slot {
     /// A packet queue: a port's pipe or a lane (index into `pipes`).
     Pipe(u32),
+    /// A queue of transmission ends (index into `tx_lanes`).
+    TxLane(u32),
     Loose(u32),
     FlowStart(FlowId),
     RtoTimer(FlowId),
@@ -125,8 +127,9 @@ impl MinHeap {
         }
         self.v[pos] = e;
     }
-    /// Put `e` where the top was and restore the order (sift down with a hole).
-    #[inline]
+    /// Put `e` where the top was and restore the order (sift down with a hole). Inlined into
+    /// the event loop's pipe-head case (a call there costs more than the sift).
+    #[inline(always)]
     fn replace_top(&mut self, e: Entry) {
         let len = self.v.len();
         let mut pos = 0;
@@ -135,8 +138,9 @@ impl MinHeap {
             if child >= len {
                 break;
             }
-            if child + 1 < len && self.v[child + 1].before(&self.v[child]) {
-                child += 1;
+            if child + 1 < len {
+                // the smaller child, chosen without a branch (the choice is unpredictable)
+                child += self.v[child + 1].before(&self.v[child]) as usize;
             }
             let c = self.v[child];
             if !c.before(&e) {
@@ -177,6 +181,17 @@ pub struct EventQueue {
     lanes: std::collections::HashMap<(u64, u32), u32>,
     /// Per port, the last two lanes it used (`(d, clock, queue index)`, `u32::MAX` = none).
     lane_cache: Vec<[(u64, u32, u32); 2]>,
+    /// Transmission ends of the general path (`Event::TxDone`) in `(time, seq)` order, one
+    /// queue per transmission time `d` (a transmission that starts at or a few ps after `now`
+    /// ends at `now + d`; `now` never decreases): like the lanes, one heap entry per queue
+    /// instead of one per busy port.
+    tx_lanes: Vec<VecDeque<(SimTime, u64, PortId)>>,
+    /// `d` → index into `tx_lanes`.
+    tx_lane_of: std::collections::HashMap<u64, u32>,
+    /// Per port, the last two transmission-end queues it used (`(d, index)`, `u32::MAX` = none).
+    tx_cache: Vec<[(u64, u32); 2]>,
+    /// Transmission ends waiting in `tx_lanes`.
+    in_tx: u64,
     /// Packets scheduled without a port (unit tests); slot index = position.
     loose: Vec<Option<Packet>>,
     next_seq: u64,
@@ -195,6 +210,10 @@ impl EventQueue {
             pipes: vec![VecDeque::new(); n_ports],
             lanes: std::collections::HashMap::new(),
             lane_cache: vec![[(0, 0, u32::MAX); 2]; n_ports],
+            tx_lanes: Vec::new(),
+            tx_lane_of: std::collections::HashMap::new(),
+            tx_cache: vec![[(0, u32::MAX); 2]; n_ports],
+            in_tx: 0,
             loose: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -282,6 +301,51 @@ impl EventQueue {
             q
         };
         self.push_queue(qi as usize, time, pkt);
+    }
+
+    /// Schedule `Event::TxDone(port)` at `end` for a transmission that `port` started at `now`
+    /// on the simulation clock (which never goes back): the same event, in the same `(time,
+    /// seq)` order, as [`Self::schedule`] gives it, kept in the queue of its transmission time.
+    #[inline]
+    pub fn schedule_tx_done(&mut self, port: PortId, now: SimTime, end: SimTime) {
+        let d = end.0 - now.0;
+        let cached = self.tx_cache.get_mut(port.idx()).and_then(|c| {
+            if c[0].0 == d && c[0].1 != u32::MAX {
+                Some(c[0].1)
+            } else if c[1].0 == d && c[1].1 != u32::MAX {
+                c.swap(0, 1);
+                Some(c[0].1)
+            } else {
+                None
+            }
+        });
+        let qi = match cached {
+            Some(q) => q,
+            None => {
+                let next = self.tx_lanes.len() as u32;
+                let q = *self.tx_lane_of.entry(d).or_insert(next);
+                if q == next {
+                    self.tx_lanes.push(VecDeque::new());
+                }
+                if let Some(c) = self.tx_cache.get_mut(port.idx()) {
+                    c[1] = c[0];
+                    c[0] = (d, q);
+                }
+                q
+            }
+        };
+        let seq = self.seq();
+        let lane = &mut self.tx_lanes[qi as usize];
+        debug_assert!(lane.back().is_none_or(|b| b.0 <= end), "tx lane order");
+        if lane.is_empty() {
+            self.heap.push(Entry {
+                time: end,
+                seq,
+                slot: Slot::TxLane(qi),
+            });
+        }
+        lane.push_back((end, seq, port));
+        self.in_tx += 1;
     }
 
     #[inline(always)]
@@ -402,6 +466,8 @@ impl EventQueue {
                 }
             }
             return Some((top.time, Event::Arrive(pkt)));
+        } else if let Slot::TxLane(q) = top.slot {
+            return Some(self.pop_tx_lane(q, top));
         } else {
             self.heap.pop();
         }
@@ -410,6 +476,26 @@ impl EventQueue {
             other => Self::timer_event(other),
         };
         Some((top.time, ev))
+    }
+
+    /// Take the head of transmission-end queue `q` (the heap's top, `top`): out of line, so
+    /// that the committed FIFO's pop path keeps its shape.
+    #[inline(never)]
+    fn pop_tx_lane(&mut self, q: u32, top: Entry) -> (SimTime, Event) {
+        let lane = &mut self.tx_lanes[q as usize];
+        let (_, _, port) = lane.pop_front().expect("tx lane head present");
+        self.in_tx -= 1;
+        match lane.front() {
+            Some(&(nt, nseq, _)) => self.heap.replace_top(Entry {
+                time: nt,
+                seq: nseq,
+                slot: top.slot,
+            }),
+            None => {
+                self.heap.pop();
+            }
+        }
+        (top.time, Event::TxDone(port))
     }
 
     /// The event of a slot that carries no packet.
@@ -427,8 +513,8 @@ impl EventQueue {
             Slot::RateTimer(f) => Event::RateTimer(f),
             Slot::TxDone(p) => Event::TxDone(p),
             Slot::Pfc(p, c) => Event::Pfc(p, c),
-            Slot::Pipe(_) | Slot::Loose(_) => {
-                unreachable!("packet slots are resolved by the caller")
+            Slot::Pipe(_) | Slot::Loose(_) | Slot::TxLane(_) => {
+                unreachable!("queue slots are resolved by the caller")
             }
         }
     }
@@ -443,6 +529,7 @@ impl EventQueue {
         let (e, _) = self.next_entry()?;
         let ev = match e.slot {
             Slot::Pipe(q) => Event::Arrive(self.pipes[q as usize].front().expect("head").2),
+            Slot::TxLane(q) => Event::TxDone(self.tx_lanes[q as usize].front().expect("head").2),
             Slot::Loose(i) => Event::Arrive(self.loose[i as usize].expect("loose packet")),
             other => Self::timer_event(other),
         };
@@ -452,10 +539,11 @@ impl EventQueue {
     pub fn len(&self) -> usize {
         self.heap
             .iter()
-            .filter(|e| !matches!(e.slot, Slot::Pipe(_)))
+            .filter(|e| !matches!(e.slot, Slot::Pipe(_) | Slot::TxLane(_)))
             .count()
             + self.timers.len()
             + self.in_pipes as usize
+            + self.in_tx as usize
     }
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty() && self.timers.is_empty()
@@ -543,6 +631,62 @@ mod tests {
         assert_eq!(next(&mut q, 100), Some((20, 3)));
         assert_eq!(next(&mut q, 100), None);
         assert!(q.is_empty());
+    }
+
+    /// Transmission ends kept in their queues (`schedule_tx_done`) pop exactly as the same
+    /// `Event::TxDone`s scheduled one by one in the heap would, mixed with packets and timers,
+    /// for transmission times that differ by a few ps (starts just after `now`).
+    #[test]
+    fn tx_lanes_pop_in_the_heap_order() {
+        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let n_ports = 8;
+        let mut a = EventQueue::new(n_ports, 8);
+        let mut b = EventQueue::new(n_ports, 8);
+        let mut now = 0u64;
+        let mut n = 0;
+        for i in 0..50_000u64 {
+            match rnd(4) {
+                0 | 1 => {
+                    let p = PortId(rnd(n_ports as u64) as u32);
+                    let end = SimTime(now + [120, 5, 120][rnd(3) as usize] + rnd(3));
+                    a.schedule_tx_done(p, SimTime(now), end);
+                    b.schedule(end, Event::TxDone(p));
+                }
+                2 => {
+                    let t = SimTime(now + rnd(200));
+                    a.schedule(t, Event::RtoTimer(FlowId(i as u32)));
+                    b.schedule(t, Event::RtoTimer(FlowId(i as u32)));
+                }
+                _ => {
+                    assert_eq!(a.len(), b.len());
+                    let (ea, eb) = (a.pop(), b.pop());
+                    match (ea, eb) {
+                        (None, None) => {}
+                        (Some((ta, Event::TxDone(pa))), Some((tb, Event::TxDone(pb)))) => {
+                            assert_eq!((ta, pa), (tb, pb));
+                            now = ta.0;
+                            n += 1;
+                        }
+                        (Some((ta, Event::RtoTimer(fa))), Some((tb, Event::RtoTimer(fb)))) => {
+                            assert_eq!((ta, fa), (tb, fb));
+                            now = ta.0;
+                        }
+                        other => panic!("different events: {other:?}"),
+                    }
+                }
+            }
+        }
+        assert!(n > 1000);
+        while let Some(e) = b.pop() {
+            assert_eq!(format!("{:?}", a.pop()), format!("{:?}", Some(e)));
+        }
+        assert!(a.is_empty());
     }
 
     /// Lanes (never-queued packets grouped by link time), port pipes and timers, driven like

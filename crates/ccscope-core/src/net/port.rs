@@ -27,7 +27,6 @@ use crate::net::sched::{Next, Sched};
 use crate::packet::{flags, Packet};
 use crate::rng::Rng;
 use crate::units::{BitsPerSec, Serializer, SimDuration, SimTime};
-use std::collections::VecDeque;
 
 /// Events closer than this are simultaneous at a port, picoseconds. Each link carries the
 /// remainder of its serialization times (`Serializer`), so its own clock is exact to < 1 ps, but
@@ -45,6 +44,74 @@ struct Waiting {
     bytes: u32,
     /// Serialization time (to shift later packets when this one is removed).
     dur: SimDuration,
+}
+
+/// A FIFO in a `Vec` with a head index: what the committed FIFO's start times need (push at
+/// the back, look at and take from the front, rarely remove from the middle) for fewer
+/// instructions than a `VecDeque`'s ring arithmetic. The taken slots are reclaimed when the
+/// queue empties, or when the vector is full and at least half of it is taken (one move of the
+/// live part), so each operation costs O(1) amortized and the memory stays within twice the
+/// longest queue (plus the vector's growth).
+#[derive(Clone, Debug)]
+struct Fifo<T> {
+    v: Vec<T>,
+    head: usize,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo {
+            v: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T: Copy> Fifo<T> {
+    #[inline(always)]
+    fn front(&self) -> Option<&T> {
+        self.v.get(self.head)
+    }
+    #[inline(always)]
+    fn back(&self) -> Option<&T> {
+        self.v[self.head..].last()
+    }
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<T> {
+        let x = *self.v.get(self.head)?;
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        }
+        Some(x)
+    }
+    #[inline(always)]
+    fn push_back(&mut self, x: T) {
+        if self.v.len() == self.v.capacity() && self.head * 2 >= self.v.len() && self.head > 0 {
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+        self.v.push(x);
+    }
+    /// Remove the j-th element from the front.
+    fn remove(&mut self, j: usize) -> Option<T> {
+        let i = self.head.checked_add(j)?;
+        if i >= self.v.len() {
+            return None;
+        }
+        let x = self.v.remove(i);
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        }
+        Some(x)
+    }
+    /// The elements from the j-th on.
+    fn tail_mut(&mut self, j: usize) -> &mut [T] {
+        let i = (self.head + j).min(self.v.len());
+        &mut self.v[i..]
+    }
 }
 
 /// Counters of one port over the whole run.
@@ -97,29 +164,35 @@ pub enum PortPath {
     General,
 }
 
+/// Laid out in declaration order (`repr(C)`), the fields every arrival and departure touches
+/// first: on a big fabric each event meets a port that is not in cache, and the few lines it
+/// reads (clock and queue, serializer, limits, start times, counters, then the scheduler of the
+/// general path, held in place rather than behind a pointer) decide its cost; the policy's
+/// state, the random stream and the change log follow.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Port {
-    ser: Serializer,
-    pub delay: SimDuration,
-    limit_pkts: u32,
-    limit_bytes: u64,
-    pub aqm: Aqm,
-    rng: Rng,
     busy_until: SimTime,
     last_start: SimTime,
-    waiting: VecDeque<Waiting>,
-    q_pkts: u32,
-    q_bytes: u64,
     last_change: SimTime,
-    pub stats: PortStats,
-    /// (time, queue pkts, queue bytes) at every change, when enabled.
-    pub change_log: Option<crate::record::ChangeLog>,
+    q_bytes: u64,
+    limit_bytes: u64,
+    pub delay: SimDuration,
+    ser: Serializer,
+    q_pkts: u32,
+    limit_pkts: u32,
     path: PortPath,
-    /// Classes and scheduler of the general path (None on the committed FIFO).
-    pub sched: Option<Box<Sched>>,
     /// The port stamps in-band telemetry into the data packets it starts (`[int]`; general
     /// path only).
     int: bool,
+    waiting: Fifo<Waiting>,
+    pub stats: PortStats,
+    /// Classes and scheduler of the general path (None on the committed FIFO).
+    pub sched: Option<Sched>,
+    pub aqm: Aqm,
+    rng: Rng,
+    /// (time, queue pkts, queue bytes) at every change, when enabled.
+    pub change_log: Option<crate::record::ChangeLog>,
 }
 
 impl Port {
@@ -142,7 +215,7 @@ impl Port {
             rng,
             busy_until: SimTime::ZERO,
             last_start: SimTime::ZERO,
-            waiting: VecDeque::new(), // grows with the queue: most ports of a big topology stay short
+            waiting: Fifo::default(), // grows with the queue: most ports of a big topology stay short
             q_pkts: 0,
             q_bytes: 0,
             last_change: SimTime::ZERO,
@@ -186,7 +259,7 @@ impl Port {
 
     /// Put the port on the general path with these classes and scheduler (before the run).
     pub fn set_sched(&mut self, s: Sched) {
-        self.sched = Some(Box::new(s));
+        self.sched = Some(s);
         self.path = PortPath::General;
     }
 
@@ -425,7 +498,7 @@ impl Port {
         let Some(w) = self.waiting.remove(j) else {
             return SimDuration::ZERO;
         };
-        for later in self.waiting.range_mut(j..) {
+        for later in self.waiting.tail_mut(j) {
             later.start = SimTime(later.start.0 - w.dur.0);
         }
         self.busy_until = SimTime(self.busy_until.0 - w.dur.0);
@@ -655,6 +728,57 @@ pub enum Started {
 mod tests {
     use super::*;
     use crate::world::FlowId;
+
+    /// The Vec-with-head FIFO behaves as a VecDeque under any mix of pushes, pops, removals
+    /// from the middle and shifts of the tail (the committed FIFO's uses), and its memory stays
+    /// bounded by its longest queue.
+    #[test]
+    fn fifo_matches_vecdeque() {
+        use std::collections::VecDeque;
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut f: Fifo<u64> = Fifo::default();
+        let mut d: VecDeque<u64> = VecDeque::new();
+        let mut longest = 0;
+        for i in 0..200_000u64 {
+            match rnd(10) {
+                0..=4 => {
+                    f.push_back(i);
+                    d.push_back(i);
+                }
+                5..=7 => assert_eq!(f.pop_front(), d.pop_front()),
+                8 => {
+                    // j past the end too: nothing is removed
+                    let j = rnd(d.len() as u64 + 2) as usize;
+                    let removed = d.remove(j);
+                    assert_eq!(f.remove(j), removed);
+                    if removed.is_some() {
+                        // the later ones move up (as `Port::remove_waiting` shifts them)
+                        assert_eq!(f.tail_mut(j).len(), d.len() - j);
+                        for (a, b) in f.tail_mut(j).iter_mut().zip(d.range_mut(j..)) {
+                            *a += 1;
+                            *b += 1;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            longest = longest.max(d.len());
+            assert_eq!(f.front(), d.front());
+            assert_eq!(f.back(), d.back());
+            assert_eq!(f.v.len() - f.head, d.len());
+        }
+        assert!(
+            f.v.capacity() <= 4 * longest.max(4),
+            "{} > 4 x {longest}",
+            f.v.capacity()
+        );
+    }
 
     fn pkt(flags: u8) -> Packet {
         Packet::data_probe(FlowId(0), 0, 1500, flags)

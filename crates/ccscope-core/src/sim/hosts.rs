@@ -276,6 +276,7 @@ impl Simulation {
             t.set_flow(id, spray);
         }
         let rate_based = fl.rate.is_some();
+        self.flow_class.push([fl.class, fl.ack_class]);
         self.flows.push(fl);
         if delay > SimDuration::ZERO {
             // start jitter: the flow exists (and holds its id) now, and starts later

@@ -47,6 +47,10 @@ pub struct Simulation {
     /// Per-packet spraying (`load_balance = "spray"`): every pair's equal-cost routes.
     pub(crate) spray: Option<Box<crate::net::spray::SprayTable>>,
     pub(crate) flows: Vec<FlowState>,
+    /// Per flow, the classes of its data and of its ACKs (`FlowState::class`, `ack_class`),
+    /// apart from the flows' large state: a switch on the general path reads them at every
+    /// arrival and departure, and on a big fabric the flow's own state is not in cache then.
+    pub(crate) flow_class: Vec<[u8; 2]>,
     pub(crate) workloads: Vec<WorkloadState>,
     pub(crate) rounds: Vec<RoundRecord>,
     pub(crate) factory: crate::flow::FlowFactory,
@@ -366,8 +370,18 @@ impl Simulation {
                     if self.ports[port.idx()].int_on() && pkt.kind == PacketKind::Data {
                         self.int_stamp(port, &pkt);
                     }
-                    self.events.schedule_arrival(port, arrive_at, pkt);
-                    self.events.schedule(end, Event::TxDone(port));
+                    // the packet is on the wire for good (nothing takes back a started
+                    // transmission on this path): it joins the lane of its link time, shared
+                    // with every link of that time, instead of the port's own pipe; a big
+                    // fabric then keeps a few sequential lanes instead of one pipe and one
+                    // heap entry per busy port. The merged (time, seq) order is the same.
+                    if self.la.ahead.is_none() {
+                        self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                        self.events.schedule_tx_done(port, now, end);
+                    } else {
+                        self.events.schedule_arrival(port, arrive_at, pkt);
+                        self.events.schedule(end, Event::TxDone(port));
+                    }
                     return;
                 }
             }

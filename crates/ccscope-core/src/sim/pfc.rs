@@ -39,21 +39,39 @@ pub(crate) struct Pfc {
     xoff: u64,
     xon: u64,
     quanta: u32,
-    /// Bytes per (ingress port = the upstream node's port into the switch, class) waiting.
-    count: Vec<[u64; 8]>,
-    /// Classes for which a pause is in force (bit c), per ingress port.
-    sent: Vec<u8>,
+    /// Per ingress port (the upstream node's port into the switch): its waiting bytes, their
+    /// largest value and its pauses in force, per class, in one place (`Ingress`).
+    ingress: Vec<Ingress>,
     /// The port back from the switch toward the upstream node, per ingress port.
     reverse: Vec<Option<PortId>>,
     /// PAUSE frames (pauses, refreshes, resumes) sent toward each port.
     pub(crate) frames_sent: Vec<u64>,
     /// XOFF + headroom (`headroom_bytes`), when the scenario sets a headroom.
     limit: Option<u64>,
-    /// The largest count per (ingress port, class), bytes.
-    pub(crate) max_count: Vec<[u64; 8]>,
     /// Arrivals of a lossless class that took the count above XOFF + headroom, per (ingress
     /// port, class).
     pub(crate) exceeded: Vec<[u64; 8]>,
+}
+
+/// The PFC state of one ingress port, kept together so that an arrival or departure at a big
+/// fabric's switch touches one cache line of it instead of one per array (the bytes waiting,
+/// their largest value and the pause bits of a class lie side by side; classes 0-2 share the
+/// first line with the bits).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct Ingress {
+    /// Classes for which a pause is in force (bit c).
+    sent: u8,
+    /// Per class: bytes that came in through this port and wait in the switch's egress queues,
+    /// and the largest value that count reached.
+    count_max: [[u64; 2]; 8],
+}
+
+impl Pfc {
+    /// The largest ingress count of port `i`, class `c`, bytes.
+    pub(crate) fn max_count(&self, i: usize, c: usize) -> u64 {
+        self.ingress[i].count_max[c][1]
+    }
 }
 
 impl Pfc {
@@ -74,7 +92,7 @@ impl Pfc {
             };
             for c in 0..8u8 {
                 if s.class_index(c) == ci as usize {
-                    max_in[row] = max_in[row].max(self.max_count[i as usize][c as usize]);
+                    max_in[row] = max_in[row].max(self.max_count(i as usize, c as usize));
                     exceeded[row] += self.exceeded[i as usize][c as usize];
                 }
             }
@@ -89,12 +107,10 @@ impl Pfc {
             xoff: cfg.xoff_bytes,
             xon: cfg.xon_bytes,
             quanta: cfg.pause_quanta,
-            count: vec![[0; 8]; n],
-            sent: vec![0; n],
+            ingress: vec![Ingress::default(); n],
             reverse,
             frames_sent: vec![0; n],
             limit: cfg.headroom_bytes.map(|h| cfg.xoff_bytes + h),
-            max_count: vec![[0; 8]; n],
             exceeded: vec![[0; 8]; n],
         }
     }
@@ -147,11 +163,17 @@ impl Simulation {
     /// The class a packet travels in (its flow's; ACKs and feedback: the flow's ACK class).
     #[inline]
     pub(crate) fn class_of(&self, pkt: &Packet) -> u8 {
-        let fl = &self.flows[pkt.flow.idx()];
+        let [data, ack] = match self.flow_class.get(pkt.flow.idx()) {
+            Some(c) => *c,
+            None => {
+                let fl = &self.flows[pkt.flow.idx()];
+                [fl.class, fl.ack_class]
+            }
+        };
         if pkt.kind == PacketKind::Data {
-            fl.class
+            data
         } else {
-            fl.ack_class
+            ack
         }
     }
 
@@ -169,16 +191,17 @@ impl Simulation {
             return;
         };
         let Some(p) = self.pfc.as_mut() else { return };
-        let n = &mut p.count[i.idx()][c as usize];
-        *n += pkt.size_bytes as u64;
-        let m = &mut p.max_count[i.idx()][c as usize];
-        *m = (*m).max(*n);
-        if p.lossless & (1 << c) != 0 && p.limit.is_some_and(|l| *n > l) {
+        let g = &mut p.ingress[i.idx()];
+        let cm = &mut g.count_max[c as usize];
+        cm[0] += pkt.size_bytes as u64;
+        cm[1] = cm[1].max(cm[0]);
+        let n = cm[0];
+        if p.lossless & (1 << c) != 0 && p.limit.is_some_and(|l| n > l) {
             // the headroom did not absorb what was in flight (never a drop: counted)
             p.exceeded[i.idx()][c as usize] += 1;
         }
-        if p.lossless & (1 << c) != 0 && *n >= p.xoff && p.sent[i.idx()] & (1 << c) == 0 {
-            p.sent[i.idx()] |= 1 << c;
+        if p.lossless & (1 << c) != 0 && n >= p.xoff && g.sent & (1 << c) == 0 {
+            g.sent |= 1 << c;
             self.pfc_send(i, c);
         }
     }
@@ -189,10 +212,11 @@ impl Simulation {
             return;
         };
         let Some(p) = self.pfc.as_mut() else { return };
-        let n = &mut p.count[i.idx()][c as usize];
+        let g = &mut p.ingress[i.idx()];
+        let n = &mut g.count_max[c as usize][0];
         *n -= pkt.size_bytes as u64;
-        if p.sent[i.idx()] & (1 << c) != 0 && *n <= p.xon {
-            p.sent[i.idx()] &= !(1 << c);
+        if g.sent & (1 << c) != 0 && *n <= p.xon {
+            g.sent &= !(1 << c);
             self.pfc_send(i, c | RESUME);
         }
     }
@@ -256,7 +280,7 @@ impl Simulation {
             let still = self
                 .pfc
                 .as_ref()
-                .is_some_and(|p| p.sent[i.idx()] & (1 << c) != 0);
+                .is_some_and(|p| p.ingress[i.idx()].sent & (1 << c) != 0);
             if still {
                 self.pfc_send(i, c);
             }

@@ -422,7 +422,12 @@ impl Simulation {
     #[inline]
     fn pump(&mut self, f: FlowId) {
         let now = self.now;
+        // `tcp.host_queue_pkts` (`tsq`): one test per call when unset
+        let limited = self.tsq.is_some();
         loop {
+            if limited && !self.tsq_room(f) {
+                break;
+            }
             let fl = &mut self.flows[f.idx()];
             let Some(seg) = fl.sender.poll_transmit(now) else {
                 break;
@@ -445,7 +450,11 @@ impl Simulation {
                 kind: PacketKind::Data,
                 flags: seg.flags,
             };
-            self.inject(pkt);
+            if limited {
+                self.tsq_inject(pkt);
+            } else {
+                self.inject(pkt);
+            }
         }
         let fl = &mut self.flows[f.idx()];
         if let Some(d) = fl.sender.rto_deadline() {

@@ -4,7 +4,7 @@
 //! - Linux's TCP Small Queues (net/ipv4/tcp_output.c `tcp_small_queue_check`): a socket's bytes
 //!   in the qdisc and NIC are capped at `max(2 * skb->truesize, pacing_rate >> sk_pacing_shift)`
 //!   (two packets, or about 1 ms of the pacing rate with the default shift 10), at most
-//!   `net.ipv4.tcp_limit_output_bytes` (1 MiB since Linux 6.0, 256 KiB before); the rest waits
+//!   `net.ipv4.tcp_limit_output_bytes` (1 MB from 2018, commit c73e5807e4f6; 4 MB from 2025); the rest waits
 //!   in the socket, unsent, until a packet of the flow leaves the NIC (`tcp_tsq_handler`).
 //! - htsim's Swift source (`SwiftSubflowSrc::send_next_packet`, swift.cpp) refuses to hand its
 //!   host scheduler a packet while `queuesize(flow) > 2`: at most 3 packets per flow wait at

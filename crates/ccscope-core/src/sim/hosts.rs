@@ -422,12 +422,10 @@ impl Simulation {
     #[inline]
     fn pump(&mut self, f: FlowId) {
         let now = self.now;
-        // `tcp.host_queue_pkts` (`tsq`): one test per call when unset
+        // `tcp.host_queue_pkts` (`tsq`, out of line): one test per packet when unset
         let limited = self.tsq.is_some();
-        loop {
-            if limited && !self.tsq_room(f) {
-                break;
-            }
+        let mut room = !limited || self.tsq_room(f);
+        while room {
             let fl = &mut self.flows[f.idx()];
             let Some(seg) = fl.sender.poll_transmit(now) else {
                 break;
@@ -451,7 +449,7 @@ impl Simulation {
                 flags: seg.flags,
             };
             if limited {
-                self.tsq_inject(pkt);
+                room = self.tsq_inject(pkt);
             } else {
                 self.inject(pkt);
             }

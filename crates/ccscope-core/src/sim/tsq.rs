@@ -29,8 +29,8 @@
 //! before its deadline, and then sends what the window allows), or, when none of its packets has
 //! started yet, at the end of the first one that starts.
 //!
-//! Without the limit (the default) `Simulation::tsq` is `None`: `pump` pays one test of it per
-//! call and nothing else.
+//! Without the limit (the default) `Simulation::tsq` is `None`: `pump` reads it once per call
+//! and tests the flag once per packet it sends; the rest is out of line.
 
 use super::Simulation;
 use crate::engine::Event;
@@ -81,6 +81,7 @@ impl Tsq {
 impl Simulation {
     /// May flow `f` put one more packet into its host port now? If not, its wake-up is
     /// arranged.
+    #[cold]
     #[inline(never)]
     pub(crate) fn tsq_room(&mut self, f: FlowId) -> bool {
         let now = self.now;
@@ -109,9 +110,11 @@ impl Simulation {
         false
     }
 
-    /// Put a data packet of a limited flow into its host port and note it there.
+    /// Put a data packet of a limited flow into its host port and note it there; whether the
+    /// flow may send another now ([`Simulation::tsq_room`]).
+    #[cold]
     #[inline(never)]
-    pub(crate) fn tsq_inject(&mut self, pkt: Packet) {
+    pub(crate) fn tsq_inject(&mut self, pkt: Packet) -> bool {
         let f = pkt.flow;
         let (off, _) = self.routes[pkt.route.idx()];
         let port = self.route_ports[off as usize];
@@ -123,7 +126,7 @@ impl Simulation {
                 t.flow(f).unstarted += 1;
             }
             self.inject(pkt);
-            return;
+            return self.tsq_room(f);
         }
         let drops = |p: &crate::net::port::Port| p.stats.drops_overflow + p.stats.drops_aqm;
         let before = drops(&self.ports[port.idx()]);
@@ -136,6 +139,7 @@ impl Simulation {
                 t.flow(f).ends.push_back(end);
             }
         }
+        self.tsq_room(f)
     }
 
     /// A packet starts on a general-path port (`start_next`) and ends at `end`: if it is a

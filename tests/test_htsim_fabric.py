@@ -135,3 +135,40 @@ def test_bench_batch_covers_every_k8_host_and_bad_options_are_one_line(capsys):
         assert F.main(["--htsim", "/nonexistent", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error: ") and want in err and "\n" not in err, err
+
+
+def test_fct_sender_option_errors_are_one_line(capsys):
+    for argv, want in ((["--fct", "sender", "--htsim-fct", "ack"], "--htsim-fct = ack"),
+                       (["--fct", "sender", "--htsim-fct", "raw"], "--htsim-fct = raw"),
+                       (["--fct", "sender", "--bench"], "--fct = sender"),
+                       (["--fct", "sender", "--cc", "swift", "--diagnose", "2"], "--diagnose = 2")):
+        assert F.main(["--htsim", "/nonexistent", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: ") and want in err and "\n" not in err, err
+    with pytest.raises(SystemExit) as e:  # argparse's own refusal of an unknown end point
+        F.main(["--htsim", "/nonexistent", "--fct", "ack"])
+    assert e.value.code == 2
+    assert "invalid choice: 'ack'" in capsys.readouterr().err
+
+
+def test_fct_sender_divides_both_sender_fcts_by_the_ideal_plus_the_acks_return():
+    import ccscope
+
+    c = dict(F.CASES["incast"], senders=[4, 1], size_bytes=15_000, until_s=0.001, drain_s=0.001)
+    flows = ccscope.simulate(F.ccscope_scenario(c, "hpcc")).flows
+    peer = [2e-5, math.nan]
+    ours, theirs = F.sender_side(flows, c, "hpcc", peer)
+    # h4 -> h0 crosses pods (6 links back), h1 -> h0 shares the rack (2 links back)
+    ideal = flows["ideal_fct_s"].to_numpy() + [6 * (1e-6 + 64 * 8 / 100e9), 2 * (1e-6 + 64 * 8 / 100e9)]
+    assert ours["fct_s"].tolist() == flows["fct_sender_s"].tolist()
+    assert ours["slowdown"].to_numpy() == pytest.approx(flows["fct_sender_s"].to_numpy() / ideal, rel=1e-12)
+    assert theirs["slowdown"].iloc[0] == pytest.approx(2e-5 / ideal[0], rel=1e-12)
+    assert math.isnan(theirs["slowdown"].iloc[1])
+    # near the ideal on this near-empty fabric; ccscope's ACK is 40 bytes, 24 fewer than the
+    # ideal's 64 (HPCCAck), so its base return is up to 6 x 1.92 ns shorter: just below 1 is possible
+    assert (ours["slowdown"] > 0.998).all() and (ours["slowdown"] < 1.5).all()
+    own = flows["fct_sender_s"] / flows["ideal_fct_sender_s"]  # over ccscope's own sender-side ideal
+    assert (own >= 1.0 - 1e-9).all()
+    # Swift's ACK is 40 bytes in htsim (SwiftAck::ACKSIZE)
+    _, sw = F.sender_side(flows, c, "swift", peer)
+    assert sw["slowdown"].iloc[0] == pytest.approx(2e-5 / (flows["ideal_fct_s"].iloc[0] + 6 * (1e-6 + 40 * 8 / 100e9)))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.equivalence import table_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "controllers"
@@ -40,18 +41,7 @@ def _run(path: str, rename: dict, until: float, edits: dict | None = None):
     return sim.finish()
 
 
-def _differences(a: dict, b: dict) -> list[str]:
-    out = []
-    assert a["tables"].keys() == b["tables"].keys()
-    for table, cols in a["tables"].items():
-        assert cols.keys() == b["tables"][table].keys(), table
-        for name, col in cols.items():
-            x, y = np.asarray(col), np.asarray(b["tables"][table][name])
-            same = (x.tolist() == y.tolist()) if x.dtype == object else (x.dtype == y.dtype and x.shape == y.shape
-                                                                            and x.tobytes() == y.tobytes())
-            if not same:
-                out.append(f"{table}.{name}")
-    return out
+_differences = table_differences
 
 
 CASES = [

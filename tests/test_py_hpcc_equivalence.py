@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.equivalence import run_native, table_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "controllers"
@@ -48,26 +49,10 @@ def fat_tree(name: str) -> dict:
 
 
 def _run(s: dict):
-    from ccscope import _native
-    from ccscope.scenario.io import to_engine_json
-    until = s["until_s"]
-    sim = _native.Simulation(to_engine_json(s), until, None)
-    sim.run_until(until)
-    return sim.finish()
+    return run_native(s, s["until_s"])
 
 
-def _differences(a: dict, b: dict) -> list[str]:
-    out = []
-    assert a["tables"].keys() == b["tables"].keys()
-    for table, cols in a["tables"].items():
-        assert cols.keys() == b["tables"][table].keys(), table
-        for name, col in cols.items():
-            x, y = np.asarray(col), np.asarray(b["tables"][table][name])
-            same = (x.tolist() == y.tolist()) if x.dtype == object else (x.dtype == y.dtype and x.shape == y.shape
-                                                                            and x.tobytes() == y.tobytes())
-            if not same:
-                out.append(f"{table}.{name}")
-    return out
+_differences = table_differences
 
 
 @pytest.mark.parametrize("make", [incast, fat_tree], ids=["incast_4to1", "fat_tree_k4_poisson"])

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.equivalence import run_native, table_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "controllers"
@@ -33,26 +34,10 @@ def _scenario(cc_name: str, n: int, q0: float, until: float, seed: int) -> dict:
     return s
 
 
-def _run(s: dict, until: float):
-    from ccscope import _native
-    from ccscope.scenario.io import to_engine_json
-    sim = _native.Simulation(to_engine_json(s), until, None)
-    sim.run_until(until)
-    return sim.finish()
+_run = run_native
 
 
-def _differences(a: dict, b: dict) -> list[str]:
-    out = []
-    assert a["tables"].keys() == b["tables"].keys()
-    for table, cols in a["tables"].items():
-        assert cols.keys() == b["tables"][table].keys(), table
-        for name, col in cols.items():
-            x, y = np.asarray(col), np.asarray(b["tables"][table][name])
-            same = (x.tolist() == y.tolist()) if x.dtype == object else (x.dtype == y.dtype and x.shape == y.shape
-                                                                            and x.tobytes() == y.tobytes())
-            if not same:
-                out.append(f"{table}.{name}")
-    return out
+_differences = table_differences
 
 
 CASES = [("fig6_n10_q5", 10, 5, 0.12, 2), ("fig2_n3_q64", 3, 64, 0.1, 1)]

@@ -2,7 +2,7 @@
 with the same congestion control, and the FCT slowdown by flow-size bin is compared.
 
 usage: python bench/peers/htsim_fabric.py --htsim PATH [--cc hpcc|swift] [--case NAME ...] [--build-dir DIR]
-                                         [--htsim-fct ack|raw] [--k 8 --bench [--bench-ms D]]
+                                         [--htsim-fct ack|raw | --fct sender] [--k 8 --bench [--bench-ms D]]
 
 PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-htsim). Nothing is
 written into it: its library is compiled into --build-dir (default target/peers/htsim, the folder
@@ -76,7 +76,14 @@ ideal plus the ACK's base return time on the empty fabric instead: the reverse r
 (one-way delay + a 64-byte ACK's serialization; htsim's HPCCAck::ACKSIZE), so a flow alone has
 slowdown 1 on both sides (each side's FCT over the ideal of its own end point; the two are still
 not the same quantity: htsim's includes the last ACK's queueing). Swift's "finished" line is
-also the sender's.
+also the sender's (SwiftSrc::update_dsn_ack).
+
+--fct sender (docs/validation.md, HPCC section, "Sender-side measure"): both FCTs end at the
+sender. ccscope's is the flows table's fct_sender_s (an ACK first acknowledged the last byte at
+the sender, docs/workloads.md), htsim's its own "finished" line as published; both are divided by
+the same ideal: ccscope's receiver-side ideal_fct_s plus ack_return_s with the ACK size of the
+peer's algorithm (HPCCAck 64 bytes, SwiftAck 40). --fct receiver (the default) keeps the measure
+above with --htsim-fct.
 
 Bench (--k 8 --bench; "Speed and scale" of the issue): the k = 8 fat-tree (128 hosts, every
 link 100 Gb/s and 1 us, 500-packet ports, PFC 15/12 packets, per-flow ECMP, HPCC with htsim's
@@ -188,15 +195,17 @@ def batch_flows(c: dict) -> list[tuple[int, int, int]]:
     return out
 
 
-def htsim_binary(a: argparse.Namespace, name: str) -> Path:
-    """Build htsim's library (bench/peers/htsim.py) and link sim/datacenter/main_<name>.cpp."""
+def rule_objects(a: argparse.Namespace, name: str, leave_out: tuple[str, ...] = ()) -> tuple[Path, Path, list[str]]:
+    """Build htsim's library (bench/peers/htsim.py) and compile the data-center objects that the
+    Makefile's htsim_<name> rule links (less `leave_out`) into the build folder: (the datacenter
+    source folder, the output folder, the object paths)."""
     peer.build_htsim(a)
     dc = a.sim / "datacenter"
     mk = (dc / "Makefile").read_text(errors="replace").replace("\\\n", " ")
     m = re.search(rf"^htsim_{name}:\s*(.*)$", mk, re.M)
     if not m:
         raise peer.UsageError(f"--htsim: {dc / 'Makefile'} has no htsim_{name} rule")
-    objs = [w for w in m.group(1).split() if w.endswith(".o")]
+    objs = [w for w in m.group(1).split() if w.endswith(".o") and w not in leave_out]
     out = a.build_dir.resolve() / "dc"
     out.mkdir(parents=True, exist_ok=True)
     flags = a.cxxflags.split()
@@ -207,6 +216,13 @@ def htsim_binary(a: argparse.Namespace, name: str) -> Path:
             peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), "-c", str(src), "-o", str(obj)],
                              f"compiling {src.name}")
         built.append(str(obj))
+    return dc, out, built
+
+
+def htsim_binary(a: argparse.Namespace, name: str) -> Path:
+    """Build htsim's library (bench/peers/htsim.py) and link sim/datacenter/main_<name>.cpp."""
+    _, out, built = rule_objects(a, name)
+    flags = a.cxxflags.split()
     exe = out / f"htsim_{name}"
     peer.run_checked([a.cxx, *flags, *built, str(a.build_dir.resolve() / "libhtsim.a"), "-o", str(exe)],
                      f"linking htsim_{name}")
@@ -220,23 +236,8 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
     """Build htsim's library (bench/peers/htsim.py), compile the data-center objects that the
     Makefile's htsim_swift rule links (all but main_swift.o) and link our own driver,
     bench/peers/htsim_swift_fabric.cpp (main_swift with per-flow sizes and starts), with them."""
-    peer.build_htsim(a)
-    dc = a.sim / "datacenter"
-    mk = (dc / "Makefile").read_text(errors="replace").replace("\\\n", " ")
-    m = re.search(r"^htsim_swift:\s*(.*)$", mk, re.M)
-    if not m:
-        raise peer.UsageError(f"--htsim: {dc / 'Makefile'} has no htsim_swift rule")
-    objs = [w for w in m.group(1).split() if w.endswith(".o") and w != "main_swift.o"]
-    out = a.build_dir.resolve() / "dc"
-    out.mkdir(parents=True, exist_ok=True)
+    dc, out, built = rule_objects(a, "swift", leave_out=("main_swift.o",))
     flags = a.cxxflags.split()
-    built = []
-    for o in objs:
-        src, obj = dc / (o[:-2] + ".cpp"), out / o
-        if not obj.is_file() or obj.stat().st_mtime < src.stat().st_mtime:
-            peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), "-c", str(src), "-o", str(obj)],
-                             f"compiling {src.name}")
-        built.append(str(obj))
     exe = out / "htsim_swift_fabric"
     lib = a.build_dir.resolve() / "libhtsim.a"
     newest = max(SWIFT_DRIVER.stat().st_mtime, lib.stat().st_mtime, *(Path(b).stat().st_mtime for b in built))
@@ -321,6 +322,8 @@ def run_htsim(exe: Path, cm: Path, c: dict, cc: str = "hpcc") -> list[tuple[int,
 
 #: htsim's HPCCAck::ACKSIZE (bytes on the wire of an ACK).
 HTSIM_ACK_BYTES = 64
+#: htsim's SwiftAck::ACKSIZE (swiftpacket.h).
+HTSIM_SWIFT_ACK_BYTES = 40
 
 
 def fat_tree_links(src: int, dst: int, k: int) -> int:
@@ -332,10 +335,25 @@ def fat_tree_links(src: int, dst: int, k: int) -> int:
     return 4 if src // pod == dst // pod else 6
 
 
-def ack_return_s(src: int, dst: int, c: dict, k: int = 4) -> float:
+def ack_return_s(src: int, dst: int, c: dict, k: int = 4, ack_bytes: int = HTSIM_ACK_BYTES) -> float:
     """The base time of the last ACK's trip from dst back to src on the empty fabric (store and
     forward: each link's delay plus the ACK's serialization)."""
-    return fat_tree_links(dst, src, k) * (c["delay_s"] + HTSIM_ACK_BYTES * 8 / c["rate_bps"])
+    return fat_tree_links(dst, src, k) * (c["delay_s"] + ack_bytes * 8 / c["rate_bps"])
+
+
+def sender_side(flows, c: dict, cc: str, peer_fct):
+    """--fct sender: (ccscope's flows, htsim's flows), each with fct_s and slowdown at the sender
+    side over one ideal: ccscope's ideal_fct_s plus the ACK's base return (ack_return_s, the
+    ACK size of the peer's `cc`)."""
+    ack = HTSIM_SWIFT_ACK_BYTES if cc == "swift" else HTSIM_ACK_BYTES
+    ideal = flows["ideal_fct_s"] + [ack_return_s(int(r.src[1:]), int(r.dst[1:]), c, c.get("k", 4), ack)
+                                    for r in flows.itertuples(index=False)]
+    ours, theirs = flows.copy(), flows.copy()
+    ours["fct_s"] = flows["fct_sender_s"]
+    theirs["fct_s"] = peer_fct
+    for f in (ours, theirs):
+        f["slowdown"] = f["fct_s"] / ideal
+    return ours, theirs
 
 
 def match_htsim(flows, done) -> list[float]:
@@ -375,13 +393,17 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
                 print(f"\n### {cc} — {name}: not run ({e})\n")
                 return False
             peer_fct = match_htsim(flows, done)
-    peer_flows = flows.copy()
-    peer_flows["fct_s"] = peer_fct
-    ideal = peer_flows["ideal_fct_s"]
-    if a.htsim_fct == "ack":  # htsim's FCT ends at its sender: over the ideal of that end point
-        ideal = ideal + [ack_return_s(int(r.src[1:]), int(r.dst[1:]), c)
-                         for r in peer_flows.itertuples(index=False)]
-    peer_flows["slowdown"] = peer_flows["fct_s"] / ideal
+    sender = getattr(a, "fct", "receiver") == "sender"
+    if sender:  # both FCTs at the sender, over the same ideal with the ACK's return
+        flows, peer_flows = sender_side(flows, c, cc, peer_fct)
+    else:
+        peer_flows = flows.copy()
+        peer_flows["fct_s"] = peer_fct
+        ideal = peer_flows["ideal_fct_s"]
+        if a.htsim_fct == "ack":  # htsim's FCT ends at its sender: over the ideal of that end point
+            ideal = ideal + [ack_return_s(int(r.src[1:]), int(r.dst[1:]), c)
+                             for r in peer_flows.itertuples(index=False)]
+        peer_flows["slowdown"] = peer_flows["fct_s"] / ideal
     if c["kind"] == "batch":
         ours = slowdown_stats(flows, size_cdf=builtin_cdf("websearch"))
     else:
@@ -390,8 +412,10 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     getattr(a, "tables", {})[(cc, name)] = (ours, theirs)
     ok_all = True
     print(f"\n### {cc} — {name} ({len(flows)} flows; completed: ccscope {int(flows['fct_s'].notna().sum())}, "
-          f"htsim {int(peer_flows['fct_s'].notna().sum())}; htsim's FCT over "
-          f"{'the ideal plus the ACK return' if a.htsim_fct == 'ack' else 'the receiver-side ideal'})\n")
+          f"htsim {int(peer_flows['fct_s'].notna().sum())}; "
+          + ("both FCTs at the sender, over the ideal plus the ACK return" if sender else
+             f"htsim's FCT over {'the ideal plus the ACK return' if a.htsim_fct == 'ack' else 'the receiver-side ideal'}")
+          + ")\n")
     print("| bin (bytes) | flows | ccscope p50 | htsim p50 | ccscope p99 | htsim p99 | within 15 % |")
     print("|---|---|---|---|---|---|---|")
     for o, t in zip(ours.itertuples(index=False), theirs.itertuples(index=False)):
@@ -624,9 +648,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
     p.add_argument("--cxxflags", default=peer.DEFAULT_CXXFLAGS)
-    p.add_argument("--htsim-fct", default="raw", choices=["raw", "ack"],
-                   help="htsim's FCT (taken at its sender) over ccscope's receiver-side ideal (raw, "
-                        "default: the written measure) or over the ideal plus the ACK's base return (ack)")
+    p.add_argument("--htsim-fct", default=None, choices=["raw", "ack"],
+                   help="with --fct receiver: htsim's FCT (taken at its sender) over ccscope's receiver-side "
+                        "ideal (raw, default: the written measure) or over the ideal plus the ACK's base return (ack)")
+    p.add_argument("--fct", default="receiver", choices=["receiver", "sender"],
+                   help="end point of ccscope's FCT: receiver (fct_s, default) or sender (fct_sender_s, "
+                        "compared with htsim's own finish, both over the ideal plus the ACK's return)")
     p.add_argument("--k", type=int, default=4, choices=[4, 8], help="fat-tree k (8 only with --bench)")
     p.add_argument("--bench", action="store_true", help="the speed row: HPCC on a batch of web-search flows")
     p.add_argument("--bench-ms", type=float, default=50.0,
@@ -641,6 +668,15 @@ def main(argv: list[str] | None = None) -> int:
             raise peer.UsageError(f"--host-queue-pkts = {a.host_queue_pkts}: must be >= 0 (0: unlimited)")
         if a.bench and not (0 < a.bench_ms <= 1000):
             raise peer.UsageError(f"--bench-ms = {a.bench_ms:g}: must be in (0, 1000] ms")
+        if a.fct == "sender":
+            if a.htsim_fct is not None:
+                raise peer.UsageError(f"--htsim-fct = {a.htsim_fct}: applies to --fct receiver only; --fct sender "
+                                      "divides both FCTs by the ideal plus the ACK's return")
+            if a.bench:
+                raise peer.UsageError("--fct = sender: --bench measures speed, not FCT; leave --fct out")
+            if a.diagnose > 0:
+                raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
+        a.htsim_fct = a.htsim_fct or "raw"
         a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
     except (peer.UsageError, peer.BuildError) as e:

@@ -808,6 +808,7 @@ def build_result(raw: dict, *, wall_s: float, version: str, partial: bool = Fals
     warm, warm_rule = _warmup(scenario, sim_time)
     flows["throughput_bps"] = _throughput(trace("delivered"), flows["start_s"], flows["delivered_bytes"], warm, sim_time)
     _add_slowdown(flows, raw.get("ideal_fct_s"))
+    _add_sender_fct(flows, raw.get("fct_sender_s"), raw.get("ideal_fct_sender_s"))
     queue = spilled.get("queue") or memory.get("queue")
     summary = _summary(trace("link") if "link" in tables else None, queue, flows, ports, port_names, warm, sim_time,
                        (scenario.get("record") or {}).get("ports") or [])
@@ -840,6 +841,25 @@ def _add_slowdown(flows: dict, ideal: Optional[Any]) -> None:
     flows["ideal_fct_s"] = ideal_arr
     with np.errstate(invalid="ignore", divide="ignore"):
         flows["slowdown"] = np.where(ideal_arr > 0, fct / np.where(ideal_arr > 0, ideal_arr, 1.0), np.nan)
+
+
+def _add_sender_fct(flows: dict, fct: Optional[Any], ideal: Optional[Any]) -> None:
+    """Add the sender-side end point (docs/workloads.md, "Sender-side FCT"): `fct_sender_s`
+    (from the flow's start until an ACK first acknowledged its last byte at the sender; NaN for
+    a flow without a size, one that did not finish, and a rate-based flow that takes no ACKs),
+    `ideal_fct_sender_s` (`ideal_fct_s` plus one ACK's trip back over the reverse route) and
+    `slowdown_sender` = fct_sender_s / ideal_fct_sender_s."""
+    n = len(flows["fct_s"])
+
+    def arr(x: Optional[Any]) -> np.ndarray:
+        a = np.full(n, np.nan) if x is None else np.asarray(x, dtype=float)
+        return a if len(a) == n else np.full(n, np.nan)  # not this engine's output: leave it out
+
+    fct_arr, ideal_arr = arr(fct), arr(ideal)
+    flows["fct_sender_s"] = fct_arr
+    flows["ideal_fct_sender_s"] = ideal_arr
+    with np.errstate(invalid="ignore", divide="ignore"):
+        flows["slowdown_sender"] = np.where(ideal_arr > 0, fct_arr / np.where(ideal_arr > 0, ideal_arr, 1.0), np.nan)
 
 
 def _long_lived(scenario: dict) -> bool:

@@ -124,6 +124,29 @@ pub struct RunOutput {
     /// a flow without a size). Kept beside the tables; the Python result adds it to `flows`
     /// with the slowdown `fct_s / ideal_fct_s`.
     pub ideal_fct_s: Vec<f64>,
+    /// Per flow: its sender-side FCT, seconds: from its start until an ACK first told the
+    /// sender that every byte arrived (NaN for a flow without a size, one that did not finish,
+    /// and a rate-based flow that takes no ACKs). Kept beside the tables like `ideal_fct_s`
+    /// (the Python result adds it to `flows` as `fct_sender_s`).
+    pub fct_sender_s: Vec<f64>,
+    /// Per flow: [`ideal_fct_ps`] plus the trip of one ACK back over the flow's reverse route
+    /// ([`ack_return_ps`]), seconds: the sender-side end point's ideal (NaN without a size).
+    pub ideal_fct_sender_s: Vec<f64>,
+}
+
+/// The trip of one `ack_bytes` ACK over `rev` on the empty fabric, picoseconds: every hop's
+/// propagation delay plus its serialization, floor(8 ack_bytes 10^12 / r_i) ps (the same
+/// store-and-forward terms as [`ideal_fct_ps`] for a one-packet train).
+pub(crate) fn ack_return_ps(sim: &Simulation, rev: crate::world::RouteId) -> u64 {
+    let (off, len) = sim.routes[rev.idx()];
+    let hops = &sim.route_ports[off as usize..off as usize + len as usize];
+    let bits = sim.ack_bytes as u128 * 8 * PS_PER_S as u128;
+    hops.iter()
+        .map(|p| {
+            let port = &sim.ports[p.idx()];
+            port.delay.0 + (bits / port.rate().0.max(1) as u128) as u64
+        })
+        .sum()
 }
 
 /// The ideal FCT of a flow of `size` bytes on its forward route, picoseconds: the time from
@@ -373,6 +396,30 @@ impl RunOutput {
                 .map(|f| {
                     f.size_bytes.map_or(f64::NAN, |b| {
                         crate::units::SimTime(ideal_fct_ps(&sim, f.fwd, b)).as_secs_f64()
+                    })
+                })
+                .collect(),
+            fct_sender_s: sim
+                .flows
+                .iter()
+                .map(|f| {
+                    let done = match f.rate.as_deref().and_then(|r| r.rdma.as_ref()) {
+                        Some(d) => d.tx.done_at,
+                        None => f.sender.done_at,
+                    };
+                    match (f.size_bytes, f.receiver.done_at, done) {
+                        (Some(_), Some(_), Some(d)) => (d - f.start).as_secs_f64(),
+                        _ => f64::NAN,
+                    }
+                })
+                .collect(),
+            ideal_fct_sender_s: sim
+                .flows
+                .iter()
+                .map(|f| {
+                    f.size_bytes.map_or(f64::NAN, |b| {
+                        let ps = ideal_fct_ps(&sim, f.fwd, b) + ack_return_ps(&sim, f.rev);
+                        crate::units::SimTime(ps).as_secs_f64()
                     })
                 })
                 .collect(),

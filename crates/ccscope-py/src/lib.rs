@@ -742,6 +742,11 @@ fn output_to_dict<'py>(py: Python<'py>, out: RunOutput) -> PyResult<Bound<'py, P
     d.set_item("events", out.events)?;
     d.set_item("sim_time_s", out.sim_time_s)?;
     d.set_item("ideal_fct_s", out.ideal_fct_s.into_pyarray(py))?;
+    d.set_item("fct_sender_s", out.fct_sender_s.into_pyarray(py))?;
+    d.set_item(
+        "ideal_fct_sender_s",
+        out.ideal_fct_sender_s.into_pyarray(py),
+    )?;
     Ok(d)
 }
 

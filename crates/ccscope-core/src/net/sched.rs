@@ -597,6 +597,24 @@ mod tests {
 
     /// Dequeue-time threshold marking: a packet is marked when the queue it leaves behind in
     /// its class exceeds K; packets that are not ECN-capable go unmarked.
+    /// Ten 1500-byte packets into class 0 at t = 0, all ECN-capable but the second; then the
+    /// mark decision of each departure in order.
+    fn ten_in_class_0_then_marks(s: &mut Sched) -> Vec<bool> {
+        for i in 0..10 {
+            let mut pkt = p(i, 1500);
+            if i != 1 {
+                pkt.flags |= crate::packet::flags::ECT;
+            }
+            s.push(0, pkt, SimTime(0));
+        }
+        (0..10)
+            .map(|_| match s.next(SimTime(0)) {
+                Next::Send(_, _, m) => m,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
     #[test]
     fn threshold_dequeue_marks_by_the_queue_left_behind() {
         let t = crate::aqm::ThresholdConfig {
@@ -609,19 +627,7 @@ mod tests {
             Some(DequeuePolicy::ThresholdDequeue(t)),
             ENV,
         );
-        for i in 0..10 {
-            let mut pkt = p(i, 1500);
-            if i != 1 {
-                pkt.flags |= crate::packet::flags::ECT;
-            }
-            s.push(0, pkt, SimTime(0));
-        }
-        let marks: Vec<bool> = (0..10)
-            .map(|_| match s.next(SimTime(0)) {
-                Next::Send(_, _, m) => m,
-                other => panic!("{other:?}"),
-            })
-            .collect();
+        let marks = ten_in_class_0_then_marks(&mut s);
         // left behind: 9, 8, ..., 0; above 5 for the first four; the second is not ECT
         let want = [
             true, false, true, true, false, false, false, false, false, false,
@@ -655,19 +661,7 @@ mod tests {
             Some(DequeuePolicy::Red(Box::new(r))),
             ENV,
         );
-        for i in 0..10 {
-            let mut pkt = p(i, 1500);
-            if i != 1 {
-                pkt.flags |= crate::packet::flags::ECT;
-            }
-            s.push(0, pkt, SimTime(0));
-        }
-        let marks: Vec<bool> = (0..10)
-            .map(|_| match s.next(SimTime(0)) {
-                Next::Send(_, _, m) => m,
-                other => panic!("{other:?}"),
-            })
-            .collect();
+        let marks = ten_in_class_0_then_marks(&mut s);
         // left behind: 9, 8, ..., 0: the first five at or above max_th (the second not ECT),
         // 4 and 3 on the ramp (random), 2, 1, 0 at or below min_th
         assert_eq!(&marks[..5], &[true, false, true, true, true]);

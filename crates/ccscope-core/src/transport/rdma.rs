@@ -134,6 +134,9 @@ pub struct RdmaSender {
     pub high_tx: u64,
     rto: SimDuration,
     rto_deadline: Option<SimTime>,
+    /// When an ACK (or NACK) first acknowledged every segment: the sender-side end of the
+    /// message (the `flows` table's `fct_sender_s`); None until then and for an unbounded one.
+    pub done_at: Option<SimTime>,
     pub stats: RdmaStats,
 }
 
@@ -165,6 +168,7 @@ impl RdmaSender {
             high_tx: 0,
             rto: SimDuration::from_secs_f64(cfg.rto_s).max(SimDuration(1)),
             rto_deadline: None,
+            done_at: None,
             stats: RdmaStats::default(),
         }
     }
@@ -234,6 +238,9 @@ impl RdmaSender {
         self.snd_una = ackno;
         if self.next_seq < ackno {
             self.next_seq = ackno;
+        }
+        if self.snd_una >= self.total_segs && self.done_at.is_none() {
+            self.done_at = Some(now);
         }
         self.rto_deadline = (self.snd_una < self.high_tx).then(|| now + self.rto);
         acked
@@ -517,6 +524,25 @@ mod tests {
         assert_eq!(tx.on_ack(SimTime(160 * US), 5), 3000);
         assert!(tx.done());
         assert_eq!(tx.rto_deadline(), None);
+    }
+
+    #[test]
+    fn done_at_is_the_first_ack_or_nack_that_covers_the_last_segment() {
+        let mut tx = RdmaSender::new(&cfg(), Some(3000), 1000);
+        for _ in 0..3 {
+            tx.on_send(SimTime(0));
+        }
+        tx.on_ack(SimTime(10), 2);
+        assert_eq!(tx.done_at, None);
+        tx.on_nack(SimTime(20), 3); // a NACK that acknowledges everything also ends it
+        assert_eq!(tx.done_at, Some(SimTime(20)));
+        tx.on_ack(SimTime(30), 3); // a later duplicate leaves the first time
+        assert_eq!(tx.done_at, Some(SimTime(20)));
+        // an unbounded sender never ends
+        let mut u = RdmaSender::new(&cfg(), None, 1000);
+        u.on_send(SimTime(0));
+        u.on_ack(SimTime(1), 1);
+        assert_eq!(u.done_at, None);
     }
 
     #[test]

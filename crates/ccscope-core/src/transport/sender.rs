@@ -208,6 +208,9 @@ pub struct TcpSender {
     last_send: Option<SimTime>,
     /// The next paced send, when a poll found the window open but the pacing gap not yet over.
     pace_next: Option<SimTime>,
+    /// When an ACK first acknowledged every segment: the sender-side end of the flow (the
+    /// `flows` table's `fct_sender_s`); None until then and for a long-lived flow.
+    pub done_at: Option<SimTime>,
     pub stats: SenderStats,
 }
 
@@ -259,6 +262,7 @@ impl TcpSender {
             paced,
             last_send: None,
             pace_next: None,
+            done_at: None,
             stats: SenderStats::default(),
         }
     }
@@ -550,6 +554,9 @@ impl TcpSender {
             self.snd_una = ackno;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
+            }
+            if self.snd_una >= self.total_segs && self.done_at.is_none() {
+                self.done_at = Some(now);
             }
             let mut sample = AckSample {
                 now,

@@ -59,6 +59,9 @@ size and start taken from the matrix (main_swift gives every connection one -flo
   Swift and HPCC order the same way (p50 and p99) in both simulators.
 - --host-fq (with --cc swift; the third setup): ccscope's host ports use per-flow fair queueing
   (topology.host_aqm = { kind = "fq" }), as htsim's host queue serves its flows round robin.
+- --host-queue-pkts N (with --cc swift; the fourth setup, with --host-fq): ccscope's TCP senders
+  keep at most N packets per flow in their host port (tcp.host_queue_pkts), as htsim's Swift source
+  hands its host queue at most 3 (SwiftSubflowSrc::send_next_packet: queuesize(flow) > 2 refuses).
 - --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
   spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
   order of their host's queue (swift_diagnose).
@@ -162,6 +165,8 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
         sc["tcp"] = dict(HTSIM_SWIFT_TCP)
         if c.get("host_aqm"):  # --host-fq: the third setup's host ports
             sc["topology"]["host_aqm"] = dict(c["host_aqm"])
+        if c.get("host_queue_pkts"):  # --host-queue-pkts: the fourth setup's per-flow host limit
+            sc["tcp"]["host_queue_pkts"] = int(c["host_queue_pkts"])
     if c["kind"] == "batch":
         sc["flow"] = [{"src": f"h{s}", "dst": f"h{d}", "cc": cc, "size_bytes": b, "start_s": 0.0}
                       for s, d, b in batch_flows(c)]
@@ -636,6 +641,9 @@ def main(argv: list[str] | None = None) -> int:
                         "the spread, and the smallest bin's dependence on the host queue order")
     p.add_argument("--host-fq", action="store_true",
                    help="with --cc swift: ccscope's host ports use per-flow fair queueing (host_aqm = fq)")
+    p.add_argument("--host-queue-pkts", type=int, default=0, metavar="N",
+                   help="with --cc swift: ccscope's TCP senders keep at most N packets per flow in their host "
+                        "port (tcp.host_queue_pkts; htsim's Swift source: 3)")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -656,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
             raise peer.UsageError(f"--k = {a.k}: the comparison cases are on k = 4; k = 8 needs --bench")
         if a.bench and a.cc != "hpcc":
             raise peer.UsageError(f"--cc = {a.cc}: --bench runs HPCC only")
+        if a.host_queue_pkts < 0:
+            raise peer.UsageError(f"--host-queue-pkts = {a.host_queue_pkts}: must be >= 0 (0: unlimited)")
         if a.bench and not (0 < a.bench_ms <= 1000):
             raise peer.UsageError(f"--bench-ms = {a.bench_ms:g}: must be in (0, 1000] ms")
         if a.fct == "sender":
@@ -678,6 +688,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.host_fq and a.cc == "swift":
         for c in CASES.values():
             c["host_aqm"] = {"kind": "fq"}
+    if a.host_queue_pkts > 0 and a.cc == "swift":
+        for c in CASES.values():
+            c["host_queue_pkts"] = a.host_queue_pkts
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)

@@ -645,6 +645,10 @@ pub fn build_with_budget(
             .as_ref()
             .map(|i| Box::new(crate::int::IntArena::new(i.max_slots))),
         nic_waiters: Vec::new(),
+        tsq: match sc.tcp.host_queue_pkts {
+            Some(n) if n > 0 => Some(Box::new(crate::sim::tsq::Tsq::new(n))),
+            _ => None,
+        },
     })
 }
 

@@ -443,6 +443,7 @@ class TcpConfig:
     ns2_ecn_after_timeout: bool = False
     ns2_ecn_first: bool = False
     ns2_old_ecn: bool = False
+    host_queue_pkts: Optional[int] = None
     ack_class: Optional[int] = None
 
 

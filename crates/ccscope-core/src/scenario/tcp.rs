@@ -183,6 +183,15 @@ pub struct TcpConfig {
     /// (ns-2's default `old_ecn_ 0`: no ECN-Echo ACK but the flow's first opens the window).
     #[serde(default)]
     pub ns2_old_ecn: bool,
+    /// Per-flow limit on the data packets a TCP sender keeps in its host's egress port (waiting
+    /// or being serialized), as Linux's TCP Small Queues (tcp_output.c `tcp_small_queue_check`:
+    /// max(2 packets, ~1 ms at the pacing rate), at most `tcp_limit_output_bytes`) and htsim's
+    /// Swift source (at most 3 per flow: `queuesize(flow) > 2` refuses); the rest of the window
+    /// waits in the socket, unsent and not yet timestamped, until one of the flow's packets
+    /// leaves the port. 0 or unset: unlimited (the whole window enters the port at once).
+    /// htsim's Swift: 3. Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_queue_pkts: Option<u32>,
     /// Traffic class of ACKs (and of a rate-based flow's feedback frames), 0 to 7 (`[sched]`). Default: the class of the flow's data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_class: Option<u8>,
@@ -218,6 +227,7 @@ impl Default for TcpConfig {
             ns2_ecn_after_timeout: false,
             ns2_ecn_first: false,
             ns2_old_ecn: false,
+            host_queue_pkts: None,
             ack_class: None,
         }
     }

@@ -423,7 +423,10 @@ impl Simulation {
     #[inline]
     fn pump(&mut self, f: FlowId) {
         let now = self.now;
-        loop {
+        // `tcp.host_queue_pkts` (`tsq`, out of line): one test per packet when unset
+        let limited = self.tsq.is_some();
+        let mut room = !limited || self.tsq_room(f);
+        while room {
             let fl = &mut self.flows[f.idx()];
             let Some(seg) = fl.sender.poll_transmit(now) else {
                 break;
@@ -446,7 +449,11 @@ impl Simulation {
                 kind: PacketKind::Data,
                 flags: seg.flags,
             };
-            self.inject(pkt);
+            if limited {
+                room = self.tsq_inject(pkt);
+            } else {
+                self.inject(pkt);
+            }
         }
         let fl = &mut self.flows[f.idx()];
         if let Some(d) = fl.sender.rto_deadline() {

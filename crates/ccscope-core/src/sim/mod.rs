@@ -15,6 +15,7 @@ pub(crate) mod pfc;
 pub(crate) mod pool;
 mod rdma;
 mod sample;
+pub(crate) mod tsq;
 
 pub(crate) use lookahead::Lookahead;
 
@@ -76,6 +77,8 @@ pub struct Simulation {
     pub(crate) int: Option<Box<crate::int::IntArena>>,
     /// RDMA flows waiting for their NIC port, per port (`rdma`; empty until one waits).
     pub(crate) nic_waiters: Vec<Vec<crate::world::FlowId>>,
+    /// TCP flows' packets in their host ports (`tcp.host_queue_pkts`, `tsq`), if limited.
+    pub(crate) tsq: Option<Box<tsq::Tsq>>,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -370,6 +373,9 @@ impl Simulation {
                     if self.ports[port.idx()].int_on() && pkt.kind == PacketKind::Data {
                         self.int_stamp(port, &pkt);
                     }
+                    if self.tsq.is_some() {
+                        self.tsq_started(&pkt, end);
+                    }
                     // the packet is on the wire for good (nothing takes back a started
                     // transmission on this path): it joins the lane of its link time, shared
                     // with every link of that time, instead of the port's own pipe; a big
@@ -468,6 +474,9 @@ impl Simulation {
     #[cold]
     fn record_drop(&mut self, port: PortId, pkt: &Packet, reason: DropReason) {
         self.ledger.dropped += 1;
+        if self.tsq.is_some() {
+            self.tsq_dropped(port, pkt);
+        }
         let k = match reason {
             DropReason::Overflow => PortEventKind::DropOverflow,
             DropReason::Aqm => PortEventKind::DropAqm,

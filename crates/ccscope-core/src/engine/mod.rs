@@ -260,7 +260,7 @@ impl EventQueue {
     }
     /// Schedule the arrival of `pkt` at the far end of `port`'s link. Arrival times of one
     /// port never decrease (FIFO link), which keeps each pipe sorted.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_arrival(&mut self, port: PortId, time: SimTime, pkt: Packet) {
         self.push_queue(port.idx(), time, pkt);
     }

@@ -14,32 +14,11 @@ import pytest
 import ccscope as cc
 from ccscope.aqm import fq
 from ccscope.scenario.model import FatTree, _clean
-
-FRAME_S = 1500 * 8 / 100e9
-
-
-def _fat_tree_toml(host_aqm: str) -> str:
-    flows = "".join('[[flow]]\nsrc = "h0"\ndst = "h15"\nsize_bytes = 1000000\n' for _ in range(15))
-    flows += '[[flow]]\nsrc = "h0"\ndst = "h15"\nsize_bytes = 1000\n'
-    return f"""
-seed = 1
-until_s = 0.01
-[topology]
-kind = "fat_tree"
-k = 4
-link_bps = 100e9
-link_delay_s = 1e-6
-buffer_pkts = 500
-{host_aqm}
-[tcp]
-iw_pkts = 15
-{flows}
-"""
-
+from tests.host_scenarios import FRAME_S, fat_tree_one_host_toml
 
 def _short_flow_wait(tmp_path: Path, host_aqm: str) -> float:
     p = tmp_path / "fq.toml"
-    p.write_text(_fat_tree_toml(host_aqm))
+    p.write_text(fat_tree_one_host_toml(topology_extra=host_aqm))
     r = cc.simulate(p)
     f = r.flows
     assert f["fct_s"].notna().all()
@@ -68,7 +47,7 @@ def test_the_builder_and_the_mirror_serialize_to_the_engines_table():
 ])
 def test_bad_values_name_the_field(tmp_path, host_aqm, field, allowed):
     p = tmp_path / "bad.toml"
-    p.write_text(_fat_tree_toml(host_aqm))
+    p.write_text(fat_tree_one_host_toml(topology_extra=host_aqm))
     with pytest.raises(cc.ScenarioError) as e:
         cc.simulate(p)
     assert field in str(e.value) and allowed in str(e.value), str(e.value)

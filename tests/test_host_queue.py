@@ -12,32 +12,11 @@ import pytest
 
 import ccscope as cc
 from ccscope.scenario.model import TcpConfig, _clean
-
-FRAME_S = 1500 * 8 / 100e9
-
-
-def _fat_tree_toml(tcp_extra: str) -> str:
-    flows = "".join('[[flow]]\nsrc = "h0"\ndst = "h15"\nsize_bytes = 1000000\n' for _ in range(15))
-    flows += '[[flow]]\nsrc = "h0"\ndst = "h15"\nsize_bytes = 1000\n'
-    return f"""
-seed = 1
-until_s = 0.01
-[topology]
-kind = "fat_tree"
-k = 4
-link_bps = 100e9
-link_delay_s = 1e-6
-buffer_pkts = 500
-[tcp]
-iw_pkts = 15
-{tcp_extra}
-{flows}
-"""
-
+from tests.host_scenarios import FRAME_S, fat_tree_one_host_toml
 
 def _run(tmp_path: Path, tcp_extra: str):
     p = tmp_path / "hq.toml"
-    p.write_text(_fat_tree_toml(tcp_extra))
+    p.write_text(fat_tree_one_host_toml(tcp_extra=tcp_extra))
     return cc.simulate(p).flows
 
 
@@ -61,7 +40,7 @@ def test_the_mirror_serializes_the_field_and_leaves_it_out_unset():
 @pytest.mark.parametrize("value", ["-1", "2.5", '"3"', "4294967296"])
 def test_bad_values_name_the_field_and_the_value(tmp_path, value):
     p = tmp_path / "bad.toml"
-    p.write_text(_fat_tree_toml(f"host_queue_pkts = {value}"))
+    p.write_text(fat_tree_one_host_toml(tcp_extra=f"host_queue_pkts = {value}"))
     with pytest.raises(cc.ScenarioError) as e:
         cc.simulate(p)
     assert "tcp.host_queue_pkts" in str(e.value) and value.strip('"') in str(e.value), str(e.value)

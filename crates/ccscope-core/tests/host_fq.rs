@@ -8,44 +8,15 @@ use ccscope_core::{parse, Format, Simulation};
 mod common;
 use common::*;
 
-/// 10 Gb/s everywhere (one frame: 1.2 us), RTT 20 us, initial window 15: fifteen 1-MB flows
-/// and then a one-packet flow (the last in the flow order, so the last into the FIFO) all
-/// start at t = 0 from s0.
-fn one_host(topology_extra: &str) -> String {
-    let mut flows = String::new();
-    for _ in 0..15 {
-        flows += "[[flow]]\nsrc = \"s0\"\ndst = \"r0\"\nsize_bytes = 1000000\n";
-    }
-    flows += "[[flow]]\nsrc = \"s0\"\ndst = \"r0\"\nsize_bytes = 1000\n";
-    format!(
-        r#"
-seed = 1
-until_s = 0.1
-[topology]
-kind = "dumbbell"
-senders = 1
-bottleneck_bps = 10e9
-rtt_s = 20e-6
-buffer_pkts = 1000
-{topology_extra}
-[tcp]
-iw_pkts = 15
-{flows}
-"#
-    )
-}
-
 /// The run's first lines.
 fn head(until_s: f64) -> String {
     format!("seed = 1\nuntil_s = {until_s}\n")
 }
 
-const FRAME_S: f64 = 1500.0 * 8.0 / 10e9;
-
 #[test]
 fn a_short_flow_leaves_the_host_after_one_packet_of_each_other_flow() {
-    let fifo = run(&one_host(""));
-    let fq = run(&one_host("host_aqm = { kind = \"fq\" }"));
+    let fifo = run(&one_host("", ""));
+    let fq = run(&one_host("host_aqm = { kind = \"fq\" }", ""));
     let (fct_fifo, fct_fq) = (
         f64s(&fifo, "flows", "fct_s")[15],
         f64s(&fq, "flows", "fct_s")[15],
@@ -112,7 +83,7 @@ dst = "h3"
 size_bytes = 10000
 "#
     );
-    let dumbbell = one_host("host_aqm = { kind = \"fq\" }\nreceivers = 2");
+    let dumbbell = one_host("host_aqm = { kind = \"fq\" }\nreceivers = 2", "");
     for text in [fat.as_str(), leaf.as_str(), dumbbell.as_str()] {
         let sc = parse(text, Format::Toml).unwrap_or_else(|e| panic!("{e}"));
         let ex = sc.expand().unwrap();
@@ -186,17 +157,24 @@ fn error_of(text: &str) -> ccscope_core::error::ScenarioError {
 
 #[test]
 fn bad_values_name_the_field_the_value_and_what_is_allowed() {
-    let e = error_of(&one_host("host_aqm = { kind = \"fq\", quantum_bytes = 0 }"));
+    let e = error_of(&one_host(
+        "host_aqm = { kind = \"fq\", quantum_bytes = 0 }",
+        "",
+    ));
     assert_eq!(e.path, "topology.host_aqm.quantum_bytes", "{e}");
     assert!(e.to_string().contains("from 1 to 16777216"), "{e}");
-    let e = error_of(&one_host("host_aqm = { kind = \"fair\" }"));
+    let e = error_of(&one_host("host_aqm = { kind = \"fair\" }", ""));
     assert!(e.path.starts_with("topology.host_aqm"), "{e}");
     assert!(e.to_string().contains("`fq`"), "{e}");
-    let e = error_of(&one_host("host_aqm = { kind = \"fq\", quantum = 1500 }"));
+    let e = error_of(&one_host(
+        "host_aqm = { kind = \"fq\", quantum = 1500 }",
+        "",
+    ));
     assert!(e.to_string().contains("quantum"), "{e}");
     // checked against the host ports' buffer like `aqm` against the switches'
     let e = error_of(&one_host(
         "host_buffer_pkts = 10\nhost_aqm = { kind = \"threshold\", k_pkts = 20 }",
+        "",
     ));
     assert_eq!(e.path, "topology.host_aqm.k_pkts", "{e}");
     assert!(e.to_string().contains("topology.host_buffer_pkts"), "{e}");

@@ -62,3 +62,33 @@ queue_interval_s = 1e-3
 "#
     )
 }
+
+/// One 1500-byte frame at 10 Gb/s, seconds (the `one_host` scenario's line rate).
+pub const FRAME_S: f64 = 1500.0 * 8.0 / 10e9;
+
+/// 10 Gb/s, RTT 20 us, initial window 15: fifteen 1-MB flows and then a one-packet flow (the
+/// last into the host port) all start at t = 0 from s0.
+pub fn one_host(topology_extra: &str, tcp_extra: &str) -> String {
+    let mut flows = String::new();
+    for _ in 0..15 {
+        flows += "[[flow]]\nsrc = \"s0\"\ndst = \"r0\"\nsize_bytes = 1000000\n";
+    }
+    flows += "[[flow]]\nsrc = \"s0\"\ndst = \"r0\"\nsize_bytes = 1000\n";
+    format!(
+        r#"
+seed = 1
+until_s = 0.1
+[topology]
+kind = "dumbbell"
+senders = 1
+bottleneck_bps = 10e9
+rtt_s = 20e-6
+buffer_pkts = 1000
+{topology_extra}
+[tcp]
+iw_pkts = 15
+{tcp_extra}
+{flows}
+"#
+    )
+}

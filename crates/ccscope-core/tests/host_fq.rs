@@ -145,16 +145,6 @@ size_bytes = 1000
     assert!(fct - ideal <= 2.0 * FRAME_S, "wait {}", fct - ideal);
 }
 
-fn error_of(text: &str) -> ccscope_core::error::ScenarioError {
-    match parse(text, Format::Toml) {
-        Err(e) => e,
-        Ok(sc) => match Simulation::new(&sc, None) {
-            Err(e) => e,
-            Ok(_) => panic!("accepted: {text}"),
-        },
-    }
-}
-
 #[test]
 fn bad_values_name_the_field_the_value_and_what_is_allowed() {
     let e = error_of(&one_host(

@@ -6,7 +6,6 @@
 //! unset or 0 changes nothing; bad values name the field. `run` checks packet conservation.
 
 use ccscope_core::units::{BitsPerSec, SimTime};
-use ccscope_core::{parse, Format, Simulation};
 
 mod common;
 use common::*;
@@ -179,16 +178,6 @@ size_bytes = 300000
     let tos: u64 = u64s(&o, "flows", "timeouts").iter().sum();
     eprintln!("retransmits {retx}, timeouts {tos}");
     assert!(retx > 0 && tos > 0, "retransmits {retx}, timeouts {tos}");
-}
-
-fn error_of(text: &str) -> ccscope_core::error::ScenarioError {
-    match parse(text, Format::Toml) {
-        Err(e) => e,
-        Ok(sc) => match Simulation::new(&sc, None) {
-            Err(e) => e,
-            Ok(_) => panic!("accepted: {text}"),
-        },
-    }
 }
 
 #[test]

@@ -92,3 +92,14 @@ iw_pkts = 15
 "#
     )
 }
+
+/// The error a TOML scenario is refused with, at parse or at build; panics if it is accepted.
+pub fn error_of(text: &str) -> ccscope_core::error::ScenarioError {
+    match parse(text, Format::Toml) {
+        Err(e) => e,
+        Ok(sc) => match Simulation::new(&sc, None) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted: {text}"),
+        },
+    }
+}

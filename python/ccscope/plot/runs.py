@@ -617,6 +617,11 @@ def _draw_slowdown(ax, runs: Sequence[Run], lo: float, hi: float) -> None:
                 ymax = max(ymax, float(np.nanmax(y)))
     ax.set_yscale("log")
     ax.set_ylim(0.9, ymax * 1.5)
+    # plain numbers on the log axis (1, 2, 5, 10, ...), not 10^0-style labels
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xticks(range(len(edges) - 1))
     ax.set_xticklabels([_size_text(b) for b in edges[1:]], fontsize="small")
     ax.set_xlabel("flow size (bytes, upper edge of each bin; bins hold equal shares of the workload's flows)")

@@ -226,3 +226,17 @@ def test_title_of_a_workload_only_run_names_its_cc_and_no_zero_flows():
     text = describe(R())
     assert "0 flows" not in text
     assert text.startswith("dctcp, incast workload"), text
+
+
+def test_title_of_a_lossless_run_says_pfc_not_drop_tail():
+    """A fabric run with PFC on class 0 and no AQM: the title names the lossless class instead of
+    "drop-tail" (nothing is dropped there)."""
+    from ccscope.plot.runs import describe
+
+    class R:
+        scenario = {"flow": [], "workload": [{"kind": "poisson", "cc": ["hpcc"]}], "pfc": {"classes": [0]},
+                    "aqm": {"kind": "drop_tail"}}
+        summary = {}
+    text = describe(R())
+    assert "drop-tail" not in text, text
+    assert "lossless (PFC) class 0" in text, text

@@ -194,6 +194,11 @@ def headline(result) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     _flatten("aqm", aqm, flat)
     out.update(flat)
+    pfc = scn.get("pfc")
+    if isinstance(pfc, Mapping) and pfc.get("classes"):
+        out["pfc.classes"] = list(pfc["classes"])
+        if out.get("aqm.kind") in (None, "drop_tail"):
+            out.pop("aqm.kind", None)  # a lossless class never drops: "drop-tail" would mislead
     for cc in ccs:
         table = _CC_TABLES.get(cc)
         if table and isinstance(scn.get(table), Mapping):
@@ -213,7 +218,7 @@ def headline(result) -> dict[str, Any]:
 
 #: Headline fields a title names (the others only appear in a legend when they differ).
 TITLE_FIELDS = ("flows.cc", "flows.count", "workload.kind", "topology.bottleneck_bps", "topology.rtt_s",
-                "aqm.kind", "aqm.k_pkts", "aqm.min_th_pkts", "aqm.max_th_pkts", "aqm.max_p", "dctcp.g")
+                "pfc.classes", "aqm.kind", "aqm.k_pkts", "aqm.min_th_pkts", "aqm.max_th_pkts", "aqm.max_p", "dctcp.g")
 
 
 def _field_text(key: str, v: Any) -> str:
@@ -227,6 +232,8 @@ def _field_text(key: str, v: Any) -> str:
         return f"{_si(float(v), 'b/s')} bottleneck"
     if key == "topology.rtt_s":
         return f"RTT {_time_text(float(v))}"
+    if key == "pfc.classes":
+        return "lossless (PFC) class" + ("" if len(v) == 1 else "es") + " " + ", ".join(str(c) for c in v)
     if key == "aqm.kind":
         return {"threshold": "threshold marking", "drop_tail": "drop-tail"}.get(str(v), f"{v} AQM")
     if key == "aqm.k_pkts":

@@ -252,24 +252,7 @@ mod tests {
                 "seed = 3\nuntil_s = 0.03\n[topology]\nkind = \"dumbbell\"\nbottleneck_bps = 1e9\nrtt_s = 12e-6\nbuffer_pkts = 87\n[aqm]\nkind = \"qcn\"\nq_eq_bytes = 7500\nsampling_p = 0.01\n[flows]\ncount = 4\ncc = \"{cc}\"\n"
             )
         };
-        let run = |cc: &str| {
-            let sc = crate::scenario::parse(&text(cc), crate::scenario::Format::Toml).unwrap();
-            let mut sim = crate::Simulation::new(&sc, None).unwrap();
-            let end = sim.end();
-            sim.run_until(end);
-            let out = sim.finish().unwrap();
-            (
-                out.events,
-                format!("{:?}", out.ledger),
-                format!(
-                    "{:?}",
-                    out.tables
-                        .iter()
-                        .filter(|t| t.name != "flows")
-                        .collect::<Vec<_>>()
-                ),
-            )
-        };
+        let run = |cc: &str| crate::cc::ext::run_fingerprint(&text(cc));
         let (a, b) = (run("ext_test_qcn2"), run("qcn"));
         for t in ["name: \"rate\"", "name: \"feedback\""] {
             assert!(b.2.contains(t), "the {t} table is compared");

@@ -261,17 +261,53 @@ impl Simulation {
         }
     }
 
+    /// Offer `pkt` to `port`, and, where `settle` takes the next hop ahead of time (the one-hop
+    /// lookahead), to that next port too: the second offer is a second copy of the first, not
+    /// a recursion, so that the per-packet path is one call deep.
     #[inline]
-    fn forward(&mut self, port: PortId, mut pkt: Packet) {
+    fn forward(&mut self, port: PortId, pkt: Packet) {
+        if let Some((next, p, arrive_at)) = self.offer_once(port, pkt) {
+            let now = self.now;
+            self.now = arrive_at;
+            self.la.ahead = Some(port);
+            // inside the lookahead `settle` takes nothing further ahead (one hop at a time)
+            let further = self.offer_once(next, p);
+            debug_assert!(further.is_none(), "a lookahead of two hops");
+            self.la.ahead = None;
+            self.now = now;
+        }
+    }
+
+    /// One port's offer: the committed FIFO's admission and `settle`, or the other paths.
+    #[inline(always)]
+    fn offer_once(&mut self, port: PortId, mut pkt: Packet) -> Option<(PortId, Packet, SimTime)> {
         match self.ports[port.idx()].path() {
             PortPath::Fifo => {
                 let now = self.now;
                 let admit = self.ports[port.idx()].offer(now, &mut pkt);
-                self.settle(port, pkt, admit);
+                self.settle(port, pkt, admit)
             }
-            PortPath::Judged => self.forward_judged(port, pkt),
-            PortPath::General => self.forward_general(port, pkt),
+            PortPath::Judged => {
+                self.forward_judged(port, pkt);
+                None
+            }
+            PortPath::General => {
+                self.forward_general(port, pkt);
+                None
+            }
         }
+    }
+
+    /// The one-hop lookahead from a port off the committed FIFO (`admit_judged`): `next`
+    /// takes `pkt` now, with the clock at its arrival time (`settle`).
+    #[inline(never)]
+    fn forward_ahead(&mut self, port: PortId, next: PortId, pkt: Packet, arrive_at: SimTime) {
+        let now = self.now;
+        self.now = arrive_at;
+        self.la.ahead = Some(port);
+        self.forward(next, pkt);
+        self.la.ahead = None;
+        self.now = now;
     }
 
     /// The general path (`net::sched`): the packet waits in its class; the link, when free,
@@ -533,7 +569,9 @@ impl Simulation {
             }
         }
         let admit = self.ports[port.idx()].admit(now, &mut pkt, verdict);
-        self.settle(port, pkt, admit);
+        if let Some((next, p, arrive_at)) = self.settle(port, pkt, admit) {
+            self.forward_ahead(port, next, p, arrive_at);
+        }
     }
 
     /// Take back the queued packets a decision names (`base`: pipe index of the oldest waiting
@@ -577,8 +615,17 @@ impl Simulation {
         }
     }
 
+    /// Where an admitted packet goes next: an arrival event, or, returned, the next port and
+    /// the packet (its hop counted) with its arrival time, for the caller to offer it there at
+    /// once (the one-hop lookahead: the caller sets the clock to that time and `la.ahead` to
+    /// `port` for the offer, and restores both after it).
     #[inline(always)]
-    fn settle(&mut self, port: PortId, pkt: Packet, admit: Admit) {
+    fn settle(
+        &mut self,
+        port: PortId,
+        pkt: Packet,
+        admit: Admit,
+    ) -> Option<(PortId, Packet, SimTime)> {
         let now = self.now;
         match admit {
             Admit::Accepted {
@@ -607,12 +654,7 @@ impl Simulation {
                         // the arrival event would. One event per hop saved.
                         let mut p = pkt;
                         p.hop += 1;
-                        self.now = arrive_at;
-                        self.la.ahead = Some(port);
-                        self.forward(next, p);
-                        self.la.ahead = None;
-                        self.now = now;
-                        return;
+                        return Some((next, p, arrive_at));
                     }
                     // it travels as an event; `on_arrive` counts it off
                     self.la.pending[next.idx()] += 1;
@@ -628,7 +670,7 @@ impl Simulation {
                         self.events
                             .schedule_unqueued(port, now, arrive_at, pkt, feeder.0 + 1);
                     }
-                    return;
+                    return None;
                 }
                 if queued {
                     self.events.schedule_arrival(port, arrive_at, pkt);
@@ -638,6 +680,7 @@ impl Simulation {
             }
             Admit::Dropped(reason) => self.record_drop(port, &pkt, reason),
         }
+        None
     }
 
     /// A host puts a new packet on its first port.

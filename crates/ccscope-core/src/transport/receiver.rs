@@ -189,14 +189,17 @@ impl TcpReceiver {
         let mut immediate = !self.cfg.delayed_ack;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
-            let mut filled = false;
-            while self.ooo.get(self.rcv_nxt) {
-                self.rcv_nxt += 1;
-                filled = true;
-            }
-            self.ooo.drop_below(self.rcv_nxt);
-            if filled {
-                immediate = true;
+            // with no segment held above rcv_nxt there is no hole to fill
+            if !self.ooo.words.is_empty() {
+                let mut filled = false;
+                while self.ooo.get(self.rcv_nxt) {
+                    self.rcv_nxt += 1;
+                    filled = true;
+                }
+                self.ooo.drop_below(self.rcv_nxt);
+                if filled {
+                    immediate = true;
+                }
             }
             if self.rcv_nxt >= self.total_segs && self.done_at.is_none() {
                 self.done_at = Some(now);
@@ -205,6 +208,11 @@ impl TcpReceiver {
         } else {
             if seq > self.rcv_nxt {
                 self.ooo_arrivals += 1;
+                if self.ooo.words.is_empty() {
+                    // the in-order path leaves `base` behind while nothing is held: it is
+                    // where `drop_below(rcv_nxt)` would have put it
+                    self.ooo.base = self.rcv_nxt - self.rcv_nxt % 64;
+                }
                 self.ooo.set(seq);
             }
             immediate = true;
@@ -277,6 +285,42 @@ mod tests {
             r.on_data(SimTime(0), &data(s, 0));
         }
         assert_eq!(r.rcv_nxt, 300);
+    }
+
+    /// The in-order path leaves the out-of-order ring's base behind while the ring is empty;
+    /// holes after long in-order runs, with segments held in later words and then earlier ones
+    /// (across word boundaries), are still held and filled exactly.
+    #[test]
+    fn holes_after_long_in_order_runs_are_held_and_filled() {
+        let mut r = TcpReceiver::new(cfg(false, false));
+        let ack = |r: &mut TcpReceiver, s: u64| r.on_data(SimTime(0), &data(s, 0))[1].unwrap();
+        for s in 0..130 {
+            assert_eq!(ack(&mut r, s).ackno, s + 1);
+        }
+        // 130 lost; 200 (two words on) arrives before 131..=140, which lie below its word
+        assert_eq!(ack(&mut r, 200).ackno, 130);
+        for s in 131..=140 {
+            assert_eq!(ack(&mut r, s).ackno, 130);
+        }
+        assert_eq!(r.unique_bytes_received, 141 * 1500);
+        // a duplicate of a held segment is not counted twice
+        assert_eq!(ack(&mut r, 135).ackno, 130);
+        assert_eq!(r.unique_bytes_received, 141 * 1500);
+        assert_eq!(ack(&mut r, 130).ackno, 141);
+        for s in 141..200 {
+            assert_eq!(ack(&mut r, s).ackno, if s == 199 { 201 } else { s + 1 });
+        }
+        // the ring is empty again; a hole far ahead, then a segment below it but above rcv_nxt
+        for s in 201..1000 {
+            assert_eq!(ack(&mut r, s).ackno, s + 1);
+        }
+        assert_eq!(ack(&mut r, 1100).ackno, 1000);
+        assert_eq!(ack(&mut r, 1001).ackno, 1000);
+        assert_eq!(ack(&mut r, 1000).ackno, 1002);
+        for s in 1002..1100 {
+            assert_eq!(ack(&mut r, s).ackno, if s == 1099 { 1101 } else { s + 1 });
+        }
+        assert_eq!(r.ooo_arrivals, 1 + 10 + 1 + 1 + 1);
     }
 
     #[test]

@@ -62,6 +62,10 @@ size and start taken from the matrix (main_swift gives every connection one -flo
 - --host-queue-pkts N (with --cc swift; the fourth setup, with --host-fq): ccscope's TCP senders
   keep at most N packets per flow in their host port (tcp.host_queue_pkts), as htsim's Swift source
   hands its host queue at most 3 (SwiftSubflowSrc::send_next_packet: queuesize(flow) > 2 refuses).
+- --stamp-at host_tx (with --cc swift; the fifth setup, with the fourth's options): ccscope stamps a
+  TCP data packet when its host port starts serializing it (tcp.stamp_at), as htsim's host
+  scheduler re-stamps a Swift packet (swift_scheduler.cpp BaseScheduler::beginService); default
+  send (stamped on entry to the host port).
 - --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
   spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
   order of their host's queue (swift_diagnose).
@@ -167,6 +171,8 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
             sc["topology"]["host_aqm"] = dict(c["host_aqm"])
         if c.get("host_queue_pkts"):  # --host-queue-pkts: the fourth setup's per-flow host limit
             sc["tcp"]["host_queue_pkts"] = int(c["host_queue_pkts"])
+        if c.get("stamp_at"):  # --stamp-at host_tx: the fifth setup's RTT-sample start
+            sc["tcp"]["stamp_at"] = c["stamp_at"]
     if c["kind"] == "batch":
         sc["flow"] = [{"src": f"h{s}", "dst": f"h{d}", "cc": cc, "size_bytes": b, "start_s": 0.0}
                       for s, d, b in batch_flows(c)]
@@ -644,6 +650,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host-queue-pkts", type=int, default=0, metavar="N",
                    help="with --cc swift: ccscope's TCP senders keep at most N packets per flow in their host "
                         "port (tcp.host_queue_pkts; htsim's Swift source: 3)")
+    p.add_argument("--stamp-at", default="send", choices=["send", "host_tx"],
+                   help="with --cc swift: when ccscope stamps a data packet for its RTT sample (tcp.stamp_at): "
+                        "send (default) or host_tx, when its host port starts it (htsim's beginService)")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -666,6 +675,8 @@ def main(argv: list[str] | None = None) -> int:
             raise peer.UsageError(f"--cc = {a.cc}: --bench runs HPCC only")
         if a.host_queue_pkts < 0:
             raise peer.UsageError(f"--host-queue-pkts = {a.host_queue_pkts}: must be >= 0 (0: unlimited)")
+        if a.stamp_at != "send" and a.cc != "swift":
+            raise peer.UsageError(f"--stamp-at = {a.stamp_at}: applies to --cc swift only (HPCC's senders are RDMA)")
         if a.bench and not (0 < a.bench_ms <= 1000):
             raise peer.UsageError(f"--bench-ms = {a.bench_ms:g}: must be in (0, 1000] ms")
         if a.fct == "sender":
@@ -691,6 +702,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.host_queue_pkts > 0 and a.cc == "swift":
         for c in CASES.values():
             c["host_queue_pkts"] = a.host_queue_pkts
+    if a.stamp_at != "send" and a.cc == "swift":
+        for c in CASES.values():
+            c["stamp_at"] = a.stamp_at
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)

@@ -15,6 +15,7 @@ pub(crate) mod pfc;
 pub(crate) mod pool;
 mod rdma;
 mod sample;
+mod stamp;
 pub(crate) mod tsq;
 
 pub(crate) use lookahead::Lookahead;
@@ -79,6 +80,12 @@ pub struct Simulation {
     pub(crate) nic_waiters: Vec<Vec<crate::world::FlowId>>,
     /// TCP flows' packets in their host ports (`tcp.host_queue_pkts`, `tsq`), if limited.
     pub(crate) tsq: Option<Box<tsq::Tsq>>,
+    /// TCP data packets are stamped when their host port starts them (`tcp.stamp_at =
+    /// "host_tx"`, `stamp`).
+    pub(crate) stamp_tx: bool,
+    /// `tsq.is_some() || stamp_tx`: a TCP sender's packets go to its host port through
+    /// `host_send` (one test per packet in `pump`).
+    pub(crate) host_send_hook: bool,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -365,7 +372,10 @@ impl Simulation {
                     self.record_drop(port, &pkt, DropReason::Aqm);
                     self.queue_left(port, &pkt);
                 }
-                Started::Sent(pkt, arrive_at, end, marked) => {
+                Started::Sent(mut pkt, arrive_at, end, marked) => {
+                    if self.stamp_tx {
+                        self.stamp_started(&mut pkt);
+                    }
                     if marked {
                         self.record_mark(port, &pkt);
                     }

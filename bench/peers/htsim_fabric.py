@@ -786,10 +786,10 @@ def main(argv: list[str] | None = None) -> int:
             if a.diagnose > 0:
                 raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
         a.htsim_fct = a.htsim_fct or "raw"
-        a.sim = peer.find_sim(a.htsim)
         if a.paths == "shared" and (a.bench or a.diagnose > 0 or a.order):
             raise peer.UsageError("--paths shared: runs the comparison cases only (not with --bench, --diagnose "
                                   "or --order)")
+        a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
         if a.paths == "shared" and a.cc == "hpcc":  # our driver: main_hpcc source-routed on given paths
             a.exe = hpcc_fabric_binary(a)

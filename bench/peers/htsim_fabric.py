@@ -3,6 +3,7 @@ with the same congestion control, and the FCT slowdown by flow-size bin is compa
 
 usage: python bench/peers/htsim_fabric.py --htsim PATH [--cc hpcc|swift] [--case NAME ...] [--build-dir DIR]
                                          [--htsim-fct ack|raw | --fct sender] [--k 8 --bench [--bench-ms D]]
+                                         [--paths own|shared]
 
 PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-htsim). Nothing is
 written into it: its library is compiled into --build-dir (default target/peers/htsim, the folder
@@ -88,6 +89,15 @@ the sender, docs/workloads.md), htsim's its own "finished" line as published; bo
 the same ideal: ccscope's receiver-side ideal_fct_s plus ack_return_s with the ACK size of the
 peer's algorithm (HPCCAck 64 bytes, SwiftAck 40). --fct receiver (the default) keeps the measure
 above with --htsim-fct.
+
+--paths shared (docs/validation.md, "Shared paths" in the HPCC and Swift fabric sections): both
+simulators put each flow on the same switches. ccscope's run exports each flow's data and ACK
+switches as its engine routed them (python/ccscope/export.py, format "paths"); htsim_switch maps
+them to htsim's FatTreeTopology names (LS/US/CS) and our drivers take them with -paths
+(bench/peers/htsim_paths.h): HPCC runs bench/peers/htsim_hpcc_fabric.cpp (main_hpcc with each flow
+source-routed on its path instead of htsim's ECMP switches, whose hash follows the wall clock),
+Swift htsim_swift_fabric.cpp -paths. Each driver prints the switches of the routes it connected,
+and the run stops with an error unless every flow's match ccscope's.
 
 Bench (--k 8 --bench; "Speed and scale" of the issue): the k = 8 fat-tree (128 hosts, every
 link 100 Gb/s and 1 us, 500-packet ports, PFC 15/12 packets, per-flow ECMP, HPCC with htsim's
@@ -253,6 +263,95 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
     return exe
 
 
+HPCC_DRIVER = Path(__file__).resolve().parent / "htsim_hpcc_fabric.cpp"
+PATHS_HEADER = Path(__file__).resolve().parent / "htsim_paths.h"
+
+
+def hpcc_fabric_binary(a: argparse.Namespace) -> Path:
+    """Build htsim's library, compile the objects of the Makefile's htsim_hpcc rule (all but
+    main_hpcc.o) and link our own driver, bench/peers/htsim_hpcc_fabric.cpp (main_hpcc with each
+    flow source-routed on a given path), with them."""
+    dc, out, built = rule_objects(a, "hpcc", leave_out=("main_hpcc.o",))
+    exe = out / "htsim_hpcc_fabric"
+    lib = a.build_dir.resolve() / "libhtsim.a"
+    newest = max(HPCC_DRIVER.stat().st_mtime, PATHS_HEADER.stat().st_mtime, lib.stat().st_mtime,
+                 *(Path(b).stat().st_mtime for b in built))
+    if not exe.is_file() or exe.stat().st_mtime < newest:
+        peer.run_checked([a.cxx, *a.cxxflags.split(), "-I", str(a.sim), "-I", str(dc), str(HPCC_DRIVER), *built,
+                          str(lib), "-o", str(exe)], "linking htsim_hpcc_fabric")
+    return exe
+
+
+def htsim_switch(name: str, k: int) -> str:
+    """htsim's FatTreeTopology name of a ccscope fat_tree switch (its pipes' names, fat_tree_topology.cpp):
+    edge e<p>_<i> -> LS<p*k/2 + i>, aggregation a<p>_<j> -> US<p*k/2 + j> (pod p's j-th in both);
+    core c<n>: ccscope's reaches every pod through a<p>_<n // (k/2)>, htsim's CS<m> through
+    US<p*k/2 + m % (k/2)>, so c<n> -> CS<n // (k/2) + (k/2) * (n % (k/2))> (the same aggregation
+    position; the core index within it kept)."""
+    h = k // 2
+    m = re.fullmatch(r"([ea])(\d+)_(\d+)|c(\d+)", name)
+    if not m:
+        raise peer.UsageError(f"--paths shared: switch {name!r} is not a fat_tree switch (e<p>_<i>, a<p>_<j>, c<n>)")
+    if m.group(4) is not None:
+        n = int(m.group(4))
+        return f"CS{n // h + h * (n % h)}"
+    return f"{'LS' if m.group(1) == 'e' else 'US'}{int(m.group(2)) * h + int(m.group(3))}"
+
+
+def htsim_paths_text(paths: dict, k: int) -> str:
+    """The drivers' -paths file (bench/peers/htsim_paths.h) from ccscope's exported paths
+    (ccscope.export.parse_paths): "<id> fwd <switch>... rev <switch>..." in htsim's names."""
+    return "".join(f"{i} fwd {' '.join(htsim_switch(x, k) for x in fwd)} rev "
+                   f"{' '.join(htsim_switch(x, k) for x in rev)}\n" for i, (_, _, fwd, rev) in sorted(paths.items()))
+
+
+def shared_path_fcts(a: argparse.Namespace, cc: str, cm: Path, c: dict, res, routes) -> list[float]:
+    """--paths shared: htsim runs the flows of `cm` on ccscope's paths (our drivers' -paths) and
+    each flow's htsim FCT is returned (NaN when unfinished). Checks that every flow's htsim data
+    and ACK routes cross the switches ccscope's did (the drivers print them, read from the routes
+    they connected), and prints the count; a difference is an error."""
+    from ccscope.export import parse_paths, to_paths
+
+    k = c.get("k", 4)
+    want = parse_paths(to_paths(res, routes))
+    pf = cm.with_name("paths.txt")
+    pf.write_text(htsim_paths_text(want, k))
+    if cc == "swift":
+        cmd = swift_command(a.exe, cm, c) + ["-paths", str(pf)]
+    else:  # htsim_command's options less -strat and -paths (routing): source-routed instead
+        end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
+        cmd = [str(a.exe), "-tm", str(cm), "-paths", str(pf), "-nodes", str(k ** 3 // 4),
+               "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
+               "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
+    err = cm.with_suffix(".stderr")
+    with open(err, "w") as ef:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
+    if p.returncode != 0:
+        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
+        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    fin = re.compile(rf"Flow {cc}(\d+)_\d+_\d+ finished at ([0-9.eE+-]+) total bytes")
+    got_path = re.compile(r"(?:^|\.)path (\d+) fwd ((?:\S+ )*)rev((?: \S+)*)$")  # htsim may leave a "." open
+    done: dict[int, float] = {}
+    got: dict[int, tuple[list[str], list[str]]] = {}
+    for line in p.stdout.splitlines():
+        m = fin.search(line)
+        if m:
+            done.setdefault(int(m.group(1)), float(m.group(2)) * 1e-6)
+            continue
+        m = got_path.match(line)
+        if m:
+            got[int(m.group(1))] = (m.group(2).split(), m.group(3).split())
+    same = sum(got.get(i) == ([htsim_switch(x, k) for x in fw], [htsim_switch(x, k) for x in rv])
+               for i, (_, _, fw, rv) in want.items())
+    if same != len(want):
+        raise peer.BuildError(f"--paths shared: htsim's routes cross ccscope's switches for {same} of {len(want)} "
+                              "flows only")
+    print(f"\npaths: all {same} flows' htsim data and ACK routes cross the switches of ccscope's", flush=True)
+    flows = res.flows
+    return [done[int(f) + 1] - float(s) if int(f) + 1 in done else math.nan
+            for f, s in zip(flows["flow"], flows["start_s"])]
+
+
 def swift_command(exe: Path, cm: Path, c: dict) -> list[str]:
     """bench/peers/htsim_swift_fabric.cpp's command line: main_swift's options, each flow's size and
     start from the matrix."""
@@ -385,12 +484,19 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     from ccscope.export import to_htsim_cm
 
     c = CASES[name]
-    res = ccscope.simulate(ccscope_scenario(c, cc))
+    shared = getattr(a, "paths", "own") == "shared"
+    if shared:  # --paths shared: the engine's route of each flow, for htsim to take
+        from ccscope.export import simulate_with_routes
+        res, routes = simulate_with_routes(ccscope_scenario(c, cc))
+    else:
+        res = ccscope.simulate(ccscope_scenario(c, cc))
     flows = res.flows
     with tempfile.TemporaryDirectory() as tmp:
         cm = Path(tmp) / "flows.cm"
         cm.write_text(to_htsim_cm(res))
-        if cc == "swift":
+        if shared:
+            peer_fct = shared_path_fcts(a, cc, cm, c, res, routes)
+        elif cc == "swift":
             peer_fct, routes = swift_fcts(a.exe, cm, c, flows)
         else:
             try:
@@ -653,6 +759,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stamp-at", default="send", choices=["send", "host_tx"],
                    help="with --cc swift: when ccscope stamps a data packet for its RTT sample (tcp.stamp_at): "
                         "send (default) or host_tx, when its host port starts it (htsim's beginService)")
+    p.add_argument("--paths", default="own", choices=["own", "shared"],
+                   help="own (default): each simulator draws its own per-flow ECMP paths; shared: htsim runs "
+                        "each flow on ccscope's path (export-flows --format paths; our drivers' -paths)")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -688,8 +797,13 @@ def main(argv: list[str] | None = None) -> int:
             if a.diagnose > 0:
                 raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
         a.htsim_fct = a.htsim_fct or "raw"
+        if a.paths == "shared" and (a.bench or a.diagnose > 0 or a.order):
+            raise peer.UsageError("--paths shared: runs the comparison cases only (not with --bench, --diagnose "
+                                  "or --order)")
         a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
+        if a.paths == "shared" and a.cc == "hpcc":  # our driver: main_hpcc source-routed on given paths
+            a.exe = hpcc_fabric_binary(a)
     except (peer.UsageError, peer.BuildError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

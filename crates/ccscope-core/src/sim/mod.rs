@@ -149,6 +149,14 @@ impl Simulation {
         &self.node_names
     }
 
+    /// The ports of route `r` in the order its packets cross them (a flow's `fwd` route for its
+    /// data, `rev` for its ACKs), as the engine forwards on them: read-only, for exporting each
+    /// flow's path (`ccscope scenario export-flows --format paths`).
+    pub fn route_port_ids(&self, r: RouteId) -> &[PortId] {
+        let (off, len) = self.routes[r.idx()];
+        &self.route_ports[off as usize..off as usize + len as usize]
+    }
+
     pub fn port(&self, id: PortId) -> &Port {
         &self.ports[id.idx()]
     }

@@ -246,6 +246,7 @@ def htsim_binary(a: argparse.Namespace, name: str) -> Path:
 
 
 SWIFT_DRIVER = Path(__file__).resolve().parent / "htsim_swift_fabric.cpp"
+PATHS_HEADER = Path(__file__).resolve().parent / "htsim_paths.h"
 
 
 def swift_fabric_binary(a: argparse.Namespace) -> Path:
@@ -256,7 +257,8 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
     flags = a.cxxflags.split()
     exe = out / "htsim_swift_fabric"
     lib = a.build_dir.resolve() / "libhtsim.a"
-    newest = max(SWIFT_DRIVER.stat().st_mtime, lib.stat().st_mtime, *(Path(b).stat().st_mtime for b in built))
+    newest = max(SWIFT_DRIVER.stat().st_mtime, PATHS_HEADER.stat().st_mtime, lib.stat().st_mtime,
+                 *(Path(b).stat().st_mtime for b in built))
     if not exe.is_file() or exe.stat().st_mtime < newest:
         peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), str(SWIFT_DRIVER), *built, str(lib),
                           "-o", str(exe)], "linking htsim_swift_fabric")
@@ -264,7 +266,6 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
 
 
 HPCC_DRIVER = Path(__file__).resolve().parent / "htsim_hpcc_fabric.cpp"
-PATHS_HEADER = Path(__file__).resolve().parent / "htsim_paths.h"
 
 
 def hpcc_fabric_binary(a: argparse.Namespace) -> Path:

@@ -104,10 +104,74 @@ def test_shared_path_fcts_reads_fcts_by_id_and_checks_every_route(tmp_path, cc, 
 
 
 def test_paths_shared_refuses_the_modes_it_does_not_run(capsys):
-    for argv in (["--bench"], ["--cc", "swift", "--order"], ["--cc", "swift", "--diagnose", "2"]):
+    for argv in (["--bench"], ["--cc", "swift", "--diagnose", "2"]):
         assert F.main(["--htsim", "/nonexistent", "--paths", "shared", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error: --paths shared") and "\n" not in err, err
+    # --order is not one of them: it gets as far as the checkout
+    assert F.main(["--htsim", "/nonexistent", "--paths", "shared", "--cc", "swift", "--order"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--paths shared" not in err and "/nonexistent" in err, err
+
+
+FAKE_DRIVER = """#!{py}
+# a fake shared-path driver: one "finished" line per flow of the -tm matrix (FCT = {scale} x (5 +
+# size / 12500) us), then the -paths file's routes as the driver prints them; its argv is logged
+import sys
+args = sys.argv[1:]
+opt = dict(zip(args[::2], args[1::2]))
+open({log!r}, "a").write(" ".join(args) + "\\n")
+for line in open(opt["-tm"]):
+    w = line.split()
+    if len(w) >= 7 and "->" in w[0]:
+        s, d = w[0].split("->")
+        print(f"Flow {cc}{{w[2]}}_{{s}}_{{d}} finished at {{{scale} * (5 + int(w[6]) / 12500)}} total bytes {{w[6]}}")
+for line in open(opt["-paths"]):
+    print("path " + line.strip())
+"""
+
+
+def test_order_with_shared_paths_runs_hpcc_on_its_shared_path_driver(tmp_path, monkeypatch, capsys):
+    """--order --paths shared: the HPCC run of the ordering goes through the HPCC shared-path
+    driver (not htsim's main_hpcc), with the same end point; --host-fq reaches Swift's ccscope
+    scenario only. The fake drivers make htsim's Swift exactly twice as fast as its HPCC, so every
+    htsim ratio in the ordering table is 0.50."""
+    log = tmp_path / "argv.log"
+    exes = {}
+    for cc, scale in (("swift", 1.0), ("hpcc", 2.0)):
+        exe = tmp_path / f"fake_{cc}"
+        exe.write_text(FAKE_DRIVER.format(py=sys.executable, scale=scale, log=str(log), cc=cc))
+        exe.chmod(0o755)
+        exes[cc] = exe
+    monkeypatch.setattr(F.peer, "find_sim", lambda path: tmp_path)
+    monkeypatch.setattr(F, "swift_fabric_binary", lambda a: exes["swift"])
+    monkeypatch.setattr(F, "hpcc_fabric_binary", lambda a: exes["hpcc"])
+
+    def no_main_hpcc(a, name):
+        raise AssertionError(f"htsim's main_{name} built for a shared-path run")
+
+    monkeypatch.setattr(F, "htsim_binary", no_main_hpcc)
+    scenarios = []
+    real = F.ccscope_scenario
+    monkeypatch.setattr(F, "ccscope_scenario", lambda c, cc: scenarios.append(real(c, cc)) or scenarios[-1])
+    monkeypatch.setattr(F, "CASES", {k: dict(v) for k, v in F.CASES.items()})
+    rc = F.main(["--htsim", "x", "--cc", "swift", "--host-fq", "--fct", "sender", "--paths", "shared", "--order",
+                 "--case", "websearch"])
+    out = capsys.readouterr().out
+    runs = log.read_text().splitlines()
+    assert len(runs) == 2 and all(" -paths " in r for r in runs)  # Swift's run, then HPCC's
+    assert [sc["flow"][0]["cc"] for sc in scenarios] == ["swift", "hpcc"]
+    assert scenarios[0]["topology"]["host_aqm"] == {"kind": "fq"} and "host_aqm" not in scenarios[1]["topology"]
+    assert out.count("both FCTs at the sender") == 2 and out.count("paths: all 256 flows'") == 2
+    table = out.split("### ordering, Swift against HPCC")[1].strip().splitlines()[3:]
+    rows = [r.split(" | ") for r in table if r.startswith("| ")]
+    assert len(rows) == 10
+    assert all(r[2] == "0.50" and r[5] == "0.50" for r in rows)  # htsim's p50 and p99 ratios
+    for r in rows:  # ccscope's ratio decides: Swift ahead (below 0.95) agrees with htsim's 0.50
+        for ratio, verdict in ((float(r[1]), r[3]), (float(r[4]), r[6].rstrip(" |"))):
+            want = "tie" if abs(ratio - 1) <= F.ORDER_TIE else ("same" if ratio < 1 else "**reversed**")
+            assert verdict == want, (r, ratio, verdict)
+    assert rc == (1 if "**reversed**" in out or "**no**" in out else 0)
 
 
 @pytest.fixture(scope="module")

@@ -57,7 +57,9 @@ size and start taken from the matrix (main_swift gives every connection one -flo
 - Sizes: htsim sends ceil(size / MSS) full packets (the driver's note on set_flowsize); its FCT is
   read from "Flow swift<id>_<src>_<dst> finished at <us>" by the matrix's flow id.
 - --order (with --cc swift): also runs --cc hpcc on the same case and prints, per bin, whether
-  Swift and HPCC order the same way (p50 and p99) in both simulators.
+  Swift and HPCC order the same way (p50 and p99) in both simulators. With --paths shared both
+  runs are the shared-path ones (HPCC on htsim_hpcc_fabric.cpp), each with its own options
+  (--host-fq applies to Swift's ccscope scenario only), at the same --fct end point.
 - --host-fq (with --cc swift; the third setup): ccscope's host ports use per-flow fair queueing
   (topology.host_aqm = { kind = "fq" }), as htsim's host queue serves its flows round robin.
 - --host-queue-pkts N (with --cc swift; the fourth setup, with --host-fq): ccscope's TCP senders
@@ -716,8 +718,9 @@ def swift_hpcc_order(a: argparse.Namespace, name: str) -> bool:
     slowdown over HPCC's in ccscope and in htsim, for p50 and p99: "same" when both sides put the
     same algorithm ahead, "tie" when either side has the two within ORDER_TIE (not judged),
     "reversed" otherwise; bins with fewer than MIN_FLOWS completed flows anywhere are not judged.
-    True when no judged bin is reversed."""
-    a.exe = htsim_binary(a, "hpcc")
+    True when no judged bin is reversed. With --paths shared the HPCC run is the shared-path one
+    (our driver bench/peers/htsim_hpcc_fabric.cpp on ccscope's paths)."""
+    a.exe = hpcc_fabric_binary(a) if getattr(a, "paths", "own") == "shared" else htsim_binary(a, "hpcc")
     compare(a, name, "hpcc")
     (sw_o, sw_t), (hp_o, hp_t) = a.tables[("swift", name)], a.tables[("hpcc", name)]
     print(f"\n### ordering, Swift against HPCC — {name} (Swift's slowdown / HPCC's)\n")
@@ -798,9 +801,9 @@ def main(argv: list[str] | None = None) -> int:
             if a.diagnose > 0:
                 raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
         a.htsim_fct = a.htsim_fct or "raw"
-        if a.paths == "shared" and (a.bench or a.diagnose > 0 or a.order):
-            raise peer.UsageError("--paths shared: runs the comparison cases only (not with --bench, --diagnose "
-                                  "or --order)")
+        if a.paths == "shared" and (a.bench or a.diagnose > 0):
+            raise peer.UsageError("--paths shared: runs the comparison cases and --order only (not with --bench "
+                                  "or --diagnose)")
         a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
         if a.paths == "shared" and a.cc == "hpcc":  # our driver: main_hpcc source-routed on given paths

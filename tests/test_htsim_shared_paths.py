@@ -211,3 +211,34 @@ def test_drivers_route_every_flow_on_ccscopes_switches(tmp_path, cc, capsys, hts
     assert p.returncode == 2
     err = p.stderr.strip()
     assert "\n" not in err and "-paths: flow 1 fwd [LS0 US9 LS1] is none of htsim's routes" in err, err
+
+
+def test_match_header_runs_htsims_links_at_the_rate_of_its_1564_byte_packet(tmp_path, monkeypatch, capsys):
+    """--match-header: htsim's -linkspeed becomes 100 Gb/s x 1564 / 1500 (its HPCC data packet's
+    64 header bytes serialize in ccscope's 1500-byte time); without it the case's rate, as before."""
+    log = tmp_path / "argv.log"
+    exe = tmp_path / "fake_hpcc"
+    exe.write_text(FAKE_DRIVER.format(py=sys.executable, scale=1.0, log=str(log), cc="hpcc"))
+    exe.chmod(0o755)
+    monkeypatch.setattr(F.peer, "find_sim", lambda path: tmp_path)
+    monkeypatch.setattr(F, "hpcc_fabric_binary", lambda a: exe)
+    monkeypatch.setattr(F, "htsim_binary", lambda a, name: exe)
+    monkeypatch.setattr(F, "CASES", {k: dict(v) for k, v in F.CASES.items()})
+    argv = ["--htsim", "x", "--cc", "hpcc", "--fct", "sender", "--paths", "shared", "--case", "incast"]
+    F.main(argv)
+    F.main(argv + ["--match-header"])
+    plain, matched = log.read_text().splitlines()
+    assert "-linkspeed 100000 " in plain
+    assert "-linkspeed 104266.6667 " in matched  # 100,000 Mb/s x 1564 / 1500
+    assert F.CASES["incast"]["htsim_link_bps"] == pytest.approx(100e9 * 1564 / 1500)
+    out = capsys.readouterr().out
+    assert out.count("htsim's links at 104.2667 Gb/s (--match-header)") == 1
+    # own paths: htsim's main_hpcc gets the same rate
+    assert F.htsim_command(exe, tmp_path / "cm", F.CASES["incast"], "hpcc")[9:11] == ["-linkspeed", "104266.6667"]
+
+
+def test_match_header_is_refused_where_it_does_not_apply(capsys):
+    for argv in (["--cc", "swift"], ["--bench"]):
+        assert F.main(["--htsim", "/nonexistent", "--match-header", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: --match-header: applies to the --cc hpcc comparison only") and "\n" not in err

@@ -3,7 +3,7 @@ with the same congestion control, and the FCT slowdown by flow-size bin is compa
 
 usage: python bench/peers/htsim_fabric.py --htsim PATH [--cc hpcc|swift] [--case NAME ...] [--build-dir DIR]
                                          [--htsim-fct ack|raw | --fct sender] [--k 8 --bench [--bench-ms D]]
-                                         [--paths own|shared]
+                                         [--paths own|shared] [--match-header]
 
 PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-htsim). Nothing is
 written into it: its library is compiled into --build-dir (default target/peers/htsim, the folder
@@ -91,6 +91,13 @@ the sender, docs/workloads.md), htsim's its own "finished" line as published; bo
 the same ideal: ccscope's receiver-side ideal_fct_s plus ack_return_s with the ACK size of the
 peer's algorithm (HPCCAck 64 bytes, SwiftAck 40). --fct receiver (the default) keeps the measure
 above with --htsim-fct.
+
+--match-header (with --cc hpcc; docs/validation.md, HPCC section, "Setup B"): htsim's HPCC data
+packet is 1,564 bytes on the wire for 1,500 of flow data (HPCCPacket::newpkt adds ACKSIZE = 64, and
+update_spacing paces those 1,564 bytes), ccscope's is 1,500 bytes, all data. htsim's links then run
+at the case's rate x (1500 + 64) / 1500 (its -linkspeed; 104.2667 Gb/s for 100 Gb/s), so a data
+packet serializes in the time ccscope's does and a flow's data moves at ccscope's data rate; the
+ideal FCT, the ACK size and everything else stay as they are.
 
 --paths shared (docs/validation.md, "Shared paths" in the HPCC and Swift fabric sections): both
 simulators put each flow on the same switches. ccscope's run exports each flow's data and ACK
@@ -324,7 +331,7 @@ def shared_path_fcts(a: argparse.Namespace, cc: str, cm: Path, c: dict, res, rou
     else:  # htsim_command's options less -strat and -paths (routing): source-routed instead
         end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
         cmd = [str(a.exe), "-tm", str(cm), "-paths", str(pf), "-nodes", str(k ** 3 // 4),
-               "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
+               "-linkspeed", htsim_linkspeed(c), "-hop_latency", f"{c['delay_s'] * 1e6:g}",
                "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
     err = cm.with_suffix(".stderr")
     with open(err, "w") as ef:
@@ -393,10 +400,17 @@ def swift_fcts(exe: Path, cm: Path, c: dict, flows,
     return fct, routes
 
 
+def htsim_linkspeed(c: dict) -> str:
+    """htsim's -linkspeed (Mb/s) for case `c`: the case's rate, or with --match-header the rate at
+    which htsim's 1,564-byte HPCC data packet serializes as ccscope's 1,500-byte one
+    (c["htsim_link_bps"])."""
+    return f"{c.get('htsim_link_bps', c['rate_bps']) / 1e6:.10g}"
+
+
 def htsim_command(exe: Path, cm: Path, c: dict, cc: str) -> list[str]:
     end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
     return [str(exe), "-tm", str(cm), "-nodes", str(c.get("k", 4) ** 3 // 4), "-strat", "ecmp_host", "-paths", "1",
-            "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
+            "-linkspeed", htsim_linkspeed(c), "-hop_latency", f"{c['delay_s'] * 1e6:g}",
             "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
 
 
@@ -528,6 +542,8 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     ok_all = True
     print(f"\n### {cc} — {name} ({len(flows)} flows; completed: ccscope {int(flows['fct_s'].notna().sum())}, "
           f"htsim {int(peer_flows['fct_s'].notna().sum())}; "
+          + (f"htsim's links at {c['htsim_link_bps'] / 1e9:.4f} Gb/s (--match-header); " if "htsim_link_bps" in c
+             else "")
           + ("both FCTs at the sender, over the ideal plus the ACK return" if sender else
              f"htsim's FCT over {'the ideal plus the ACK return' if a.htsim_fct == 'ack' else 'the receiver-side ideal'}")
           + ")\n")
@@ -766,6 +782,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paths", default="own", choices=["own", "shared"],
                    help="own (default): each simulator draws its own per-flow ECMP paths; shared: htsim runs "
                         "each flow on ccscope's path (export-flows --format paths; our drivers' -paths)")
+    p.add_argument("--match-header", action="store_true",
+                   help="with --cc hpcc: htsim's links run at rate x (1500 + 64) / 1500, so its data packet "
+                        "(64 header bytes) serializes in the time ccscope's 1500-byte one does")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -801,6 +820,9 @@ def main(argv: list[str] | None = None) -> int:
             if a.diagnose > 0:
                 raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
         a.htsim_fct = a.htsim_fct or "raw"
+        if a.match_header and (a.cc != "hpcc" or a.bench):
+            raise peer.UsageError("--match-header: applies to the --cc hpcc comparison only (htsim's HPCC data "
+                                  "packet header; not --cc swift, not --bench)")
         if a.paths == "shared" and (a.bench or a.diagnose > 0):
             raise peer.UsageError("--paths shared: runs the comparison cases and --order only (not with --bench "
                                   "or --diagnose)")
@@ -814,6 +836,9 @@ def main(argv: list[str] | None = None) -> int:
     if a.bench:
         return bench(a)
     a.tables = {}  # (cc, case) -> (ccscope's, htsim's slowdown_stats), for --order
+    if a.match_header:  # htsim's links carry its 1,564-byte data packet in ccscope's 1,500-byte time
+        for c in CASES.values():
+            c["htsim_link_bps"] = c["rate_bps"] * (MTU + HTSIM_ACK_BYTES) / MTU
     if a.host_fq and a.cc == "swift":
         for c in CASES.values():
             c["host_aqm"] = {"kind": "fq"}

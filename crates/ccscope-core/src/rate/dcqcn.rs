@@ -47,8 +47,8 @@
 //! the congestion point's Kmin, Kmax and Pmax are a RED table's `min_th_pkts`, `max_th_pkts`
 //! and `max_p` (instantaneous queue: `w_q = 1`; byte thresholds: `byte_mode = true`).
 
-use super::qcn_rp::Limiter;
-use super::{Feedback, RateControl, RateProbe};
+use super::qcn_rp::{limiter_accessors, Limiter};
+use super::{Feedback, RateControl};
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -317,19 +317,7 @@ impl RateControl for DcqcnRp {
         }
     }
 
-    #[inline]
-    fn poll_timeout(&self) -> Option<SimTime> {
-        self.lim.deadline
-    }
-
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        self.lim.rate_bps
-    }
-
-    fn probe(&self, p: &mut RateProbe) {
-        self.lim.probe(p)
-    }
+    limiter_accessors!();
 
     /// Eq (1): cut toward `R_C (1 - alpha/2)`, remember `R_T`, then raise alpha.
     fn on_cnp(&mut self, now: SimTime) {

@@ -254,6 +254,28 @@ impl Limiter {
     }
 }
 
+/// What the engine reads of a reaction point whose [`Limiter`] is its field `lim`:
+/// [`RateControl::poll_timeout`], [`RateControl::rate_bps`] (both per frame) and
+/// [`RateControl::probe`]; invoked inside its `impl RateControl`.
+macro_rules! limiter_accessors {
+    () => {
+        #[inline]
+        fn poll_timeout(&self) -> Option<$crate::units::SimTime> {
+            self.lim.deadline
+        }
+
+        #[inline]
+        fn rate_bps(&self) -> f64 {
+            self.lim.rate_bps
+        }
+
+        fn probe(&self, p: &mut $crate::rate::RateProbe) {
+            self.lim.probe(p)
+        }
+    };
+}
+pub(super) use limiter_accessors;
+
 /// QCN reaction-point state.
 #[derive(Clone, Debug)]
 pub struct QcnRp {
@@ -388,19 +410,7 @@ impl RateControl for QcnRp {
         }
     }
 
-    #[inline]
-    fn poll_timeout(&self) -> Option<SimTime> {
-        self.lim.deadline
-    }
-
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        self.lim.rate_bps
-    }
-
-    fn probe(&self, p: &mut RateProbe) {
-        self.lim.probe(p)
-    }
+    limiter_accessors!();
 }
 
 #[cfg(test)]

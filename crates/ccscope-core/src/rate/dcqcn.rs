@@ -48,7 +48,7 @@
 //! and `max_p` (instantaneous queue: `w_q = 1`; byte thresholds: `byte_mode = true`).
 
 use super::qcn_rp::{limiter_accessors, Limiter};
-use super::{Feedback, RateControl};
+use super::RateControl;
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -289,10 +289,8 @@ impl DcqcnRp {
     }
 }
 
+/// 802.1Qau feedback frames are not DCQCN's signal: `on_feedback` keeps the default (ignored).
 impl RateControl for DcqcnRp {
-    /// 802.1Qau feedback frames are not DCQCN's signal: ignored.
-    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
-
     #[inline]
     fn on_bytes_sent(&mut self, now: SimTime, bytes: u32) {
         if self.alpha_since.is_none() {

@@ -13,24 +13,9 @@ import pytest
 
 import ccscope as cc
 from ccscope.scenario import io
+from tests.sandbox_scenarios import cdf_scenario_toml, cdf_tree, cli_with_secret
 
 ROOT = Path(__file__).resolve().parents[1]
-CDF = "100 0.5\n10000 1.0\n"
-SCENARIO = """name = "sandbox"
-until_s = 0.001
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 1e9
-rtt_s = 1e-4
-senders = 2
-[[workload]]
-kind = "poisson"
-src = ["s0", "s1"]
-dst = ["r0"]
-load = 0.3
-reference_bps = 1e9
-size = {{ kind = "cdf", file = "{file}" }}
-"""
 #: Secrets a data file error line must never show.
 SECRET = "CCSCOPE_SANDBOX_SECRET_VALUE_4242"
 
@@ -38,24 +23,17 @@ SECRET = "CCSCOPE_SANDBOX_SECRET_VALUE_4242"
 @pytest.fixture
 def tree(tmp_path):
     """tmp/sc/ (the scenario's directory, with sc/data/ok.csv) and tmp/outside/ok.csv."""
-    sc = tmp_path / "sc"
-    (sc / "data").mkdir(parents=True)
-    (sc / "data" / "ok.csv").write_text(CDF)
-    (tmp_path / "outside").mkdir()
-    (tmp_path / "outside" / "ok.csv").write_text(CDF)
-    return tmp_path
+    return cdf_tree(tmp_path)
 
 
 def scenario_file(tree: Path, file: str) -> Path:
     p = tree / "sc" / "s.toml"
-    p.write_text(SCENARIO.format(file=file))
+    p.write_text(cdf_scenario_toml("sandbox", file))
     return p
 
 
 def cli(*args, cwd=None, timeout=60):
-    env = dict(os.environ, **{SECRET: SECRET})
-    return subprocess.run([sys.executable, "-m", "ccscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=timeout)
+    return cli_with_secret(SECRET, *args, cwd=cwd, timeout=timeout)
 
 
 def points_of(data: dict) -> list:

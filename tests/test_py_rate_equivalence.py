@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tests.equivalence import run_native, table_differences
+from tests.rdma_scenarios import dcqcn_dumbbell, write_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "controllers"
@@ -110,38 +111,6 @@ def test_python_timely_on_the_rdma_transport_is_bit_identical_to_the_built_in(st
     assert (np.diff(r) < 0).any() and (np.diff(r) > 0).any()  # the RTT samples moved the rates both ways
 
 
-DCQCN_TOML = """
-name = "dcqcn pair"
-seed = 1
-until_s = 0.006
-packet_bytes = 1000
-ack_bytes = 64
-[topology]
-kind = "dumbbell"
-senders = 2
-bottleneck_bps = 40e9
-access_bps = 40e9
-rtt_s = 8e-6
-buffer_pkts = 10000
-[aqm]
-kind = "red"
-min_th_pkts = 5
-max_th_pkts = 200
-max_p = 0.01
-w_q = 1.0
-[pfc]
-xoff_bytes = 1000000
-xon_bytes = 900000
-[flows]
-count = 2
-cc = "CC"
-size_bytes = 20000000
-[record]
-traces = ["queue", "link", "delivered", "drops", "rate"]
-flow_interval_s = 1e-5
-"""
-
-
 def test_python_dcqcn_on_the_rdma_transport_is_bit_identical_to_the_built_in(tmp_path):
     """examples/controllers/dcqcn.py (rdma = True; on_cnp, on_bytes_sent, on_timer) against the
     built-in dcqcn on the RDMA test's DCQCN pair (two 20 MB messages, 40 Gb/s, RED/ECN, PFC)."""
@@ -150,8 +119,8 @@ def test_python_dcqcn_on_the_rdma_transport_is_bit_identical_to_the_built_in(tmp
     cc.load_plugin(str(EXAMPLES / "dcqcn.py"))
     outs = {}
     for name in ("dcqcn", "py_dcqcn"):
-        p = tmp_path / f"{name}.toml"
-        p.write_text(DCQCN_TOML.replace('"CC"', f'"{name}"'))
+        p = write_toml(tmp_path / f"{name}.toml", dcqcn_dumbbell(
+            cc=name, until_s=0.006, traces=["queue", "link", "delivered", "drops", "rate"], flow_interval_s=1e-5))
         sim = _native.Simulation(to_engine_json(load_file(p)), 0.006, None)
         sim.run_until(0.006)
         outs[name] = sim.finish()

@@ -3,12 +3,14 @@ CNPs, `[rdma]`) and DCQCN on it (cc = "dcqcn", `[dcqcn]`); flows/FCT/slowdown ta
 one-line errors for bad values."""
 from __future__ import annotations
 
+import tomllib
 
 import pytest
 from typer.testing import CliRunner
 
 import ccscope as cc
 from ccscope.cli import app
+from tests.rdma_scenarios import RED, dcqcn_dumbbell, write_toml
 
 LEAF_SPINE = {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 4, "host_bps": 10e9,
               "fabric_bps": 40e9, "link_delay_s": 1e-6, "buffer_pkts": 500}
@@ -41,43 +43,13 @@ def test_a_lone_rdma_flow_runs_at_line_rate_from_the_first_packet():
     assert f["retransmits"].iloc[0] == 0
 
 
-DCQCN_TOML = """
-name = "dcqcn pair"
-seed = 1
-until_s = 0.02
-packet_bytes = 1000
-ack_bytes = 64
-[topology]
-kind = "dumbbell"
-senders = 2
-bottleneck_bps = 40e9
-access_bps = 40e9
-rtt_s = 8e-6
-buffer_pkts = 10000
-[aqm]
-kind = "red"
-min_th_pkts = 5
-max_th_pkts = 200
-max_p = 0.01
-w_q = 1.0
-[pfc]
-xoff_bytes = 1000000
-xon_bytes = 900000
-[dcqcn]
-r_ai_bps = 40e6
-[flows]
-count = 2
-cc = "dcqcn"
-size_bytes = 20000000
-[record]
-traces = ["rate", "queue"]
-flow_interval_s = 1e-4
-"""
+def dcqcn_pair(**tables) -> dict:
+    """The DCQCN pair over 20 ms, its rates and queue sampled every 100 us."""
+    return dcqcn_dumbbell(until_s=0.02, traces=["rate", "queue"], flow_interval_s=1e-4, **tables)
 
 
 def test_a_dcqcn_scenario_runs_end_to_end_from_the_cli(tmp_path):
-    sc = tmp_path / "dcqcn.toml"
-    sc.write_text(DCQCN_TOML)
+    sc = write_toml(tmp_path / "dcqcn.toml", dcqcn_pair(dcqcn={"r_ai_bps": 40e6}))
     out = tmp_path / "run"
     r = cli("run", sc, "-q", "-o", out)
     assert r.exit_code == 0, r.output
@@ -122,13 +94,10 @@ def test_dcqcn_from_python_with_the_dataclasses():
     ("dcqcn", "kmin = 5", "unknown field `kmin`"),
 ])
 def test_bad_values_are_one_line_errors_naming_the_field(tmp_path, section, body, needle):
-    text = DCQCN_TOML.replace("[dcqcn]\nr_ai_bps = 40e6\n", "")
-    sc = tmp_path / "bad.toml"
-    sc.write_text(text + f"[{section}]\n{body}\n")
+    sc = write_toml(tmp_path / "bad.toml", dcqcn_pair(**{section: tomllib.loads(body)}))
     one_line_error(cli("run", sc, "-q"), needle)
 
 
 def test_kmin_above_kmax_is_refused_at_the_congestion_point(tmp_path):
-    sc = tmp_path / "bad.toml"
-    sc.write_text(DCQCN_TOML.replace("max_th_pkts = 200", "max_th_pkts = 4"))
+    sc = write_toml(tmp_path / "bad.toml", dcqcn_pair(aqm={**RED, "max_th_pkts": 4}))
     one_line_error(cli("run", sc, "-q"), "aqm.max_th_pkts")

@@ -12,16 +12,15 @@ import pytest
 
 import ccscope as cc
 from ccscope.aqm import red
+from tests.rdma_scenarios import dcqcn_dumbbell
 
 RED = {"kind": "red", "min_th_pkts": 5, "max_th_pkts": 200, "max_p": 0.01, "w_q": 1.0, "independent_marks": True}
 
 
 def dcqcn(aqm: dict, n: int = 4, until_s: float = 0.003) -> dict:
-    return {"name": "red-dequeue", "seed": 1, "until_s": until_s, "packet_bytes": 1000, "ack_bytes": 64,
-            "topology": {"kind": "dumbbell", "senders": n, "bottleneck_bps": 40e9, "access_bps": 40e9,
-                         "rtt_s": 8e-6, "buffer_pkts": 10000},
-            "aqm": aqm, "flows": {"count": n, "cc": "dcqcn"},
-            "record": {"traces": ["drops"], "flow_interval_s": 1e-3}}
+    """`n` endless DCQCN flows, no PFC: the drops trace shows every mark."""
+    return dcqcn_dumbbell(n=n, aqm=aqm, until_s=until_s, pfc=None, size_bytes=None, traces=["drops"],
+                          flow_interval_s=1e-3, name="red-dequeue")
 
 
 def bottleneck(r):

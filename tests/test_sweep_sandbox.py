@@ -6,8 +6,6 @@ A grid over `seed` is one run per seed (it used to fail with "Duplicate column n
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,24 +14,9 @@ import pytest
 import ccscope as cc
 from ccscope import sweep as sw
 from ccscope.scenario import io
+from tests.sandbox_scenarios import cdf_scenario_toml, cdf_tree, cli_with_secret
 
 ROOT = Path(__file__).resolve().parents[1]
-CDF = "100 0.5\n10000 1.0\n"
-BASE = """name = "sweep-sandbox"
-until_s = 0.001
-[topology]
-kind = "dumbbell"
-bottleneck_bps = 1e9
-rtt_s = 1e-4
-senders = 2
-[[workload]]
-kind = "poisson"
-src = ["s0", "s1"]
-dst = ["r0"]
-load = 0.3
-reference_bps = 1e9
-size = {{ kind = "cdf", file = "{file}" }}
-"""
 GRID = '[sweep.grid]\n"topology.rtt_s" = [1e-4]\n'
 WORKLOAD = ('workload=[{{kind="poisson", src=["s0", "s1"], dst=["r0"], load=0.3, reference_bps=1e9, '
             'size={{kind="cdf", file="{file}"}}}}]')
@@ -43,14 +26,9 @@ SECRET = "CCSCOPE_SWEEP_SANDBOX_SECRET_77"
 @pytest.fixture
 def tree(tmp_path):
     """tmp/sc/ (the sweep's directory: data/ok.csv, base.toml) and tmp/outside/ (ok.csv, base.toml)."""
-    sc = tmp_path / "sc"
-    (sc / "data").mkdir(parents=True)
-    (sc / "data" / "ok.csv").write_text(CDF)
-    (sc / "base.toml").write_text(BASE.format(file="data/ok.csv"))
-    out = tmp_path / "outside"
-    out.mkdir()
-    (out / "ok.csv").write_text(CDF)
-    (out / "base.toml").write_text(BASE.format(file="ok.csv"))
+    cdf_tree(tmp_path)
+    (tmp_path / "sc" / "base.toml").write_text(base_toml("data/ok.csv"))
+    (tmp_path / "outside" / "base.toml").write_text(base_toml("ok.csv"))
     return tmp_path
 
 
@@ -61,9 +39,12 @@ def sweep_file(tree: Path, text: str) -> Path:
 
 
 def cli(*args, cwd=None, timeout=60):
-    env = dict(os.environ, **{SECRET: SECRET})
-    return subprocess.run([sys.executable, "-m", "ccscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=timeout)
+    return cli_with_secret(SECRET, *args, cwd=cwd, timeout=timeout)
+
+
+def base_toml(file: str) -> str:
+    """The sweep's base scenario, its CDF read from `file`."""
+    return cdf_scenario_toml("sweep-sandbox", file)
 
 
 def test_a_relative_base_and_its_cdf_resolve_against_their_files_not_the_cwd(tree, monkeypatch):
@@ -91,14 +72,14 @@ def test_a_base_leaving_the_sweep_directory_is_refused_unless_allowed(tree, kind
 
 
 def test_allow_paths_reaches_the_cdf_files_of_the_sweep_file_itself(tree):
-    f = sweep_file(tree, BASE.format(file=str(tree / "outside" / "ok.csv")) + GRID)
+    f = sweep_file(tree, base_toml(str(tree / "outside" / "ok.csv")) + GRID)
     with pytest.raises(cc.ScenarioError, match=r"^workload\[0\]\.size\.file = .*absolute path"):
         sw.load_sweep_file(f)
     assert sw.load_sweep_file(f, allow_paths=[tree / "outside"]).base["workload"][0]["size"]["points"]
 
 
 def test_allow_paths_reaches_the_cdf_files_of_the_base(tree):
-    (tree / "sc" / "base.toml").write_text(BASE.format(file=str(tree / "outside" / "ok.csv")))
+    (tree / "sc" / "base.toml").write_text(base_toml(str(tree / "outside" / "ok.csv")))
     f = sweep_file(tree, '[sweep]\nbase = "base.toml"\n' + GRID)
     with pytest.raises(cc.ScenarioError, match=r"^workload\[0\]\.size\.file = "):
         sw.load_sweep_file(f)
@@ -154,7 +135,7 @@ def test_cli_sweep_allow_path_admits_an_outside_base(tree):
 
 
 def test_cli_sweep_set_naming_a_file_resolves_relative_to_the_sweep_file(tree):
-    f = sweep_file(tree, BASE.format(file="data/ok.csv") + GRID)
+    f = sweep_file(tree, base_toml("data/ok.csv") + GRID)
     escape = cli("sweep", f, "--out", tree / "o", "-q", "--until", "1ms",
                  "--set", WORKLOAD.format(file="../outside/ok.csv"))
     assert escape.returncode == 2 and "workload[0].size.file" in escape.stderr and "--allow-path" in escape.stderr

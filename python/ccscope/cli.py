@@ -539,6 +539,14 @@ def plot(runs: List[Path] = typer.Argument(..., help="Result directories written
         fail(str(e))
     except (KeyError, TypeError, ValueError) as e:  # a result whose tables lack what the panel reads
         fail(f"cannot plot {', '.join(str(r) for r in runs)}: {type(e).__name__}: {e}")
+    write_figure(fig, output)
+    _console(False).print(f"wrote {output}")
+
+
+def write_figure(fig, output: Path) -> None:
+    """Write a plot command's figure to its `-o` file (atomically, under the ccscope._outdir rules) and close it;
+    a refused or unwritable file is one error line."""
+    from ccscope import _outdir
     try:
         with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
             fig.savefig(tmp, dpi=120)
@@ -549,7 +557,6 @@ def plot(runs: List[Path] = typer.Argument(..., help="Result directories written
     finally:
         import matplotlib.pyplot as plt
         plt.close(fig)
-    _console(False).print(f"wrote {output}")
 
 
 @app.command()

@@ -154,6 +154,10 @@ def _nonneg(option: str, value: str, parser: Callable[[str], float], allowed: st
 #: `--backend` values: the compiled solver (default), the numpy reference, JAX (optional).
 BACKENDS = ("native", "numpy", "jax")
 BACKEND_HELP = "native (compiled, default), numpy (the reference) or jax"
+#: the options of the commands that solve a model (--backend) and write a plot (-o, --force)
+BACKEND_OPT = typer.Option("native", "--backend", help=BACKEND_HELP)
+OUT_OPT = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)")
+FORCE_OPT = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote")
 
 
 def _backend(backend: str) -> str:
@@ -614,9 +618,9 @@ def register(app: typer.Typer) -> None:
         normalized: bool = typer.Option(False, "--normalized", help="use the normalized model (eqs 11-14)"),
         wbar: str | None = typer.Option(None, "--wbar", help="normalized model: mean window (Cd+K)/N, pkts"),
         poincare: bool = typer.Option(False, "--poincare", help="normalized model: fixed point and Floquet multipliers"),
-        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        backend: str = BACKEND_OPT,
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """DCTCP fluid model (P000): q(t), W(t), alpha(t) and the limit cycle; or the normalized model."""
         _run(lambda: _fluid_dctcp(n, rate, rtt, k, g, until, normalized, wbar, poincare, backend, _out(out, force)))
@@ -647,9 +651,9 @@ def register(app: typer.Typer) -> None:
         qeq: str | None = typer.Option(None, "--qeq", help="queue set point Qeq in frames (default 26 KB)"),
         feedback: str = typer.Option("linear", "--feedback", help="linear (App. A) or negative (802.1Qau CNMs)"),
         until: str = typer.Option("100ms", "--until", help="simulated time"),
-        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        backend: str = BACKEND_OPT,
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """QCN fluid model with feedback delay (P002 eqs 1, 4-8; the model of App. A): q(t), rates, Q/R plane."""
         _run(lambda: _fluid_qcn(rate, flows, delay, qeq, feedback, until, backend, _out(out, force)))
@@ -661,9 +665,9 @@ def register(app: typer.Typer) -> None:
         q0: str = typer.Option("64", "--q0", help="target queue q0 (pkts); floors q >= 0, A >= 0"),
         gains: str = typer.Option("compliant", "--gains", help="A, S (P002 §5.1) or compliant (S with b- = 2 w a-)"),
         until: str | None = typer.Option(None, "--until", help="simulated time (default 8 w/(pC))"),
-        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        backend: str = BACKEND_OPT,
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """ASM fluid model (P002 eq 26) with feedback delay (App. D): 4 starts, Q/R plane."""
         _run(lambda: _fluid_asm(rate, delay, q0, gains, until, backend, _out(out, force)))
@@ -689,9 +693,9 @@ def register(app: typer.Typer) -> None:
         max_p: str = RED_OPT["max_p"],
         wq: str = RED_OPT["wq"],
         until: str = typer.Option("400s", "--until", help="simulated time"),
-        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        backend: str = BACKEND_OPT,
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """TCP over RED fluid model (Misra-Gong-Towsley) and Hollot et al.'s stability condition (P001 setup)."""
         _run(lambda: _fluid_tcp_red(flows, rate, rtt, min_th, max_th, max_p, wq, until, backend, _out(out, force)))
@@ -716,9 +720,9 @@ def register(app: typer.Typer) -> None:
         pmax: str = DCQCN_OPT["pmax"],
         rai: str = DCQCN_OPT["rai"],
         until: str = typer.Option("50ms", "--until", help="simulated time"),
-        backend: str = typer.Option("native", "--backend", help=BACKEND_HELP),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        backend: str = BACKEND_OPT,
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """DCQCN fluid model (Zhu et al. CoNEXT 2016): all flows start at line rate; fixed point, phase margin."""
         _run(lambda: _fluid_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, until, backend, _out(out, force)))
@@ -729,8 +733,8 @@ def register(app: typer.Typer) -> None:
         rates: str = typer.Option("7Gbps,3Gbps", "--rates", help="starting rate of each flow, comma-separated"),
         until: str = typer.Option("40ms", "--until", help="simulated time"),
         modified: bool = typer.Option(False, "--modified", help="eq 27: increase only when the gradient is < 0"),
-        out: str | None = typer.Option(None, "-o", "--out", help="write a plot (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        out: str | None = OUT_OPT,
+        force: bool = FORCE_OPT,
     ) -> None:
         """TIMELY fluid model (Zhu et al. CoNEXT 2016, eqs 19-23): the end split depends on the start split."""
         _run(lambda: _fluid_timely(rate, rates, until, modified, _out(out, force)))
@@ -748,7 +752,7 @@ def register(app: typer.Typer) -> None:
         rate: str = typer.Option("10Gbps", "--rate", help="link rate C"),
         flows: str = typer.Option("10", "--flows", help="number of flows N"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot delay margin and bound vs rate (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        force: bool = FORCE_OPT,
     ) -> None:
         """QCN delay bound (P002 App. A eq 17, corrected per E33) and the exact delay margin."""
         _run(lambda: _stability_qcn(rate, flows, _out(out, force)))
@@ -759,7 +763,7 @@ def register(app: typer.Typer) -> None:
         flows: str = typer.Option("50", "--flows", help="number of flows N"),
         rtt: str = typer.Option("80us", "--rtt", help="base RTT R0"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot the bound vs N with the stable region (png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        force: bool = FORCE_OPT,
     ) -> None:
         """DX Bode bound (P004 Theorem 1 with E50) and the special stable state (Theorem 2)."""
         _run(lambda: _stability_dx(rate, flows, rtt, _out(out, force)))
@@ -770,7 +774,7 @@ def register(app: typer.Typer) -> None:
         w: str = typer.Option("32", "--w", help="feedback weight w (P002 §5.1: 32)"),
         p: str = typer.Option("0.01", "--p", help="sampling probability p in (0, 1)"),
         out: str | None = typer.Option(None, "-o", "--out", help="plot the sliding region in the (a-, b-) plane"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        force: bool = FORCE_OPT,
     ) -> None:
         """ASM sliding condition (P002 ineq. 15, E39) for the §5.1 gain sets and a compliant set."""
         _run(lambda: _stability_asm(rate, w, p, _out(out, force)))
@@ -798,7 +802,7 @@ def register(app: typer.Typer) -> None:
         pmax: str = DCQCN_OPT["pmax"],
         rai: str = DCQCN_OPT["rai"],
         out: str | None = typer.Option(None, "-o", "--out", help="plot phase margin vs N (Fig. 3; png/pdf/svg)"),
-        force: bool = typer.Option(False, "--force", help="replace a file at -o that is not a figure ccscope wrote"),
+        force: bool = FORCE_OPT,
     ) -> None:
         """DCQCN fixed point (Theorem 1), the paper's phase margin (App. A) and the exact linearization."""
         _run(lambda: _stability_dcqcn(rate, flows, delay, kmin, kmax, pmax, rai, _out(out, force)))

@@ -69,7 +69,7 @@ def _plot_app() -> typer.Typer:
         swept parameter; one panel per --y, one line per value of the other swept parameters."""
         from ccscope import _outdir
         from ccscope import sweep as sw
-        from ccscope.cli import _console, fail
+        from ccscope.cli import _console, fail, write_figure
         from ccscope.plot.sweep import plot_sweep
         try:
             _outdir.check_figure(output, force=force)
@@ -85,16 +85,7 @@ def _plot_app() -> typer.Typer:
             fig = plot_sweep(table, x, y, title=title)
         except ValueError as e:
             fail(str(e))
-        try:
-            with _outdir.sigterm_as_exit(), _outdir.atomic_file(output) as tmp:
-                fig.savefig(tmp, dpi=120)
-        except _outdir.OutputRefused as e:
-            fail(e.cli("-o"))
-        except (OSError, ValueError) as e:
-            fail(f"-o {str(output)!r}: {e}")
-        finally:
-            import matplotlib.pyplot as plt
-            plt.close(fig)
+        write_figure(fig, output)
         note = f" ({table.failed} failed runs left out)" if table.failed else ""
         _console(False).print(f"wrote {output}{note}")
 

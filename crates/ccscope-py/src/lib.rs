@@ -2,6 +2,7 @@
 //! columns out, Rust errors mapped to typed Python exceptions, panics caught at the boundary,
 //! and the GIL released while the engine runs.
 
+mod bridge;
 mod fluid;
 mod py_cc;
 mod py_rate;

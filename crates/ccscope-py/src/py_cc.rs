@@ -9,7 +9,7 @@
 //! stops the run at the end of the chunk of events (`failed`) and raises the error
 //! (`take_failure`). Nothing is written: the run never reaches `finish`.
 
-use crate::py_rate::deadline_value;
+use crate::bridge::{number, Bridge};
 use ccscope_core::cc::ext::{self, ExtController, ExtFactory, ExtFlow, ExtSpec};
 use ccscope_core::cc::{AckSample, CcProbe, Congestion};
 use ccscope_core::units::SimTime;
@@ -17,7 +17,6 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -67,53 +66,13 @@ pub(crate) fn record_as(msg: String, interrupt: bool) {
     })
 }
 
-/// `type: message` and the traceback of a Python exception.
-pub(crate) fn describe(py: Python<'_>, e: &PyErr) -> String {
-    let tb = (|| -> PyResult<String> {
-        let lines = py.import("traceback")?.call_method1(
-            "format_exception",
-            (e.get_type(py), e.value(py), e.traceback(py)),
-        )?;
-        let v: Vec<String> = lines.extract()?;
-        Ok(v.concat())
-    })();
-    tb.unwrap_or_else(|_| e.to_string()).trim_end().to_string()
-}
-
-/// A value cut to ~80 characters.
-pub(crate) fn shown(v: &Bound<'_, PyAny>) -> String {
-    let r = v
-        .repr()
-        .map(|r| r.to_string())
-        .unwrap_or_else(|_| "?".into());
-    if r.chars().count() > 80 {
-        format!("{}...", r.chars().take(80).collect::<String>())
-    } else {
-        r
-    }
-}
-
 /// A number of bytes (int or float, not bool), finite and > 0.
 fn window_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
-    if v.is_instance_of::<PyBool>()
-        || !(v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>())
-    {
-        return Err(format!(
-            "{what} = {} ({}): must be a number of bytes (int or float)",
-            shown(v),
-            v.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ));
-    }
-    let x: f64 = v
-        .extract()
-        .map_err(|e| format!("{what} = {}: {e}", shown(v)))?;
+    let x = number(v, what, "bytes")?;
     if !x.is_finite() || x <= 0.0 {
         return Err(format!(
             "{what} = {}: must be a finite number of bytes > 0",
-            shown(v)
+            crate::bridge::shown(v)
         ));
     }
     Ok(x)
@@ -132,23 +91,13 @@ struct Methods {
 
 #[derive(Debug)]
 struct PyController {
-    name: &'static str,
-    flow: u32,
-    obj: Py<PyAny>,
-    m: Option<Arc<Methods>>,
+    /// The object, its methods and `deadline_s` as read after the last hook (controllers with
+    /// `on_timer` only).
+    b: Bridge<Methods>,
     cwnd: f64,
-    /// `deadline_s` as read after the last hook (controllers with `on_timer` only).
-    deadline: Option<SimTime>,
-    dead: bool,
 }
 
 impl PyController {
-    fn fail(&mut self, now: Option<SimTime>, hook: &str, msg: String) {
-        self.dead = true;
-        self.deadline = None;
-        record(where_(self.name, self.flow, now, hook, &msg));
-    }
-
     /// Call a hook, then take the window it returned or left in `cwnd_bytes`.
     fn call(
         &mut self,
@@ -156,64 +105,28 @@ impl PyController {
         hook: &'static str,
         f: impl FnOnce(Python<'_>, &Methods) -> PyResult<Py<PyAny>>,
     ) {
-        if self.dead {
-            return;
-        }
-        let Some(m) = self.m.clone() else { return };
-        let timer = m.on_timer.is_some();
-        let r = Python::attach(|py| -> Result<(f64, Option<SimTime>), Option<String>> {
-            let ret = f(py, &m).map_err(|e| {
-                (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
-            })?;
-            let ret = ret.bind(py);
-            let cwnd = if ret.is_none() {
-                let v = self
-                    .obj
-                    .bind(py)
-                    .getattr(intern!(py, "cwnd_bytes"))
-                    .map_err(|e| Some(describe(py, &e)))?;
-                window_value(&v, "cwnd_bytes").map_err(Some)?
-            } else {
-                window_value(ret, &format!("the value {hook} returned")).map_err(Some)?
-            };
-            let deadline = if timer {
-                let d = self
-                    .obj
-                    .bind(py)
-                    .getattr(intern!(py, "deadline_s"))
-                    .map_err(|e| Some(describe(py, &e)))?;
-                deadline_value(&d, Some(now), hook == "on_timer").map_err(Some)?
-            } else {
-                None
-            };
-            Ok((cwnd, deadline))
-        });
-        match r {
-            Ok((c, d)) => {
-                self.cwnd = c;
-                self.deadline = d;
-            }
-            Err(Some(msg)) => self.fail(Some(now), hook, msg),
-            Err(None) => record_as(
-                where_(
-                    self.name,
-                    self.flow,
-                    Some(now),
-                    hook,
-                    "interrupted (Ctrl-C)",
-                ),
-                true,
-            ),
+        let cwnd = self.b.call(
+            now,
+            hook,
+            |py, m| f(py, m).map(Some),
+            |o, ret, m| {
+                let cwnd = if ret.is_none() {
+                    window_value(&o.get(intern!(o.py(), "cwnd_bytes"))?, "cwnd_bytes")?
+                } else {
+                    window_value(ret, &format!("the value {hook} returned"))?
+                };
+                let deadline = if m.on_timer.is_some() {
+                    o.deadline(Some(now), hook == "on_timer")?
+                } else {
+                    None
+                };
+                Ok((cwnd, deadline))
+            },
+        );
+        if let Some(c) = cwnd {
+            self.cwnd = c;
         }
     }
-}
-
-pub(crate) fn where_(name: &str, flow: u32, now: Option<SimTime>, hook: &str, msg: &str) -> String {
-    let at = match now {
-        Some(t) => format!(" at t = {:.9} s", t.as_secs_f64()),
-        None => String::new(),
-    };
-    format!("controller {name:?} (flow[{flow}]){at}, in {hook}: {msg}")
 }
 
 fn congestion_name(k: Congestion) -> &'static str {
@@ -273,11 +186,11 @@ impl ExtController for PyController {
         self.cwnd
     }
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.deadline
+        self.b.deadline
     }
     fn on_timer(&mut self, now: SimTime) {
         // the lazy deadline: an event for a deadline that has moved later does nothing
-        match self.deadline {
+        match self.b.deadline {
             Some(d) if now >= d => self.call(now, "on_timer", |py, m| match &m.on_timer {
                 Some(h) => h.call1(py, (now.as_secs_f64(),)),
                 None => Ok(py.None()),
@@ -289,46 +202,24 @@ impl ExtController for PyController {
         p.cwnd_bytes = self.cwnd;
         p.ssthresh_bytes = f64::INFINITY;
         p.alpha = f64::NAN;
-        if self.dead {
-            return;
-        }
-        let r = Python::attach(|py| -> Result<(), String> {
-            let o = self.obj.bind(py);
+        self.b.probe(|o| {
+            let py = o.py();
             for (attr, slot) in [
                 (intern!(py, "ssthresh_bytes"), &mut p.ssthresh_bytes),
                 (intern!(py, "alpha"), &mut p.alpha),
             ] {
-                if let Some(v) = o.getattr_opt(attr).map_err(|e| describe(py, &e))? {
-                    if v.is_none() {
-                        continue;
-                    }
-                    *slot = v.extract::<f64>().map_err(|_| {
-                        format!("{} = {}: must be a number or None", attr, shown(&v))
-                    })?;
+                if let Some(v) = o.optional_number(attr)? {
+                    *slot = v;
                 }
             }
             Ok(())
-        });
-        if let Err(msg) = r {
-            record(where_(
-                self.name,
-                self.flow,
-                None,
-                "probe (recording)",
-                &msg,
-            ));
-        }
+        })
     }
     fn clone_box(&self) -> Box<dyn ExtController> {
         Python::attach(|py| {
             Box::new(PyController {
-                name: self.name,
-                flow: self.flow,
-                obj: self.obj.clone_ref(py),
-                m: self.m.clone(),
+                b: self.b.clone_ref(py),
                 cwnd: self.cwnd,
-                deadline: self.deadline,
-                dead: self.dead,
             })
         })
     }
@@ -345,66 +236,34 @@ struct PyFactory {
 
 impl ExtFactory for PyFactory {
     fn make(&self, name: &'static str, f: &ExtFlow) -> Box<dyn ExtController> {
-        let mut c = PyController {
-            name,
-            flow: f.flow,
-            obj: Python::attach(|py| py.None()),
-            m: None,
-            cwnd: f.mss_bytes as f64 * f.iw_pkts as f64,
-            deadline: None,
-            dead: false,
-        };
-        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>);
-        let r = Python::attach(|py| -> Result<Made, String> {
-            let obj = self
-                .maker
-                .call1(
-                    py,
-                    (
-                        f.flow,
-                        f.seed,
-                        f.mss_bytes,
-                        f.iw_pkts,
-                        f.dupack_threshold,
-                        f.ss_limit_pkts,
-                    ),
-                )
-                .map_err(|e| describe(py, &e))?;
-            let b = obj.bind(py);
-            let get = |n: &str| -> Result<Py<PyAny>, String> {
-                b.getattr(n)
-                    .map(|m| m.unbind())
-                    .map_err(|e| describe(py, &e))
-            };
+        let args = (
+            f.flow,
+            f.seed,
+            f.mss_bytes,
+            f.iw_pkts,
+            f.dupack_threshold,
+            f.ss_limit_pkts,
+        );
+        let (b, cwnd) = Bridge::make(name, f.flow, &self.maker, args, |o| {
             let m = Methods {
-                on_ack: get("on_ack")?,
-                on_dup_ack: get("on_dup_ack")?,
-                on_congestion: get("on_congestion")?,
-                on_recovery_end: get("on_recovery_end")?,
-                on_timer: if self.timer_hook {
-                    Some(get("on_timer")?)
-                } else {
-                    None
-                },
+                on_ack: o.method("on_ack")?,
+                on_dup_ack: o.method("on_dup_ack")?,
+                on_congestion: o.method("on_congestion")?,
+                on_recovery_end: o.method("on_recovery_end")?,
+                on_timer: o.hook(self.timer_hook, "on_timer")?,
             };
-            let cw = window_value(&get("cwnd_bytes")?.into_bound(py), "cwnd_bytes")?;
-            let d = if self.timer_hook {
-                deadline_value(&get("deadline_s")?.into_bound(py), None, false)?
+            let cwnd = window_value(&o.get("cwnd_bytes")?, "cwnd_bytes")?;
+            let deadline = if self.timer_hook {
+                o.deadline(None, false)?
             } else {
                 None
             };
-            Ok((obj, m, cw, d))
+            Ok((m, deadline, cwnd))
         });
-        match r {
-            Ok((obj, m, cw, d)) => {
-                c.obj = obj;
-                c.m = Some(Arc::new(m));
-                c.cwnd = cw;
-                c.deadline = d;
-            }
-            Err(msg) => c.fail(None, "__init__", msg),
-        }
-        Box::new(c)
+        Box::new(PyController {
+            b,
+            cwnd: cwnd.unwrap_or(f.mss_bytes as f64 * f.iw_pkts as f64),
+        })
     }
 }
 

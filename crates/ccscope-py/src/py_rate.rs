@@ -22,34 +22,17 @@
 //! nothing more; the driver stops the run at the end of the chunk and raises the error, and
 //! nothing is written.
 
-use crate::py_cc::{describe, record, record_as, shown, where_};
+use crate::bridge::{number, shown, Bridge};
 use ccscope_core::int::IntRecord;
 use ccscope_core::rate::ext::{self, ExtRateController, ExtRateFactory, ExtRateFlow, ExtRateSpec};
 use ccscope_core::rate::{AckSample, Feedback, FeedbackKind, RateControl, RateProbe};
 use ccscope_core::units::SimTime;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::call::PyCallArgs;
+use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
+use pyo3::types::PyTuple;
 use std::sync::Arc;
-
-/// A number (int or float, not bool) named `what`.
-fn number(v: &Bound<'_, PyAny>, what: &str, unit: &str) -> Result<f64, String> {
-    if v.is_instance_of::<PyBool>()
-        || !(v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyInt>())
-    {
-        return Err(format!(
-            "{what} = {} ({}): must be a number of {unit} (int or float)",
-            shown(v),
-            v.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ));
-    }
-    v.extract::<f64>()
-        .map_err(|e| format!("{what} = {}: {e}", shown(v)))
-}
 
 /// A rate, bits/s: finite and > 0.
 fn rate_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
@@ -61,38 +44,6 @@ fn rate_value(v: &Bound<'_, PyAny>, what: &str) -> Result<f64, String> {
         ));
     }
     Ok(x)
-}
-
-/// The deadline in `deadline_s`: None, or a finite time in seconds, at or after `now` (after
-/// `now` when `strict`: the timer that just fired must move or disarm).
-pub(crate) fn deadline_value(
-    v: &Bound<'_, PyAny>,
-    now: Option<SimTime>,
-    strict: bool,
-) -> Result<Option<SimTime>, String> {
-    if v.is_none() {
-        return Ok(None);
-    }
-    let x = number(v, "deadline_s", "seconds (or None)")?;
-    if !x.is_finite() || x < 0.0 {
-        return Err(format!(
-            "deadline_s = {}: must be None or a finite time in seconds >= 0",
-            shown(v)
-        ));
-    }
-    let d = SimTime::from_secs_f64(x);
-    if let Some(now) = now {
-        if d < now || (strict && d == now) {
-            return Err(format!(
-                "deadline_s = {}: must be None or {} now_s = {:.12} (the timer would fire in the past{})",
-                shown(v),
-                if strict { "later than" } else { "at or after" },
-                now.as_secs_f64(),
-                if strict { " or again at once, forever" } else { "" }
-            ));
-        }
-    }
-    Ok(Some(d))
 }
 
 /// The window cap in `window_bytes`: None, or a number of bytes >= 1 (rounded down).
@@ -109,9 +60,6 @@ fn window_value(v: &Bound<'_, PyAny>) -> Result<Option<u64>, String> {
     }
     Ok(Some(x.min(u64::MAX as f64) as u64))
 }
-
-/// What a hook left: the rate, the timer deadline and the window cap.
-type After = (f64, Option<SimTime>, Option<u64>);
 
 /// The hook methods of one controller object, looked up once.
 #[derive(Debug)]
@@ -133,89 +81,61 @@ struct Methods {
 
 #[derive(Debug)]
 struct PyRate {
-    name: &'static str,
-    flow: u32,
-    obj: Py<PyAny>,
-    m: Option<Arc<Methods>>,
+    /// The object, its methods and `deadline_s` as read after the last hook.
+    b: Bridge<Methods>,
     rate: f64,
-    deadline: Option<SimTime>,
     /// The window cap read after each hook (RDMA controllers: `window_bytes`, None: none).
     window: Option<u64>,
     rdma: bool,
     feedbacks: u64,
-    dead: bool,
 }
 
 impl PyRate {
-    fn fail(&mut self, now: Option<SimTime>, hook: &str, msg: String) {
-        self.dead = true;
-        self.deadline = None;
-        record(where_(self.name, self.flow, now, hook, &msg));
-    }
-
-    /// Call a hook, then take the rate it returned (or left in `rate_bps`) and `deadline_s`.
+    /// Call a hook, then take the rate it returned (or left in `rate_bps`), `deadline_s` and
+    /// (RDMA controllers) `window_bytes`. `f` returns None when it called nothing.
     fn call(
         &mut self,
         now: SimTime,
         hook: &'static str,
         f: impl FnOnce(Python<'_>, &Methods) -> PyResult<Option<Py<PyAny>>>,
     ) {
-        if self.dead {
-            return;
-        }
-        let Some(m) = self.m.clone() else { return };
-        let strict = hook == "on_timer";
         let rdma = self.rdma;
-        let r = Python::attach(|py| -> Result<Option<After>, Option<String>> {
-            let ret = f(py, &m).map_err(|e| {
-                (!e.is_instance_of::<PyKeyboardInterrupt>(py)).then(|| describe(py, &e))
-            })?;
-            let Some(ret) = ret else { return Ok(None) };
-            let ret = ret.bind(py);
-            let o = self.obj.bind(py);
+        let after = self.b.call(now, hook, f, |o, ret, _| {
             let rate = if ret.is_none() {
-                let v = o
-                    .getattr(intern!(py, "rate_bps"))
-                    .map_err(|e| Some(describe(py, &e)))?;
-                rate_value(&v, "rate_bps").map_err(Some)?
+                rate_value(&o.get(intern!(o.py(), "rate_bps"))?, "rate_bps")?
             } else {
-                rate_value(ret, &format!("the value {hook} returned")).map_err(Some)?
+                rate_value(ret, &format!("the value {hook} returned"))?
             };
-            let d = o
-                .getattr(intern!(py, "deadline_s"))
-                .map_err(|e| Some(describe(py, &e)))?;
-            let d = deadline_value(&d, Some(now), strict).map_err(Some)?;
-            let w = if rdma {
-                let w = o
-                    .getattr(intern!(py, "window_bytes"))
-                    .map_err(|e| Some(describe(py, &e)))?;
-                window_value(&w).map_err(Some)?
+            let deadline = o.deadline(Some(now), hook == "on_timer")?;
+            let window = if rdma {
+                window_value(&o.get(intern!(o.py(), "window_bytes"))?)?
             } else {
                 None
             };
-            Ok(Some((rate, d, w)))
+            Ok(((rate, window), deadline))
         });
-        match r {
-            Ok(Some((rate, d, w))) => {
-                self.rate = rate;
-                self.deadline = d;
-                self.window = w;
-            }
-            Ok(None) => {}
-            Err(Some(msg)) => self.fail(Some(now), hook, msg),
-            // a Ctrl-C: the run stops as at any Ctrl-C and may go on; the controller keeps its
-            // rate and deadline (the interrupted hook is left where it stopped)
-            Err(None) => record_as(
-                where_(
-                    self.name,
-                    self.flow,
-                    Some(now),
-                    hook,
-                    "interrupted (Ctrl-C)",
-                ),
-                true,
-            ),
+        if let Some((rate, window)) = after {
+            self.rate = rate;
+            self.window = window;
         }
+    }
+
+    /// Call the hook `pick` finds with `args` if the class overrides it (else nothing: a class
+    /// that keeps the default is never called, and no GIL is taken).
+    fn call_optional<A: for<'py> PyCallArgs<'py>>(
+        &mut self,
+        now: SimTime,
+        hook: &'static str,
+        pick: fn(&Methods) -> Option<&Py<PyAny>>,
+        args: A,
+    ) {
+        if self.b.methods().and_then(pick).is_none() {
+            return;
+        }
+        self.call(now, hook, |py, m| match pick(m) {
+            Some(h) => h.call1(py, args).map(Some),
+            None => Ok(None),
+        })
     }
 }
 
@@ -237,17 +157,16 @@ impl RateControl for PyRate {
     }
     fn on_bytes_sent(&mut self, now: SimTime, bytes: u32) {
         // a class that keeps the default hook is never called (no GIL per frame)
-        if self.m.as_ref().is_none_or(|m| m.on_bytes_sent.is_none()) {
-            return;
-        }
-        self.call(now, "on_bytes_sent", |py, m| match &m.on_bytes_sent {
-            Some(h) => h.call1(py, (now.as_secs_f64(), bytes)).map(Some),
-            None => Ok(None),
-        })
+        self.call_optional(
+            now,
+            "on_bytes_sent",
+            |m| m.on_bytes_sent.as_ref(),
+            (now.as_secs_f64(), bytes),
+        )
     }
     fn on_timer(&mut self, now: SimTime) {
         // the lazy deadline: an event for a deadline that has moved later does nothing
-        match self.deadline {
+        match self.b.deadline {
             Some(d) if now >= d => self.call(now, "on_timer", |py, m| {
                 m.on_timer.call1(py, (now.as_secs_f64(),)).map(Some)
             }),
@@ -255,47 +174,31 @@ impl RateControl for PyRate {
         }
     }
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.deadline
+        self.b.deadline
     }
     fn rate_bps(&self) -> f64 {
         self.rate
     }
     fn on_cnp(&mut self, now: SimTime) {
         self.feedbacks += 1;
-        if self.m.as_ref().is_none_or(|m| m.on_cnp.is_none()) {
-            return;
-        }
-        self.call(now, "on_cnp", |py, m| match &m.on_cnp {
-            Some(h) => h.call1(py, (now.as_secs_f64(),)).map(Some),
-            None => Ok(None),
-        })
+        self.call_optional(now, "on_cnp", |m| m.on_cnp.as_ref(), (now.as_secs_f64(),))
     }
     fn on_ack(&mut self, now: SimTime, a: &AckSample) {
-        if self.m.as_ref().is_none_or(|m| m.on_ack.is_none()) {
-            return;
-        }
-        self.call(now, "on_ack", |py, m| match &m.on_ack {
-            Some(h) => h
-                .call1(
-                    py,
-                    (
-                        now.as_secs_f64(),
-                        a.acked_bytes,
-                        a.ackno,
-                        a.rtt.as_secs_f64(),
-                        a.ecn,
-                        a.data_seq,
-                    ),
-                )
-                .map(Some),
-            None => Ok(None),
-        })
+        let args = (
+            now.as_secs_f64(),
+            a.acked_bytes,
+            a.ackno,
+            a.rtt.as_secs_f64(),
+            a.ecn,
+            a.data_seq,
+        );
+        self.call_optional(now, "on_ack", |m| m.on_ack.as_ref(), args)
     }
     fn window_bytes(&self) -> Option<u64> {
         self.window
     }
     fn on_int(&mut self, now: SimTime, a: &AckSample, snd_nxt: u64, int: &[IntRecord]) {
-        if self.m.as_ref().is_none_or(|m| m.on_int.is_none()) {
+        if self.b.methods().is_none_or(|m| m.on_int.is_none()) {
             return;
         }
         self.call(now, "on_int", |py, m| match (&m.on_int, &m.int_hop) {
@@ -321,54 +224,24 @@ impl RateControl for PyRate {
         })
     }
     fn on_nack(&mut self, now: SimTime, expected: u64) {
-        if self.m.as_ref().is_none_or(|m| m.on_nack.is_none()) {
-            return;
-        }
-        self.call(now, "on_nack", |py, m| match &m.on_nack {
-            Some(h) => h.call1(py, (now.as_secs_f64(), expected)).map(Some),
-            None => Ok(None),
-        })
+        let args = (now.as_secs_f64(), expected);
+        self.call_optional(now, "on_nack", |m| m.on_nack.as_ref(), args)
     }
     fn on_timeout(&mut self, now: SimTime) {
-        if self.m.as_ref().is_none_or(|m| m.on_timeout.is_none()) {
-            return;
-        }
-        self.call(now, "on_timeout", |py, m| match &m.on_timeout {
-            Some(h) => h.call1(py, (now.as_secs_f64(),)).map(Some),
-            None => Ok(None),
-        })
+        let args = (now.as_secs_f64(),);
+        self.call_optional(now, "on_timeout", |m| m.on_timeout.as_ref(), args)
     }
     fn probe(&self, p: &mut RateProbe) {
         p.rate_bps = self.rate;
         p.target_rate_bps = f64::NAN;
         p.active = true;
         p.feedbacks = self.feedbacks;
-        if self.dead {
-            return;
-        }
-        let r = Python::attach(|py| -> Result<(), String> {
-            let o = self.obj.bind(py);
-            if let Some(v) = o
-                .getattr_opt(intern!(py, "target_rate_bps"))
-                .map_err(|e| describe(py, &e))?
-            {
-                if !v.is_none() {
-                    p.target_rate_bps = v.extract::<f64>().map_err(|_| {
-                        format!("target_rate_bps = {}: must be a number or None", shown(&v))
-                    })?;
-                }
+        self.b.probe(|o| {
+            if let Some(v) = o.optional_number(intern!(o.py(), "target_rate_bps"))? {
+                p.target_rate_bps = v;
             }
             Ok(())
-        });
-        if let Err(msg) = r {
-            record(where_(
-                self.name,
-                self.flow,
-                None,
-                "probe (recording)",
-                &msg,
-            ));
-        }
+        })
     }
 }
 
@@ -376,16 +249,11 @@ impl ExtRateController for PyRate {
     fn clone_box(&self) -> Box<dyn ExtRateController> {
         Python::attach(|py| {
             Box::new(PyRate {
-                name: self.name,
-                flow: self.flow,
-                obj: self.obj.clone_ref(py),
-                m: self.m.clone(),
+                b: self.b.clone_ref(py),
                 rate: self.rate,
-                deadline: self.deadline,
                 window: self.window,
                 rdma: self.rdma,
                 feedbacks: self.feedbacks,
-                dead: self.dead,
             })
         })
     }
@@ -408,97 +276,45 @@ struct PyRateFactory {
 
 impl ExtRateFactory for PyRateFactory {
     fn make(&self, name: &'static str, f: &ExtRateFlow) -> Box<dyn ExtRateController> {
-        let mut c = PyRate {
-            name,
-            flow: f.flow,
-            obj: Python::attach(|py| py.None()),
-            m: None,
-            rate: f.line_rate_bps,
-            deadline: None,
-            window: None,
-            rdma: self.rdma,
-            feedbacks: 0,
-            dead: false,
-        };
-        type Made = (Py<PyAny>, Methods, f64, Option<SimTime>, Option<u64>);
-        let r = Python::attach(|py| -> Result<Made, String> {
-            let obj = self
-                .maker
-                .call1(
-                    py,
-                    (
-                        f.flow,
-                        f.seed,
-                        f.line_rate_bps,
-                        f.packet_bytes,
-                        f.base_rtt_s,
-                    ),
-                )
-                .map_err(|e| describe(py, &e))?;
-            let b = obj.bind(py);
-            let get = |n: &str| -> Result<Py<PyAny>, String> {
-                b.getattr(n)
-                    .map(|m| m.unbind())
-                    .map_err(|e| describe(py, &e))
-            };
+        let args = (
+            f.flow,
+            f.seed,
+            f.line_rate_bps,
+            f.packet_bytes,
+            f.base_rtt_s,
+        );
+        let (b, made) = Bridge::make(name, f.flow, &self.maker, args, |o| {
             let m = Methods {
-                on_feedback: get("on_feedback")?,
-                on_bytes_sent: if self.bytes_sent_hook {
-                    Some(get("on_bytes_sent")?)
-                } else {
-                    None
-                },
-                on_timer: get("on_timer")?,
-                on_cnp: if self.cnp_hook {
-                    Some(get("on_cnp")?)
-                } else {
-                    None
-                },
-                on_ack: if self.ack_hook {
-                    Some(get("on_ack")?)
-                } else {
-                    None
-                },
-                on_int: if self.int_hop.is_some() {
-                    Some(get("on_int")?)
-                } else {
-                    None
-                },
-                on_nack: if self.nack_hook {
-                    Some(get("on_nack")?)
-                } else {
-                    None
-                },
-                on_timeout: if self.timeout_hook {
-                    Some(get("on_timeout")?)
-                } else {
-                    None
-                },
+                on_feedback: o.method("on_feedback")?,
+                on_bytes_sent: o.hook(self.bytes_sent_hook, "on_bytes_sent")?,
+                on_timer: o.method("on_timer")?,
+                on_cnp: o.hook(self.cnp_hook, "on_cnp")?,
+                on_ack: o.hook(self.ack_hook, "on_ack")?,
+                on_int: o.hook(self.int_hop.is_some(), "on_int")?,
+                on_nack: o.hook(self.nack_hook, "on_nack")?,
+                on_timeout: o.hook(self.timeout_hook, "on_timeout")?,
                 int_hop: self
                     .int_hop
                     .as_ref()
-                    .map(|(n, c)| (n.clone_ref(py), c.clone_ref(py))),
+                    .map(|(n, c)| (n.clone_ref(o.py()), c.clone_ref(o.py()))),
             };
-            let rate = rate_value(&get("rate_bps")?.into_bound(py), "rate_bps")?;
-            let d = deadline_value(&get("deadline_s")?.into_bound(py), None, false)?;
-            let w = if self.rdma {
-                window_value(&get("window_bytes")?.into_bound(py))?
+            let rate = rate_value(&o.get("rate_bps")?, "rate_bps")?;
+            let deadline = o.deadline(None, false)?;
+            let window = if self.rdma {
+                window_value(&o.get("window_bytes")?)?
             } else {
                 None
             };
-            Ok((obj, m, rate, d, w))
+            Ok((m, deadline, (rate, window)))
         });
-        match r {
-            Ok((obj, m, rate, d, w)) => {
-                c.obj = obj;
-                c.m = Some(Arc::new(m));
-                c.rate = rate;
-                c.deadline = d;
-                c.window = w;
-            }
-            Err(msg) => c.fail(None, "__init__", msg),
-        }
-        Box::new(c)
+        let (rate, window) = made.unwrap_or((f.line_rate_bps, None));
+        Box::new(PyRate {
+            b,
+            rate,
+            window,
+            rdma: self.rdma,
+            feedbacks: 0,
+        })
     }
 }
 

@@ -369,17 +369,6 @@ impl RateControl for AsmRp {
     }
 
     #[inline]
-    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
-
-    #[inline]
-    fn on_timer(&mut self, _now: SimTime) {}
-
-    #[inline]
-    fn poll_timeout(&self) -> Option<SimTime> {
-        None
-    }
-
-    #[inline]
     fn rate_bps(&self) -> f64 {
         self.rate_bps
     }

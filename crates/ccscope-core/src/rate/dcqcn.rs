@@ -47,8 +47,8 @@
 //! the congestion point's Kmin, Kmax and Pmax are a RED table's `min_th_pkts`, `max_th_pkts`
 //! and `max_p` (instantaneous queue: `w_q = 1`; byte thresholds: `byte_mode = true`).
 
-use super::qcn_rp::RELEASE_REL_TOLERANCE;
-use super::{Feedback, RateControl, RateProbe};
+use super::qcn_rp::{limiter_accessors, Limiter};
+use super::RateControl;
 use crate::error::ScenarioError;
 use crate::units::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -213,25 +213,13 @@ pub struct DcqcnRp {
     hai_scales: bool,
     line: f64,
     // state
-    /// Rate limiter installed (since the first CNP, until released at line rate).
-    pub active: bool,
-    /// Current rate R_C, bits/s.
-    pub rc: f64,
-    /// Target rate R_T, bits/s.
-    pub rt: f64,
+    /// The rate limiter (QCN's): R_C, R_T, the byte counter, the timer and their stages, the
+    /// CNPs received.
+    pub lim: Limiter,
     /// Alpha as of `alpha_since` (see [`Self::alpha_at`]).
     alpha: f64,
     /// Start of the alpha timer's current run (the last CNP, or the first transmission).
     alpha_since: Option<SimTime>,
-    /// Bytes counted in the current byte-counter cycle.
-    pub bc_bytes: u64,
-    /// Byte-counter expiries since the last CNP.
-    pub bc_stage: u32,
-    /// Timer expiries since the last CNP.
-    pub timer_stage: u32,
-    deadline: Option<SimTime>,
-    /// CNPs received.
-    pub cnps: u64,
 }
 
 impl DcqcnRp {
@@ -248,16 +236,9 @@ impl DcqcnRp {
             min_rate: cfg.min_rate_bps.min(line_bps),
             hai_scales: cfg.hai_scales_with_stage,
             line: line_bps,
-            active: false,
-            rc: line_bps,
-            rt: line_bps,
+            lim: Limiter::new(line_bps),
             alpha: cfg.alpha_init,
             alpha_since: None,
-            bc_bytes: 0,
-            bc_stage: 0,
-            timer_stage: 0,
-            deadline: None,
-            cnps: 0,
         }
     }
 
@@ -279,10 +260,10 @@ impl DcqcnRp {
 
     /// The increase rule the next expiry applies.
     pub fn phase(&self) -> DcqcnPhase {
-        if !self.active {
+        if !self.lim.active {
             return DcqcnPhase::Unlimited;
         }
-        match (self.timer_stage > self.f, self.bc_stage > self.f) {
+        match (self.lim.timer_stage > self.f, self.lim.bc_stage > self.f) {
             (false, false) => DcqcnPhase::FastRecovery,
             (true, true) => DcqcnPhase::HyperIncrease,
             _ => DcqcnPhase::AdditiveIncrease,
@@ -294,93 +275,59 @@ impl DcqcnRp {
         match self.phase() {
             DcqcnPhase::Unlimited => return,
             DcqcnPhase::FastRecovery => {}
-            DcqcnPhase::AdditiveIncrease => self.rt += self.r_ai,
+            DcqcnPhase::AdditiveIncrease => self.lim.target_rate_bps += self.r_ai,
             DcqcnPhase::HyperIncrease => {
                 let i = if self.hai_scales {
-                    (self.timer_stage.min(self.bc_stage) - self.f) as f64
+                    (self.lim.timer_stage.min(self.lim.bc_stage) - self.f) as f64
                 } else {
                     1.0
                 };
-                self.rt += self.r_hai * i;
+                self.lim.target_rate_bps += self.r_hai * i;
             }
         }
-        self.rt = self.rt.min(self.line);
-        self.rc = (0.5 * (self.rt + self.rc)).min(self.line);
-        if self.rc >= self.line * (1.0 - RELEASE_REL_TOLERANCE) {
-            self.active = false;
-            self.rc = self.line;
-            self.rt = self.line;
-            self.bc_bytes = 0;
-            self.bc_stage = 0;
-            self.timer_stage = 0;
-            self.deadline = None;
-        }
+        self.lim.approach_target(self.line);
     }
 }
 
+/// 802.1Qau feedback frames are not DCQCN's signal: `on_feedback` keeps the default (ignored).
 impl RateControl for DcqcnRp {
-    /// 802.1Qau feedback frames are not DCQCN's signal: ignored.
-    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
-
     #[inline]
     fn on_bytes_sent(&mut self, now: SimTime, bytes: u32) {
         if self.alpha_since.is_none() {
             self.alpha_since = Some(now);
         }
-        if !self.active {
+        let l = &mut self.lim;
+        if !l.active {
             return;
         }
-        self.bc_bytes += bytes as u64;
-        if self.bc_bytes >= self.bc_limit {
-            self.bc_bytes -= self.bc_limit;
-            self.bc_stage = self.bc_stage.saturating_add(1);
+        l.bc_bytes += bytes as u64;
+        if l.bc_bytes >= self.bc_limit {
+            l.bc_bytes -= self.bc_limit;
+            l.bc_stage = l.bc_stage.saturating_add(1);
             self.increase();
         }
     }
 
     fn on_timer(&mut self, now: SimTime) {
-        match self.deadline {
-            Some(d) if self.active && now >= d => {
-                self.timer_stage = self.timer_stage.saturating_add(1);
-                self.deadline = Some(now + self.timer);
-                self.increase();
-            }
-            _ => {}
+        if self.lim.timer_expired(now) {
+            self.lim.deadline = Some(now + self.timer);
+            self.increase();
         }
     }
 
-    #[inline]
-    fn poll_timeout(&self) -> Option<SimTime> {
-        self.deadline
-    }
-
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        self.rc
-    }
-
-    fn probe(&self, p: &mut RateProbe) {
-        p.rate_bps = self.rc;
-        p.target_rate_bps = self.rt;
-        p.bc_stage = self.bc_stage;
-        p.timer_stage = self.timer_stage;
-        p.active = self.active;
-        p.feedbacks = self.cnps;
-    }
+    limiter_accessors!();
 
     /// Eq (1): cut toward `R_C (1 - alpha/2)`, remember `R_T`, then raise alpha.
     fn on_cnp(&mut self, now: SimTime) {
-        self.cnps += 1;
+        self.lim.feedbacks += 1;
         let alpha = self.alpha_at(now);
-        self.active = true;
-        self.rt = self.rc;
-        self.rc = (self.rc * (1.0 - alpha / 2.0)).max(self.min_rate);
+        let l = &mut self.lim;
+        l.active = true;
+        l.target_rate_bps = l.rate_bps;
+        l.rate_bps = (l.rate_bps * (1.0 - alpha / 2.0)).max(self.min_rate);
         self.alpha = (1.0 - self.g) * alpha + self.g;
         self.alpha_since = Some(now);
-        self.bc_bytes = 0;
-        self.bc_stage = 0;
-        self.timer_stage = 0;
-        self.deadline = Some(now + self.timer);
+        self.lim.restart(now, self.timer);
     }
 }
 
@@ -423,12 +370,12 @@ mod tests {
     fn one_cnp_with_alpha_one_halves_the_rate_and_sets_the_target() {
         let mut r = rp();
         r.on_cnp(SimTime(0));
-        assert_eq!(r.rt, LINE);
+        assert_eq!(r.lim.target_rate_bps, LINE);
         assert!(close(r.rate_bps(), LINE / 2.0));
         // alpha <- (1 - g) 1 + g = 1: a second CNP at once halves again, from the new rate
         assert!(close(r.alpha_at(SimTime(0)), 1.0));
         r.on_cnp(SimTime(1));
-        assert!(close(r.rt, LINE / 2.0));
+        assert!(close(r.lim.target_rate_bps, LINE / 2.0));
         assert!(close(r.rate_bps(), LINE / 4.0));
         assert_eq!(r.poll_timeout(), Some(SimTime(1) + SimDuration(55 * US)));
     }
@@ -481,18 +428,18 @@ mod tests {
     fn f_timer_expiries_of_fast_recovery_then_additive_increase() {
         let mut r = rp();
         r.on_cnp(SimTime(0));
-        let (rt, mut rc) = (r.rt, r.rate_bps());
+        let (rt, mut rc) = (r.lim.target_rate_bps, r.rate_bps());
         for i in 1..=5 {
             assert_eq!(r.phase(), DcqcnPhase::FastRecovery, "expiry {i}");
             expire(&mut r);
             rc = 0.5 * (rt + rc);
             assert!(close(r.rate_bps(), rc));
-            assert_eq!(r.rt, rt, "fast recovery keeps the target");
+            assert_eq!(r.lim.target_rate_bps, rt, "fast recovery keeps the target");
         }
         // the sixth expiry: additive increase R_T += R_AI
         expire(&mut r);
-        assert_eq!(r.timer_stage, 6);
-        assert!(close(r.rt, (rt + 40e6).min(LINE)));
+        assert_eq!(r.lim.timer_stage, 6);
+        assert!(close(r.lim.target_rate_bps, (rt + 40e6).min(LINE)));
     }
 
     #[test]
@@ -501,14 +448,14 @@ mod tests {
         for t in 0..4 {
             r.on_cnp(SimTime(t)); // rate ~ line/16, target line/8
         }
-        let rt = r.rt;
+        let rt = r.lim.target_rate_bps;
         for _ in 0..5 {
             expire(&mut r);
         }
         let rc = r.rate_bps();
         expire(&mut r);
         assert_eq!(r.phase(), DcqcnPhase::AdditiveIncrease);
-        assert!(close(r.rt, rt + 40e6));
+        assert!(close(r.lim.target_rate_bps, rt + 40e6));
         assert!(close(r.rate_bps(), 0.5 * (rt + 40e6 + rc)));
     }
 
@@ -532,15 +479,15 @@ mod tests {
                 r.on_bytes_sent(SimTime(0), 1000);
             }
         }
-        assert_eq!((r.timer_stage, r.bc_stage), (6, 5));
+        assert_eq!((r.lim.timer_stage, r.lim.bc_stage), (6, 5));
         assert_eq!(r.phase(), DcqcnPhase::AdditiveIncrease);
-        let rt = r.rt;
+        let rt = r.lim.target_rate_bps;
         for _ in 0..10 {
             r.on_bytes_sent(SimTime(0), 1000);
         }
-        assert_eq!(r.bc_stage, 6);
+        assert_eq!(r.lim.bc_stage, 6);
         assert_eq!(r.phase(), DcqcnPhase::HyperIncrease);
-        assert!(close(r.rt, rt + 400e6));
+        assert!(close(r.lim.target_rate_bps, rt + 400e6));
         // with the stage-scaled variant, the step is (min(stages) - F) R_HAI
         let mut s = DcqcnRp::new(
             &DcqcnConfig {
@@ -559,10 +506,10 @@ mod tests {
         for _ in 0..70 {
             s.on_bytes_sent(SimTime(0), 1000);
         }
-        assert_eq!((s.timer_stage, s.bc_stage), (7, 7));
-        let rt = s.rt;
+        assert_eq!((s.lim.timer_stage, s.lim.bc_stage), (7, 7));
+        let rt = s.lim.target_rate_bps;
         expire(&mut s);
-        assert!(close(s.rt, rt + 2.0 * 400e6));
+        assert!(close(s.lim.target_rate_bps, rt + 2.0 * 400e6));
     }
 
     #[test]
@@ -572,7 +519,7 @@ mod tests {
         let mut n = 0;
         while r.phase() != DcqcnPhase::Unlimited {
             expire(&mut r);
-            assert!(r.rt <= LINE && r.rate_bps() <= LINE);
+            assert!(r.lim.target_rate_bps <= LINE && r.rate_bps() <= LINE);
             n += 1;
             assert!(n < 10_000);
         }
@@ -580,8 +527,11 @@ mod tests {
         assert_eq!(r.poll_timeout(), None);
         // a CNP resets the stages, the byte counter and the timer
         r.on_cnp(SimTime(1_000_000 * US));
-        assert_eq!((r.timer_stage, r.bc_stage, r.bc_bytes), (0, 0, 0));
-        assert_eq!(r.rt, LINE);
+        assert_eq!(
+            (r.lim.timer_stage, r.lim.bc_stage, r.lim.bc_bytes),
+            (0, 0, 0)
+        );
+        assert_eq!(r.lim.target_rate_bps, LINE);
     }
 
     #[test]

@@ -273,12 +273,6 @@ mod tests {
         flow: u32,
     }
     impl RateControl for LossLog {
-        fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
-        fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
-        fn on_timer(&mut self, _now: SimTime) {}
-        fn poll_timeout(&self) -> Option<SimTime> {
-            None
-        }
         fn rate_bps(&self) -> f64 {
             self.rate
         }

@@ -370,12 +370,6 @@ impl Hpcc {
 /// each ACK's telemetry through [`Hpcc::on_int_ack`] (the trait's `on_ack` carries no
 /// telemetry), caps the bytes in flight at W and paces at W / T.
 impl super::RateControl for Hpcc {
-    fn on_feedback(&mut self, _now: SimTime, _fb: &super::Feedback) {}
-    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
-    fn on_timer(&mut self, _now: SimTime) {}
-    fn poll_timeout(&self) -> Option<SimTime> {
-        None
-    }
     fn rate_bps(&self) -> f64 {
         Hpcc::rate_bps(self)
     }

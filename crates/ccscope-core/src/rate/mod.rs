@@ -114,15 +114,22 @@ pub struct AckSample {
 /// [`Self::on_ack`], [`Self::window_bytes`], [`Self::on_int`], [`Self::on_nack`] and
 /// [`Self::on_timeout`].
 pub trait RateControl {
-    /// Called when a feedback frame addressed to this source arrives.
-    fn on_feedback(&mut self, now: SimTime, fb: &Feedback);
-    /// Called after the sender has put a data frame of `bytes` bytes on the wire (byte counter).
-    fn on_bytes_sent(&mut self, now: SimTime, bytes: u32);
+    /// Called when a feedback frame addressed to this source arrives (default: ignored).
+    #[inline]
+    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
+    /// Called after the sender has put a data frame of `bytes` bytes on the wire (byte counter;
+    /// default: nothing counted).
+    #[inline]
+    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
     /// Called when the event scheduled at a `poll_timeout()` deadline fires; acts only if that
-    /// deadline has passed.
-    fn on_timer(&mut self, now: SimTime);
-    /// The RP timer's deadline, if armed (the engine schedules an event there).
-    fn poll_timeout(&self) -> Option<SimTime>;
+    /// deadline has passed (default: no timer).
+    #[inline]
+    fn on_timer(&mut self, _now: SimTime) {}
+    /// The RP timer's deadline, if armed (the engine schedules an event there; default: none).
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        None
+    }
     /// The current sending rate, bits/s (in [MinRate, line rate]).
     fn rate_bps(&self) -> f64;
     /// Fill a snapshot for recorders.
@@ -176,12 +183,6 @@ pub struct ConstantRate {
 }
 
 impl RateControl for ConstantRate {
-    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
-    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
-    fn on_timer(&mut self, _now: SimTime) {}
-    fn poll_timeout(&self) -> Option<SimTime> {
-        None
-    }
     fn rate_bps(&self) -> f64 {
         self.rate_bps
     }

@@ -158,6 +158,124 @@ pub enum QcnPhase {
     HyperActiveIncrease,
 }
 
+/// The rate limiter of a QCN-style reaction point, shared by 802.1Qau's ([`QcnRp`]) and DCQCN's
+/// ([`super::DcqcnRp`], which keeps QCN's increase machinery: Zhu et al. SIGCOMM 2015 §3.1):
+/// the current and target rates, the byte counter and the timer with their stage counts, and
+/// the congestion notifications received. Each reaction point decides how far a notification
+/// cuts and how far an expiry raises the target; this holds what they do alike: the restart
+/// after a notification, the binary search toward the target with the release at line rate,
+/// and what the engine reads ([`RateControl::rate_bps`], `poll_timeout`, `probe`).
+#[derive(Clone, Debug)]
+pub struct Limiter {
+    /// Rate limiter installed (since the first notification, until released at line rate).
+    pub active: bool,
+    /// Current rate (QCN CR, DCQCN R_C), bits/s.
+    pub rate_bps: f64,
+    /// Target rate (QCN TR, DCQCN R_T), bits/s.
+    pub target_rate_bps: f64,
+    /// Bytes counted in the current byte-counter cycle.
+    pub bc_bytes: u64,
+    /// Byte-counter expiries since the last notification.
+    pub bc_stage: u32,
+    /// Timer expiries since the last notification.
+    pub timer_stage: u32,
+    /// When the rate-increase timer expires next (None: off).
+    pub(super) deadline: Option<SimTime>,
+    /// Congestion notifications received (QCN CNMs, DCQCN CNPs).
+    pub feedbacks: u64,
+}
+
+impl Limiter {
+    /// No limiter: sending at `line_rate_bps` until the first notification.
+    pub fn new(line_rate_bps: f64) -> Self {
+        Limiter {
+            active: false,
+            rate_bps: line_rate_bps,
+            target_rate_bps: line_rate_bps,
+            bc_bytes: 0,
+            bc_stage: 0,
+            timer_stage: 0,
+            deadline: None,
+            feedbacks: 0,
+        }
+    }
+
+    /// After a notification's cut at `now`: the byte counter and both stages restart and the
+    /// timer expires `period` later.
+    pub(super) fn restart(&mut self, now: SimTime, period: SimDuration) {
+        self.bc_bytes = 0;
+        self.bc_stage = 0;
+        self.timer_stage = 0;
+        self.deadline = Some(now + period);
+    }
+
+    /// A timer event at `now` is an expiry: the limiter is installed and its deadline has
+    /// passed (the lazy deadline: an event for a deadline that has moved later does nothing).
+    /// The expiry is counted (`timer_stage + 1`); the caller re-arms the timer and increases.
+    pub(super) fn timer_expired(&mut self, now: SimTime) -> bool {
+        match self.deadline {
+            Some(d) if self.active && now >= d => {
+                self.timer_stage = self.timer_stage.saturating_add(1);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The rate's half step toward the (possibly raised) target, both capped at `line_rate_bps`
+    /// (QCN eq 7; DCQCN eqs (3)-(5)); released once the rate reaches the line rate.
+    pub(super) fn approach_target(&mut self, line_rate_bps: f64) {
+        self.target_rate_bps = self.target_rate_bps.min(line_rate_bps);
+        self.rate_bps = (0.5 * (self.rate_bps + self.target_rate_bps)).min(line_rate_bps);
+        if self.rate_bps >= line_rate_bps * (1.0 - RELEASE_REL_TOLERANCE) {
+            self.release(line_rate_bps);
+        }
+    }
+
+    /// Back to line rate with no limiter: counters and timer stop until the next notification.
+    fn release(&mut self, line_rate_bps: f64) {
+        self.active = false;
+        self.rate_bps = line_rate_bps;
+        self.target_rate_bps = line_rate_bps;
+        self.bc_bytes = 0;
+        self.bc_stage = 0;
+        self.timer_stage = 0;
+        self.deadline = None;
+    }
+
+    /// [`RateControl::probe`] of the reaction point.
+    pub(super) fn probe(&self, p: &mut RateProbe) {
+        p.rate_bps = self.rate_bps;
+        p.target_rate_bps = self.target_rate_bps;
+        p.bc_stage = self.bc_stage;
+        p.timer_stage = self.timer_stage;
+        p.active = self.active;
+        p.feedbacks = self.feedbacks;
+    }
+}
+
+/// What the engine reads of a reaction point whose [`Limiter`] is its field `lim`:
+/// [`RateControl::poll_timeout`], [`RateControl::rate_bps`] (both per frame) and
+/// [`RateControl::probe`]; invoked inside its `impl RateControl`.
+macro_rules! limiter_accessors {
+    () => {
+        #[inline]
+        fn poll_timeout(&self) -> Option<$crate::units::SimTime> {
+            self.lim.deadline
+        }
+
+        #[inline]
+        fn rate_bps(&self) -> f64 {
+            self.lim.rate_bps
+        }
+
+        fn probe(&self, p: &mut $crate::rate::RateProbe) {
+            self.lim.probe(p)
+        }
+    };
+}
+pub(super) use limiter_accessors;
+
 /// QCN reaction-point state.
 #[derive(Clone, Debug)]
 pub struct QcnRp {
@@ -172,21 +290,8 @@ pub struct QcnRp {
     min_rate_bps: f64,
     hai_scales: bool,
     line_rate_bps: f64,
-    // state
-    /// Rate limiter installed (since the first CNM, until released at line rate).
-    pub active: bool,
-    /// Current rate CR, bits/s.
-    pub rate_bps: f64,
-    /// Target rate TR, bits/s.
-    pub target_rate_bps: f64,
-    /// Bytes counted in the current byte-counter cycle.
-    pub bc_bytes: u64,
-    /// Byte-counter cycles completed since the last CNM.
-    pub bc_stage: u32,
-    /// Timer cycles completed since the last CNM.
-    pub timer_stage: u32,
-    deadline: Option<SimTime>,
-    feedbacks: u64,
+    /// The rate limiter: CR, TR, the byte counter, the timer and their stages, the CNMs.
+    pub lim: Limiter,
 }
 
 impl QcnRp {
@@ -205,20 +310,13 @@ impl QcnRp {
             min_rate_bps: cfg.min_rate_bps.min(line_rate_bps),
             hai_scales: cfg.hai_scales_with_stage,
             line_rate_bps,
-            active: false,
-            rate_bps: line_rate_bps,
-            target_rate_bps: line_rate_bps,
-            bc_bytes: 0,
-            bc_stage: 0,
-            timer_stage: 0,
-            deadline: None,
-            feedbacks: 0,
+            lim: Limiter::new(line_rate_bps),
         }
     }
 
     /// The byte-counter cycle length now: BC, or BC/2 once `bc_stage > F_th`.
     pub fn byte_counter_limit_bytes(&self) -> u64 {
-        if self.bc_stage > self.f_th {
+        if self.lim.bc_stage > self.f_th {
             self.bc_limit_bytes / 2
         } else {
             self.bc_limit_bytes
@@ -227,7 +325,7 @@ impl QcnRp {
 
     /// The timer period now: T, or T/2 once `t_stage > F_th`.
     pub fn timer_period(&self) -> SimDuration {
-        if self.timer_stage > self.f_th {
+        if self.lim.timer_stage > self.f_th {
             SimDuration(self.timer_period.0 / 2)
         } else {
             self.timer_period
@@ -236,10 +334,13 @@ impl QcnRp {
 
     /// The increase rule the next expiry will apply.
     pub fn phase(&self) -> QcnPhase {
-        if !self.active {
+        if !self.lim.active {
             return QcnPhase::Unlimited;
         }
-        match (self.bc_stage > self.f_th, self.timer_stage > self.f_th) {
+        match (
+            self.lim.bc_stage > self.f_th,
+            self.lim.timer_stage > self.f_th,
+        ) {
             (false, false) => QcnPhase::FastRecovery,
             (true, true) => QcnPhase::HyperActiveIncrease,
             _ => QcnPhase::ActiveIncrease,
@@ -248,18 +349,17 @@ impl QcnRp {
 
     /// Eq 6: rate decrease on a CNM carrying quantized feedback `fb_q`.
     fn decrease(&mut self, now: SimTime, fb_q: u8) {
-        if !self.active {
-            self.active = true;
-            self.rate_bps = self.line_rate_bps;
-            self.target_rate_bps = self.line_rate_bps;
+        let l = &mut self.lim;
+        if !l.active {
+            l.active = true;
+            l.rate_bps = self.line_rate_bps;
+            l.target_rate_bps = self.line_rate_bps;
         }
-        self.target_rate_bps = self.rate_bps;
+        l.target_rate_bps = l.rate_bps;
         let factor = (1.0 - self.gd * fb_q as f64).max(1.0 - self.max_cut);
-        self.rate_bps = (self.rate_bps * factor).max(self.min_rate_bps);
-        self.bc_bytes = 0;
-        self.bc_stage = 0;
-        self.timer_stage = 0;
-        self.deadline = Some(now + self.timer_period());
+        l.rate_bps = (l.rate_bps * factor).max(self.min_rate_bps);
+        // both stages restart at 0: the timer runs the full period T
+        l.restart(now, self.timer_period);
     }
 
     /// One FR / AI / HAI step (eqs 7-8), after a stage counter moved.
@@ -267,85 +367,50 @@ impl QcnRp {
         match self.phase() {
             QcnPhase::Unlimited => return,
             QcnPhase::FastRecovery => {}
-            QcnPhase::ActiveIncrease => self.target_rate_bps += self.r_ai_bps,
+            QcnPhase::ActiveIncrease => self.lim.target_rate_bps += self.r_ai_bps,
             QcnPhase::HyperActiveIncrease => {
                 let k = if self.hai_scales {
-                    self.bc_stage.min(self.timer_stage) - self.f_th
+                    self.lim.bc_stage.min(self.lim.timer_stage) - self.f_th
                 } else {
                     1
                 };
-                self.target_rate_bps += self.r_hai_bps * k as f64;
+                self.lim.target_rate_bps += self.r_hai_bps * k as f64;
             }
         }
-        self.target_rate_bps = self.target_rate_bps.min(self.line_rate_bps);
-        self.rate_bps = (0.5 * (self.rate_bps + self.target_rate_bps)).min(self.line_rate_bps);
-        if self.rate_bps >= self.line_rate_bps * (1.0 - RELEASE_REL_TOLERANCE) {
-            self.release();
-        }
-    }
-
-    /// Back to line rate with no limiter: counters and timer stop until the next CNM.
-    fn release(&mut self) {
-        self.active = false;
-        self.rate_bps = self.line_rate_bps;
-        self.target_rate_bps = self.line_rate_bps;
-        self.bc_bytes = 0;
-        self.bc_stage = 0;
-        self.timer_stage = 0;
-        self.deadline = None;
+        self.lim.approach_target(self.line_rate_bps);
     }
 }
 
 impl RateControl for QcnRp {
     fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
         if let FeedbackKind::Qcn { fb_q } = fb.kind {
-            self.feedbacks += 1;
+            self.lim.feedbacks += 1;
             self.decrease(now, fb_q.min(super::QCN_FB_MAX));
         }
     }
 
     #[inline]
     fn on_bytes_sent(&mut self, _now: SimTime, bytes: u32) {
-        if !self.active {
+        if !self.lim.active {
             return;
         }
-        self.bc_bytes += bytes as u64;
-        if self.bc_bytes >= self.byte_counter_limit_bytes() {
-            self.bc_stage = self.bc_stage.saturating_add(1);
-            self.bc_bytes = 0;
+        self.lim.bc_bytes += bytes as u64;
+        if self.lim.bc_bytes >= self.byte_counter_limit_bytes() {
+            self.lim.bc_stage = self.lim.bc_stage.saturating_add(1);
+            self.lim.bc_bytes = 0;
             self.increase();
         }
     }
 
     fn on_timer(&mut self, now: SimTime) {
-        match self.deadline {
-            Some(d) if self.active && now >= d => {
-                self.timer_stage = self.timer_stage.saturating_add(1);
-                self.deadline = Some(now + self.timer_period());
-                self.increase();
-            }
-            _ => {}
+        if self.lim.timer_expired(now) {
+            // the period of the stage just reached (T/2 once past F_th)
+            self.lim.deadline = Some(now + self.timer_period());
+            self.increase();
         }
     }
 
-    #[inline]
-    fn poll_timeout(&self) -> Option<SimTime> {
-        self.deadline
-    }
-
-    #[inline]
-    fn rate_bps(&self) -> f64 {
-        self.rate_bps
-    }
-
-    fn probe(&self, p: &mut RateProbe) {
-        p.rate_bps = self.rate_bps;
-        p.target_rate_bps = self.target_rate_bps;
-        p.bc_stage = self.bc_stage;
-        p.timer_stage = self.timer_stage;
-        p.active = self.active;
-        p.feedbacks = self.feedbacks;
-    }
+    limiter_accessors!();
 }
 
 #[cfg(test)]
@@ -369,8 +434,8 @@ mod tests {
     /// Send `n` full byte-counter cycles of 1500-B frames (the last frame crosses the limit).
     fn run_bc_cycles(rp: &mut QcnRp, n: u32) {
         for _ in 0..n {
-            let stage = rp.bc_stage;
-            while rp.bc_stage == stage && rp.active {
+            let stage = rp.lim.bc_stage;
+            while rp.lim.bc_stage == stage && rp.lim.active {
                 rp.on_bytes_sent(SimTime(0), 1500);
             }
         }
@@ -383,7 +448,7 @@ mod tests {
             rp.on_bytes_sent(SimTime(0), 1500);
         }
         assert_eq!(rp.rate_bps(), LINE);
-        assert_eq!(rp.bc_stage, 0);
+        assert_eq!(rp.lim.bc_stage, 0);
         assert_eq!(rp.poll_timeout(), None);
         assert_eq!(rp.phase(), QcnPhase::Unlimited);
     }
@@ -392,12 +457,12 @@ mod tests {
     fn cnm_cuts_r_by_gd_f_and_sets_target_to_the_old_rate() {
         let mut rp = QcnRp::new(&QcnRpConfig::default(), LINE);
         rp.on_feedback(SimTime(0), &cnm(32));
-        assert_eq!(rp.target_rate_bps, LINE);
+        assert_eq!(rp.lim.target_rate_bps, LINE);
         assert!(close(rp.rate_bps(), LINE * (1.0 - 32.0 / 128.0)));
         // a second CNM cuts from the current rate and moves R down to it
         let r1 = rp.rate_bps();
         rp.on_feedback(SimTime(0), &cnm(10));
-        assert_eq!(rp.target_rate_bps, r1);
+        assert_eq!(rp.lim.target_rate_bps, r1);
         assert!(close(rp.rate_bps(), r1 * (1.0 - 10.0 / 128.0)));
     }
 
@@ -427,21 +492,21 @@ mod tests {
             rp.on_feedback(SimTime(0), &cnm(63));
         }
         assert_eq!(rp.rate_bps(), 5e6);
-        assert_eq!(rp.target_rate_bps, 5e6);
+        assert_eq!(rp.lim.target_rate_bps, 5e6);
     }
 
     #[test]
     fn fast_recovery_binary_searches_toward_the_target_over_five_cycles() {
         let mut rp = QcnRp::new(&QcnRpConfig::default(), LINE);
         rp.on_feedback(SimTime(0), &cnm(64 / 2)); // r = 0.75 line, R = line
-        let target = rp.target_rate_bps;
+        let target = rp.lim.target_rate_bps;
         let mut r = rp.rate_bps();
         for i in 1..=5 {
             assert_eq!(rp.phase(), QcnPhase::FastRecovery);
             run_bc_cycles(&mut rp, 1);
             r = 0.5 * (r + target);
-            assert_eq!(rp.bc_stage, i);
-            assert_eq!(rp.target_rate_bps, target, "FR keeps R");
+            assert_eq!(rp.lim.bc_stage, i);
+            assert_eq!(rp.lim.target_rate_bps, target, "FR keeps R");
             assert!(
                 close(rp.rate_bps(), r),
                 "cycle {i}: {} vs {r}",
@@ -459,10 +524,10 @@ mod tests {
         rp.on_feedback(SimTime(0), &cnm(63)); // R = 0.508 line, well below line rate
         run_bc_cycles(&mut rp, 5);
         assert_eq!(rp.phase(), QcnPhase::FastRecovery);
-        let (r, t) = (rp.rate_bps(), rp.target_rate_bps);
+        let (r, t) = (rp.rate_bps(), rp.lim.target_rate_bps);
         run_bc_cycles(&mut rp, 1); // 6th expiry: bc_stage 6 > 5 -> AI
         assert_eq!(rp.phase(), QcnPhase::ActiveIncrease);
-        assert!(close(rp.target_rate_bps, t + 5e6));
+        assert!(close(rp.lim.target_rate_bps, t + 5e6));
         assert!(close(rp.rate_bps(), 0.5 * (r + t + 5e6)));
     }
 
@@ -475,7 +540,7 @@ mod tests {
             let want = if stage > 5 { 75_000 } else { 150_000 };
             assert_eq!(rp.byte_counter_limit_bytes(), want, "stage {stage}");
             let mut sent = 0u64;
-            while rp.bc_stage == stage {
+            while rp.lim.bc_stage == stage {
                 rp.on_bytes_sent(SimTime(0), 1500);
                 sent += 1500;
             }
@@ -499,9 +564,9 @@ mod tests {
             assert_eq!(d.0 - t.0, want, "period before stage {stage}");
             // an early wake-up does nothing (lazy deadline)
             rp.on_timer(SimTime(d.0 - 1));
-            assert_eq!(rp.timer_stage, stage - 1);
+            assert_eq!(rp.lim.timer_stage, stage - 1);
             rp.on_timer(d);
-            assert_eq!(rp.timer_stage, stage);
+            assert_eq!(rp.lim.timer_stage, stage);
             t = d;
         }
         // timer stage 7 > 5 alone: AI; now push the byte counter past F_th too: HAI
@@ -510,9 +575,9 @@ mod tests {
         assert_eq!(rp.phase(), QcnPhase::ActiveIncrease);
         run_bc_cycles(&mut rp, 1); // bc_stage 6 > 5 : increase happens in HAI
         assert_eq!(rp.phase(), QcnPhase::HyperActiveIncrease);
-        let (r, tr) = (rp.rate_bps(), rp.target_rate_bps);
+        let (r, tr) = (rp.rate_bps(), rp.lim.target_rate_bps);
         run_bc_cycles(&mut rp, 1);
-        assert!(close(rp.target_rate_bps, tr + 50e6));
+        assert!(close(rp.lim.target_rate_bps, tr + 50e6));
         assert!(close(rp.rate_bps(), 0.5 * (r + tr + 50e6)));
     }
 
@@ -524,8 +589,8 @@ mod tests {
         assert_eq!(d, SimTime(15 * MS));
         rp.on_timer(d);
         assert!(close(rp.rate_bps(), 0.5 * (0.75 * LINE + LINE)));
-        assert_eq!(rp.timer_stage, 1);
-        assert_eq!(rp.bc_stage, 0);
+        assert_eq!(rp.lim.timer_stage, 1);
+        assert_eq!(rp.lim.bc_stage, 0);
     }
 
     #[test]
@@ -537,11 +602,14 @@ mod tests {
         rp.on_timer(SimTime(15 * MS));
         rp.on_bytes_sent(SimTime(0), 1500);
         rp.on_feedback(SimTime(20 * MS), &cnm(1));
-        assert_eq!((rp.bc_stage, rp.timer_stage, rp.bc_bytes), (0, 0, 0));
+        assert_eq!(
+            (rp.lim.bc_stage, rp.lim.timer_stage, rp.lim.bc_bytes),
+            (0, 0, 0)
+        );
         assert_eq!(rp.poll_timeout(), Some(SimTime(35 * MS)));
         // the stale event at the old deadline (30 ms) does nothing
         rp.on_timer(SimTime(30 * MS));
-        assert_eq!(rp.timer_stage, 0);
+        assert_eq!(rp.lim.timer_stage, 0);
     }
 
     #[test]
@@ -554,11 +622,11 @@ mod tests {
         rp.on_feedback(SimTime(0), &cnm(63));
         rp.on_feedback(SimTime(0), &cnm(63));
         rp.on_feedback(SimTime(0), &cnm(63));
-        rp.bc_stage = 7;
-        rp.timer_stage = 8;
-        let tr = rp.target_rate_bps;
+        rp.lim.bc_stage = 7;
+        rp.lim.timer_stage = 8;
+        let tr = rp.lim.target_rate_bps;
         run_bc_cycles(&mut rp, 1); // bc_stage 8, min(8, 8) - 5 = 3
-        assert!(close(rp.target_rate_bps, tr + 3.0 * 50e6));
+        assert!(close(rp.lim.target_rate_bps, tr + 3.0 * 50e6));
     }
 
     #[test]
@@ -566,13 +634,13 @@ mod tests {
         let mut rp = QcnRp::new(&QcnRpConfig::default(), LINE);
         rp.on_feedback(SimTime(0), &cnm(1));
         let mut cycles = 0;
-        while rp.active && cycles < 10_000 {
+        while rp.lim.active && cycles < 10_000 {
             run_bc_cycles(&mut rp, 1);
             cycles += 1;
         }
-        assert!(!rp.active, "released after {cycles} cycles");
+        assert!(!rp.lim.active, "released after {cycles} cycles");
         assert_eq!(rp.rate_bps(), LINE);
-        assert_eq!(rp.target_rate_bps, LINE);
+        assert_eq!(rp.lim.target_rate_bps, LINE);
         assert_eq!(rp.poll_timeout(), None);
         assert!(rp.rate_bps() <= LINE);
     }
@@ -586,10 +654,10 @@ mod tests {
         };
         let mut rp = QcnRp::new(&cfg, LINE);
         rp.on_feedback(SimTime(0), &cnm(63));
-        rp.bc_stage = 6;
-        rp.timer_stage = 6;
+        rp.lim.bc_stage = 6;
+        rp.lim.timer_stage = 6;
         run_bc_cycles(&mut rp, 1);
-        assert!(rp.target_rate_bps <= LINE && rp.rate_bps() <= LINE);
+        assert!(rp.lim.target_rate_bps <= LINE && rp.rate_bps() <= LINE);
     }
 
     #[test]

@@ -29,7 +29,7 @@
 //!   and a floor keeps the pacing gap finite (Z16's model floors it too).
 //! - TIMELY has no unique fixed point (Z16 Theorems 3-4): two flows need not share equally.
 
-use super::{AckSample, Feedback, RateControl, RateProbe};
+use super::{AckSample, RateControl, RateProbe};
 use crate::error::ScenarioError;
 use crate::units::SimTime;
 use schemars::JsonSchema;
@@ -320,12 +320,6 @@ impl RateControl for Timely {
     #[inline]
     fn on_ack(&mut self, now: SimTime, ack: &AckSample) {
         self.on_acked(now, ack.acked_bytes, ack.rtt.as_secs_f64());
-    }
-    fn on_feedback(&mut self, _now: SimTime, _fb: &Feedback) {}
-    fn on_bytes_sent(&mut self, _now: SimTime, _bytes: u32) {}
-    fn on_timer(&mut self, _now: SimTime) {}
-    fn poll_timeout(&self) -> Option<SimTime> {
-        None
     }
     fn rate_bps(&self) -> f64 {
         self.rate

@@ -1,5 +1,5 @@
 """Refactors must not change results: every scenario in scenarios/ (and a few variants that turn
-on options the files leave off) is run for a short, fixed time with every trace recorded, and the
+on options the files leave off, and the fabric rows of bench/fabric/) is run for a short, fixed time with every trace recorded, and the
 sha256 of each of the engine's output columns, the event count and the ledger are compared with
 tests/golden/engine_hashes.json.
 
@@ -33,13 +33,22 @@ CASES = [(p.stem, p.name, None, {}) for p in sorted((ROOT / "scenarios").glob("*
     ("newreno_droptail+ns2all", "newreno_droptail.toml", None, {"tcp": NS2_ALL}),
     ("incast_dctcp+ns2all", "incast_dctcp.toml", None, {"tcp": NS2_ALL}),
     ("coexistence_choke+ns2all", "coexistence_choke.toml", None, {"tcp": NS2_ALL}),
+    ("swift_incast+host_tx", "swift_incast.toml", None,
+     {"tcp": {"stamp_at": "host_tx", "host_queue_pkts": 3}, "topology": {"host_aqm": {"kind": "fq"}}}),
+    # the 100 Gb/s fabric rows of `make bench` (PFC, RED at dequeue with CNPs, INT), briefly
+    ("fat_tree_k8_dctcp_pfc", "bench/fabric/fat_tree_k8_dctcp_pfc.toml", None, {}),
+    ("fat_tree_k8_dcqcn_pfc", "bench/fabric/fat_tree_k8_dcqcn_pfc.toml", None, {}),
+    ("fat_tree_k8_hpcc", "bench/fabric/fat_tree_k8_hpcc.toml", None, {}),
+    ("fat_tree_k16_dctcp_pfc", "bench/fabric/fat_tree_k16_dctcp_pfc.toml", None, {}),
 ]
 # long enough to pass slow start, losses and timeouts on every file; the 4200-s periodic runs
 # have 100-ms-scale round trips
 UNTIL_S = {"periodic_fixed_rtt": 400.0, "periodic_red_minfix": 400.0, "periodic_variable_rtt": 400.0,
            "newreno_droptail": 1.0, "newreno_droptail+ns2": 1.0, "newreno_droptail+ns2all": 1.0,
            "incast_dctcp": 0.3, "incast_dctcp+ns2": 0.3, "incast_dctcp+ns2all": 0.3, "coexistence_choke+ns2all": 1.0,
-           "coexistence_choke": 1.0, "coexistence_choke+ns2": 1.0, "parking_lot_asm": 0.5}
+           "coexistence_choke": 1.0, "coexistence_choke+ns2": 1.0, "parking_lot_asm": 0.5,
+           "fat_tree_k8_dctcp_pfc": 1e-3, "fat_tree_k8_dcqcn_pfc": 1e-3, "fat_tree_k8_hpcc": 1e-3,
+           "fat_tree_k16_dctcp_pfc": 2e-4}
 DEFAULT_UNTIL_S = 0.1
 
 
@@ -54,7 +63,7 @@ def fingerprint(case: str, path: str, edits: dict) -> dict:
     from ccscope import _native
     from ccscope.scenario.io import as_dict, to_engine_json
 
-    data = _merge(dict(as_dict(ROOT / "scenarios" / path)), edits)
+    data = _merge(dict(as_dict(ROOT / path if "/" in path else ROOT / "scenarios" / path)), edits)
     rec = dict(data.get("record") or {})
     rec["traces"] = ALL_TRACES
     data["record"] = rec
@@ -86,6 +95,13 @@ def test_engine_output_is_identical_to_the_committed_fingerprint(case, path, _, 
     assert not diff and not missing, f"{case}: changed columns {diff}, missing {missing}"
     assert got == want
 
+
+if __name__ == "__main__" and sys.argv[1:] == ["--add-missing"]:
+    # a case added to CASES gets its fingerprint; the committed ones are left as they are
+    golden = json.loads(GOLDEN.read_text())
+    new = {c[0]: fingerprint(c[0], c[1], c[3]) for c in CASES if c[0] not in golden}
+    GOLDEN.write_text(json.dumps({**golden, **new}, indent=1, sort_keys=True) + "\n")
+    print(f"added {sorted(new)} to {GOLDEN}")
 
 if __name__ == "__main__" and sys.argv[1:] == ["--regen"]:
     out = {c[0]: fingerprint(c[0], c[1], c[3]) for c in CASES}

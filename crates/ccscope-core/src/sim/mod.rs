@@ -40,7 +40,7 @@ pub struct Simulation {
     pub(crate) route_ports: Vec<PortId>,
     /// (offset into route_ports, length)
     pub(crate) routes: Vec<(u32, u16)>,
-    pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
+    pub(crate) route_of: crate::net::routing::PairMap<RouteId>,
     /// The node that owns each port (where a congestion point's feedback starts).
     pub(crate) port_from: Vec<NodeId>,
     /// Per-flow ECMP routing (graphs with `ecmp = true`).

@@ -382,7 +382,7 @@ impl Simulation {
                     // fabric then keeps a few sequential lanes instead of one pipe and one
                     // heap entry per busy port. The merged (time, seq) order is the same.
                     if self.la.ahead.is_none() {
-                        self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                        self.events.schedule_started(now, arrive_at, pkt);
                         self.events.schedule_tx_done(port, now, end);
                     } else {
                         self.events.schedule_arrival(port, arrive_at, pkt);

@@ -3,6 +3,7 @@ with the same congestion control, and the FCT slowdown by flow-size bin is compa
 
 usage: python bench/peers/htsim_fabric.py --htsim PATH [--cc hpcc|swift] [--case NAME ...] [--build-dir DIR]
                                          [--htsim-fct ack|raw | --fct sender] [--k 8 --bench [--bench-ms D]]
+                                         [--paths own|shared] [--match-header]
 
 PATH is a checkout of htsim's public source (https://github.com/Broadcom/csg-htsim). Nothing is
 written into it: its library is compiled into --build-dir (default target/peers/htsim, the folder
@@ -56,12 +57,18 @@ size and start taken from the matrix (main_swift gives every connection one -flo
 - Sizes: htsim sends ceil(size / MSS) full packets (the driver's note on set_flowsize); its FCT is
   read from "Flow swift<id>_<src>_<dst> finished at <us>" by the matrix's flow id.
 - --order (with --cc swift): also runs --cc hpcc on the same case and prints, per bin, whether
-  Swift and HPCC order the same way (p50 and p99) in both simulators.
+  Swift and HPCC order the same way (p50 and p99) in both simulators. With --paths shared both
+  runs are the shared-path ones (HPCC on htsim_hpcc_fabric.cpp), each with its own options
+  (--host-fq applies to Swift's ccscope scenario only), at the same --fct end point.
 - --host-fq (with --cc swift; the third setup): ccscope's host ports use per-flow fair queueing
   (topology.host_aqm = { kind = "fq" }), as htsim's host queue serves its flows round robin.
 - --host-queue-pkts N (with --cc swift; the fourth setup, with --host-fq): ccscope's TCP senders
   keep at most N packets per flow in their host port (tcp.host_queue_pkts), as htsim's Swift source
   hands its host queue at most 3 (SwiftSubflowSrc::send_next_packet: queuesize(flow) > 2 refuses).
+- --stamp-at host_tx (with --cc swift; the fifth setup, with the fourth's options): ccscope stamps a
+  TCP data packet when its host port starts serializing it (tcp.stamp_at), as htsim's host
+  scheduler re-stamps a Swift packet (swift_scheduler.cpp BaseScheduler::beginService); default
+  send (stamped on entry to the host port).
 - --diagnose N (with --cc swift): reruns htsim on the web-search case with path seeds 1..N (the
   spread per bin that path choice alone gives) and prints how the smallest flows' FCTs follow the
   order of their host's queue (swift_diagnose).
@@ -84,6 +91,22 @@ the sender, docs/workloads.md), htsim's its own "finished" line as published; bo
 the same ideal: ccscope's receiver-side ideal_fct_s plus ack_return_s with the ACK size of the
 peer's algorithm (HPCCAck 64 bytes, SwiftAck 40). --fct receiver (the default) keeps the measure
 above with --htsim-fct.
+
+--match-header (with --cc hpcc; docs/validation.md, HPCC section, "Setup B"): htsim's HPCC data
+packet is 1,564 bytes on the wire for 1,500 of flow data (HPCCPacket::newpkt adds ACKSIZE = 64, and
+update_spacing paces those 1,564 bytes), ccscope's is 1,500 bytes, all data. htsim's links then run
+at the case's rate x (1500 + 64) / 1500 (its -linkspeed; 104.2667 Gb/s for 100 Gb/s), so a data
+packet serializes in the time ccscope's does and a flow's data moves at ccscope's data rate; the
+ideal FCT, the ACK size and everything else stay as they are.
+
+--paths shared (docs/validation.md, "Shared paths" in the HPCC and Swift fabric sections): both
+simulators put each flow on the same switches. ccscope's run exports each flow's data and ACK
+switches as its engine routed them (python/ccscope/export.py, format "paths"); htsim_switch maps
+them to htsim's FatTreeTopology names (LS/US/CS) and our drivers take them with -paths
+(bench/peers/htsim_paths.h): HPCC runs bench/peers/htsim_hpcc_fabric.cpp (main_hpcc with each flow
+source-routed on its path instead of htsim's ECMP switches, whose hash follows the wall clock),
+Swift htsim_swift_fabric.cpp -paths. Each driver prints the switches of the routes it connected,
+and the run stops with an error unless every flow's match ccscope's.
 
 Bench (--k 8 --bench; "Speed and scale" of the issue): the k = 8 fat-tree (128 hosts, every
 link 100 Gb/s and 1 us, 500-packet ports, PFC 15/12 packets, per-flow ECMP, HPCC with htsim's
@@ -167,6 +190,8 @@ def ccscope_scenario(c: dict, cc: str) -> dict:
             sc["topology"]["host_aqm"] = dict(c["host_aqm"])
         if c.get("host_queue_pkts"):  # --host-queue-pkts: the fourth setup's per-flow host limit
             sc["tcp"]["host_queue_pkts"] = int(c["host_queue_pkts"])
+        if c.get("stamp_at"):  # --stamp-at host_tx: the fifth setup's RTT-sample start
+            sc["tcp"]["stamp_at"] = c["stamp_at"]
     if c["kind"] == "batch":
         sc["flow"] = [{"src": f"h{s}", "dst": f"h{d}", "cc": cc, "size_bytes": b, "start_s": 0.0}
                       for s, d, b in batch_flows(c)]
@@ -230,6 +255,7 @@ def htsim_binary(a: argparse.Namespace, name: str) -> Path:
 
 
 SWIFT_DRIVER = Path(__file__).resolve().parent / "htsim_swift_fabric.cpp"
+PATHS_HEADER = Path(__file__).resolve().parent / "htsim_paths.h"
 
 
 def swift_fabric_binary(a: argparse.Namespace) -> Path:
@@ -240,11 +266,100 @@ def swift_fabric_binary(a: argparse.Namespace) -> Path:
     flags = a.cxxflags.split()
     exe = out / "htsim_swift_fabric"
     lib = a.build_dir.resolve() / "libhtsim.a"
-    newest = max(SWIFT_DRIVER.stat().st_mtime, lib.stat().st_mtime, *(Path(b).stat().st_mtime for b in built))
+    newest = max(SWIFT_DRIVER.stat().st_mtime, PATHS_HEADER.stat().st_mtime, lib.stat().st_mtime,
+                 *(Path(b).stat().st_mtime for b in built))
     if not exe.is_file() or exe.stat().st_mtime < newest:
         peer.run_checked([a.cxx, *flags, "-I", str(a.sim), "-I", str(dc), str(SWIFT_DRIVER), *built, str(lib),
                           "-o", str(exe)], "linking htsim_swift_fabric")
     return exe
+
+
+HPCC_DRIVER = Path(__file__).resolve().parent / "htsim_hpcc_fabric.cpp"
+
+
+def hpcc_fabric_binary(a: argparse.Namespace) -> Path:
+    """Build htsim's library, compile the objects of the Makefile's htsim_hpcc rule (all but
+    main_hpcc.o) and link our own driver, bench/peers/htsim_hpcc_fabric.cpp (main_hpcc with each
+    flow source-routed on a given path), with them."""
+    dc, out, built = rule_objects(a, "hpcc", leave_out=("main_hpcc.o",))
+    exe = out / "htsim_hpcc_fabric"
+    lib = a.build_dir.resolve() / "libhtsim.a"
+    newest = max(HPCC_DRIVER.stat().st_mtime, PATHS_HEADER.stat().st_mtime, lib.stat().st_mtime,
+                 *(Path(b).stat().st_mtime for b in built))
+    if not exe.is_file() or exe.stat().st_mtime < newest:
+        peer.run_checked([a.cxx, *a.cxxflags.split(), "-I", str(a.sim), "-I", str(dc), str(HPCC_DRIVER), *built,
+                          str(lib), "-o", str(exe)], "linking htsim_hpcc_fabric")
+    return exe
+
+
+def htsim_switch(name: str, k: int) -> str:
+    """htsim's FatTreeTopology name of a ccscope fat_tree switch (its pipes' names, fat_tree_topology.cpp):
+    edge e<p>_<i> -> LS<p*k/2 + i>, aggregation a<p>_<j> -> US<p*k/2 + j> (pod p's j-th in both);
+    core c<n>: ccscope's reaches every pod through a<p>_<n // (k/2)>, htsim's CS<m> through
+    US<p*k/2 + m % (k/2)>, so c<n> -> CS<n // (k/2) + (k/2) * (n % (k/2))> (the same aggregation
+    position; the core index within it kept)."""
+    h = k // 2
+    m = re.fullmatch(r"([ea])(\d+)_(\d+)|c(\d+)", name)
+    if not m:
+        raise peer.UsageError(f"--paths shared: switch {name!r} is not a fat_tree switch (e<p>_<i>, a<p>_<j>, c<n>)")
+    if m.group(4) is not None:
+        n = int(m.group(4))
+        return f"CS{n // h + h * (n % h)}"
+    return f"{'LS' if m.group(1) == 'e' else 'US'}{int(m.group(2)) * h + int(m.group(3))}"
+
+
+def htsim_paths_text(paths: dict, k: int) -> str:
+    """The drivers' -paths file (bench/peers/htsim_paths.h) from ccscope's exported paths
+    (ccscope.export.parse_paths): "<id> fwd <switch>... rev <switch>..." in htsim's names."""
+    return "".join(f"{i} fwd {' '.join(htsim_switch(x, k) for x in fwd)} rev "
+                   f"{' '.join(htsim_switch(x, k) for x in rev)}\n" for i, (_, _, fwd, rev) in sorted(paths.items()))
+
+
+def shared_path_fcts(a: argparse.Namespace, cc: str, cm: Path, c: dict, res, routes) -> list[float]:
+    """--paths shared: htsim runs the flows of `cm` on ccscope's paths (our drivers' -paths) and
+    each flow's htsim FCT is returned (NaN when unfinished). Checks that every flow's htsim data
+    and ACK routes cross the switches ccscope's did (the drivers print them, read from the routes
+    they connected), and prints the count; a difference is an error."""
+    from ccscope.export import parse_paths, to_paths
+
+    k = c.get("k", 4)
+    want = parse_paths(to_paths(res, routes))
+    pf = cm.with_name("paths.txt")
+    pf.write_text(htsim_paths_text(want, k))
+    if cc == "swift":
+        cmd = swift_command(a.exe, cm, c) + ["-paths", str(pf)]
+    else:  # htsim_command's options less -strat and -paths (routing): source-routed instead
+        end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
+        cmd = [str(a.exe), "-tm", str(cm), "-paths", str(pf), "-nodes", str(k ** 3 // 4),
+               "-linkspeed", htsim_linkspeed(c), "-hop_latency", f"{c['delay_s'] * 1e6:g}",
+               "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
+    err = cm.with_suffix(".stderr")
+    with open(err, "w") as ef:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
+    if p.returncode != 0:
+        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
+        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    fin = re.compile(rf"Flow {cc}(\d+)_\d+_\d+ finished at ([0-9.eE+-]+) total bytes")
+    got_path = re.compile(r"(?:^|\.)path (\d+) fwd ((?:\S+ )*)rev((?: \S+)*)$")  # htsim may leave a "." open
+    done: dict[int, float] = {}
+    got: dict[int, tuple[list[str], list[str]]] = {}
+    for line in p.stdout.splitlines():
+        m = fin.search(line)
+        if m:
+            done.setdefault(int(m.group(1)), float(m.group(2)) * 1e-6)
+            continue
+        m = got_path.match(line)
+        if m:
+            got[int(m.group(1))] = (m.group(2).split(), m.group(3).split())
+    same = sum(got.get(i) == ([htsim_switch(x, k) for x in fw], [htsim_switch(x, k) for x in rv])
+               for i, (_, _, fw, rv) in want.items())
+    if same != len(want):
+        raise peer.BuildError(f"--paths shared: htsim's routes cross ccscope's switches for {same} of {len(want)} "
+                              "flows only")
+    print(f"\npaths: all {same} flows' htsim data and ACK routes cross the switches of ccscope's", flush=True)
+    flows = res.flows
+    return [done[int(f) + 1] - float(s) if int(f) + 1 in done else math.nan
+            for f, s in zip(flows["flow"], flows["start_s"])]
 
 
 def swift_command(exe: Path, cm: Path, c: dict) -> list[str]:
@@ -285,10 +400,17 @@ def swift_fcts(exe: Path, cm: Path, c: dict, flows,
     return fct, routes
 
 
+def htsim_linkspeed(c: dict) -> str:
+    """htsim's -linkspeed (Mb/s) for case `c`: the case's rate, or with --match-header the rate at
+    which htsim's 1,564-byte HPCC data packet serializes as ccscope's 1,500-byte one
+    (c["htsim_link_bps"])."""
+    return f"{c.get('htsim_link_bps', c['rate_bps']) / 1e6:.10g}"
+
+
 def htsim_command(exe: Path, cm: Path, c: dict, cc: str) -> list[str]:
     end = str(int(round((c["until_s"] + c["drain_s"]) * 1e6)))
     return [str(exe), "-tm", str(cm), "-nodes", str(c.get("k", 4) ** 3 // 4), "-strat", "ecmp_host", "-paths", "1",
-            "-linkspeed", f"{c['rate_bps'] / 1e6:g}", "-hop_latency", f"{c['delay_s'] * 1e6:g}",
+            "-linkspeed", htsim_linkspeed(c), "-hop_latency", f"{c['delay_s'] * 1e6:g}",
             "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
 
 
@@ -379,12 +501,19 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     from ccscope.export import to_htsim_cm
 
     c = CASES[name]
-    res = ccscope.simulate(ccscope_scenario(c, cc))
+    shared = getattr(a, "paths", "own") == "shared"
+    if shared:  # --paths shared: the engine's route of each flow, for htsim to take
+        from ccscope.export import simulate_with_routes
+        res, routes = simulate_with_routes(ccscope_scenario(c, cc))
+    else:
+        res = ccscope.simulate(ccscope_scenario(c, cc))
     flows = res.flows
     with tempfile.TemporaryDirectory() as tmp:
         cm = Path(tmp) / "flows.cm"
         cm.write_text(to_htsim_cm(res))
-        if cc == "swift":
+        if shared:
+            peer_fct = shared_path_fcts(a, cc, cm, c, res, routes)
+        elif cc == "swift":
             peer_fct, routes = swift_fcts(a.exe, cm, c, flows)
         else:
             try:
@@ -413,6 +542,8 @@ def compare(a: argparse.Namespace, name: str, cc: str) -> bool:
     ok_all = True
     print(f"\n### {cc} — {name} ({len(flows)} flows; completed: ccscope {int(flows['fct_s'].notna().sum())}, "
           f"htsim {int(peer_flows['fct_s'].notna().sum())}; "
+          + (f"htsim's links at {c['htsim_link_bps'] / 1e9:.4f} Gb/s (--match-header); " if "htsim_link_bps" in c
+             else "")
           + ("both FCTs at the sender, over the ideal plus the ACK return" if sender else
              f"htsim's FCT over {'the ideal plus the ACK return' if a.htsim_fct == 'ack' else 'the receiver-side ideal'}")
           + ")\n")
@@ -603,8 +734,9 @@ def swift_hpcc_order(a: argparse.Namespace, name: str) -> bool:
     slowdown over HPCC's in ccscope and in htsim, for p50 and p99: "same" when both sides put the
     same algorithm ahead, "tie" when either side has the two within ORDER_TIE (not judged),
     "reversed" otherwise; bins with fewer than MIN_FLOWS completed flows anywhere are not judged.
-    True when no judged bin is reversed."""
-    a.exe = htsim_binary(a, "hpcc")
+    True when no judged bin is reversed. With --paths shared the HPCC run is the shared-path one
+    (our driver bench/peers/htsim_hpcc_fabric.cpp on ccscope's paths)."""
+    a.exe = hpcc_fabric_binary(a) if getattr(a, "paths", "own") == "shared" else htsim_binary(a, "hpcc")
     compare(a, name, "hpcc")
     (sw_o, sw_t), (hp_o, hp_t) = a.tables[("swift", name)], a.tables[("hpcc", name)]
     print(f"\n### ordering, Swift against HPCC — {name} (Swift's slowdown / HPCC's)\n")
@@ -644,6 +776,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host-queue-pkts", type=int, default=0, metavar="N",
                    help="with --cc swift: ccscope's TCP senders keep at most N packets per flow in their host "
                         "port (tcp.host_queue_pkts; htsim's Swift source: 3)")
+    p.add_argument("--stamp-at", default="send", choices=["send", "host_tx"],
+                   help="with --cc swift: when ccscope stamps a data packet for its RTT sample (tcp.stamp_at): "
+                        "send (default) or host_tx, when its host port starts it (htsim's beginService)")
+    p.add_argument("--paths", default="own", choices=["own", "shared"],
+                   help="own (default): each simulator draws its own per-flow ECMP paths; shared: htsim runs "
+                        "each flow on ccscope's path (export-flows --format paths; our drivers' -paths)")
+    p.add_argument("--match-header", action="store_true",
+                   help="with --cc hpcc: htsim's links run at rate x (1500 + 64) / 1500, so its data packet "
+                        "(64 header bytes) serializes in the time ccscope's 1500-byte one does")
     p.add_argument("--build-dir", type=Path, default=ROOT / "target" / "peers" / "htsim")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--cxx", default="g++")
@@ -666,6 +807,8 @@ def main(argv: list[str] | None = None) -> int:
             raise peer.UsageError(f"--cc = {a.cc}: --bench runs HPCC only")
         if a.host_queue_pkts < 0:
             raise peer.UsageError(f"--host-queue-pkts = {a.host_queue_pkts}: must be >= 0 (0: unlimited)")
+        if a.stamp_at != "send" and a.cc != "swift":
+            raise peer.UsageError(f"--stamp-at = {a.stamp_at}: applies to --cc swift only (HPCC's senders are RDMA)")
         if a.bench and not (0 < a.bench_ms <= 1000):
             raise peer.UsageError(f"--bench-ms = {a.bench_ms:g}: must be in (0, 1000] ms")
         if a.fct == "sender":
@@ -677,20 +820,34 @@ def main(argv: list[str] | None = None) -> int:
             if a.diagnose > 0:
                 raise peer.UsageError(f"--diagnose = {a.diagnose}: runs with --fct receiver only")
         a.htsim_fct = a.htsim_fct or "raw"
+        if a.match_header and (a.cc != "hpcc" or a.bench):
+            raise peer.UsageError("--match-header: applies to the --cc hpcc comparison only (htsim's HPCC data "
+                                  "packet header; not --cc swift, not --bench)")
+        if a.paths == "shared" and (a.bench or a.diagnose > 0):
+            raise peer.UsageError("--paths shared: runs the comparison cases and --order only (not with --bench "
+                                  "or --diagnose)")
         a.sim = peer.find_sim(a.htsim)
         a.exe = swift_fabric_binary(a) if a.cc == "swift" else htsim_binary(a, a.cc)
+        if a.paths == "shared" and a.cc == "hpcc":  # our driver: main_hpcc source-routed on given paths
+            a.exe = hpcc_fabric_binary(a)
     except (peer.UsageError, peer.BuildError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if a.bench:
         return bench(a)
     a.tables = {}  # (cc, case) -> (ccscope's, htsim's slowdown_stats), for --order
+    if a.match_header:  # htsim's links carry its 1,564-byte data packet in ccscope's 1,500-byte time
+        for c in CASES.values():
+            c["htsim_link_bps"] = c["rate_bps"] * (MTU + HTSIM_ACK_BYTES) / MTU
     if a.host_fq and a.cc == "swift":
         for c in CASES.values():
             c["host_aqm"] = {"kind": "fq"}
     if a.host_queue_pkts > 0 and a.cc == "swift":
         for c in CASES.values():
             c["host_queue_pkts"] = a.host_queue_pkts
+    if a.stamp_at != "send" and a.cc == "swift":
+        for c in CASES.values():
+            c["stamp_at"] = a.stamp_at
     ok = True
     for name in a.case or sorted(CASES):
         ok &= compare(a, name, a.cc)

@@ -25,6 +25,10 @@
 //
 // usage: htsim_swift_fabric -tm FILE -nodes N -linkspeed MBPS -q PKTS -mtu BYTES -cwnd PKTS -end US [-seed S]
 // (-seed: the srand seed, 13 as in main_swift; the path draws and RandomQueue's early drops depend on it)
+// -paths FILE: each flow's data and ACK routes are the candidates of get_paths whose switches the
+// file gives ("<id> fwd <switch>... rev <switch>...", bench/peers/htsim_paths.h), instead of
+// rand() % paths (still drawn) and set_paths' shuffle (set_paths gets the one chosen route); a
+// "path <id> fwd ... rev ..." line per flow then names the switches of the routes connected.
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +46,8 @@
 #include "pipe.h"
 #include "randomqueue.h"
 #include "swift.h"
+
+#include "htsim_paths.h"
 
 namespace {
 
@@ -70,6 +76,7 @@ uint32_t pipes_on(const Route& r) {
 int main(int argc, char** argv) {
     EventList eventlist;
     const char* tm_file = nullptr;
+    const char* paths_file = nullptr;
     double nodes = 0, linkspeed_mbps = 0, q_pkts = 0, mtu = 0, cwnd = 15, end_us = 0, seed = 13;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -83,6 +90,7 @@ int main(int argc, char** argv) {
         else if (a == "-cwnd") cwnd = number_arg(a, v, 1);
         else if (a == "-end") end_us = number_arg(a, v, 1e-3);
         else if (a == "-seed") seed = number_arg(a, v, 0);
+        else if (a == "-paths") paths_file = v;
         else usage_error(a + ": unknown option");
     }
     if (!tm_file || nodes == 0 || linkspeed_mbps == 0 || q_pkts == 0 || mtu == 0 || end_us == 0)
@@ -109,6 +117,9 @@ int main(int argc, char** argv) {
                     std::to_string(no_of_nodes));
 
     std::vector<std::string> route_lines;
+    htsim_paths::program() = "htsim_swift_fabric";
+    std::map<uint32_t, htsim_paths::Path> paths;
+    if (paths_file) paths = htsim_paths::load(paths_file);
     std::vector<connection*>* all_conns = conns->getAllConnections();
     for (size_t ci = 0; ci < all_conns->size(); ci++) {
         connection* crt = all_conns->at(ci);
@@ -133,10 +144,23 @@ int main(int argc, char** argv) {
         swiftSnk->setName("swift_sink" + tag);
 
         uint32_t choice = rand() % net_paths[src][dest]->size();
-        Route* routeout = new Route(*(net_paths[src][dest]->at(choice)));
-        Route* routein = new Route(*top->get_paths(dest, src)->at(choice));
+        uint32_t fi = choice, ri = choice;
+        if (paths_file) {  // -paths: the given switches, data and ACKs each on their own
+            const htsim_paths::Path& p = htsim_paths::of(paths, crt->flowid);
+            fi = htsim_paths::pick(*net_paths[src][dest], p.fwd, crt->flowid, "fwd");
+            ri = htsim_paths::pick(*net_paths[dest][src], p.rev, crt->flowid, "rev");
+        }
+        Route* routeout = new Route(*(net_paths[src][dest]->at(fi)));
+        Route* routein = new Route(*top->get_paths(dest, src)->at(ri));
         swiftSrc->connect(*routeout, *routein, *swiftSnk, crt->start);
-        swiftSrc->set_paths(net_paths[src][dest]);
+        if (paths_file) {  // the subflow keeps the one chosen route (set_paths reroutes it to _paths[0])
+            std::vector<const Route*> one(1, net_paths[src][dest]->at(fi));
+            swiftSrc->set_paths(&one);
+            route_lines.push_back("path " + std::to_string(crt->flowid) + " fwd " +
+                                  htsim_paths::joined(htsim_paths::switches_of(*one[0])) + " rev " +
+                                  htsim_paths::joined(htsim_paths::switches_of(*routein)));
+        } else
+            swiftSrc->set_paths(net_paths[src][dest]);
 
         // the count SwiftSrc::targetDelay sees: the subflow's route is a clone of a path
         Route* used = routeout->clone();

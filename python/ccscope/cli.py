@@ -400,7 +400,9 @@ def scenario_export_flows(source: Path = typer.Argument(..., help="A scenario fi
                                                         "produce its flows) or a result directory of `ccscope run "
                                                         "--out`."),
                           fmt: str = typer.Option("htsim-cm", "--format", help="Output format: htsim-cm (htsim's "
-                                                  "connection matrix: src->dst id K start PS size BYTES)."),
+                                                  "connection matrix: src->dst id K start PS size BYTES) or "
+                                                  "paths (each flow's switches as the engine routed it: src->dst "
+                                                  "id K fwd SWITCH... rev SWITCH...; scenario file only)."),
                           output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write here (default: "
                                                                 "standard output); an existing file only with "
                                                                 "--force."),
@@ -415,21 +417,29 @@ def scenario_export_flows(source: Path = typer.Argument(..., help="A scenario fi
     it runs the same flows: htsim's connection matrix (docs/workloads.md)."""
     import ccscope as cc
     from ccscope import _outdir
-    from ccscope.export import FORMATS, ExportError, export_flows
+    from ccscope.export import FORMATS, ExportError, export_flows, simulate_with_routes
     load_plugins(plugin)
     if fmt not in FORMATS:
         fail(f"--format {fmt[:80]!r}: unknown format; allowed: {', '.join(FORMATS)}")
     if output is not None and output.exists() and not force:
         fail(f"-o {str(output)[:80]!r}: exists; give --force to replace it, or another file name")
     try:
+        routes = None
         if source.is_dir():
             if set_ or seed is not None or until is not None:
                 fail(f"{str(source)[:80]!r} is a result directory: --set, --seed and --until apply to a scenario file")
+            if fmt == "paths":
+                fail(f"--format paths: {str(source)[:80]!r} is a result directory, which holds no routes; give the "
+                     "scenario file (it is run to read the engine's routes)")
             res = cc.load(source)
+        elif fmt == "paths":
+            data = _load(source, set_, allow_path)
+            res, routes = simulate_with_routes(data, until_s=_until(until), seed=seed, record=[],
+                                               allow_paths=allow_path or None)
         else:
             data = _load(source, set_, allow_path)
             res = cc.simulate(data, until_s=_until(until), seed=seed, record=[], allow_paths=allow_path or None)
-        text = export_flows(res, fmt)
+        text = export_flows(res, fmt, routes)
     except (cc.ScenarioError, cc.ResultError, ExportError, ValueError, TypeError) as e:
         fail(str(e))
     except cc.SimulationError as e:

@@ -226,6 +226,13 @@ class Simulation:
             self._interrupted = True
             raise
 
+    def flow_routes(self) -> list[tuple[list[str], list[str]]]:
+        """Each flow's routes as the engine forwards on them (its per-flow ECMP choice): one
+        (data route, ACK route) per flow in flow id order, as port names "from->to" in crossing
+        order. Flows a workload creates appear once created: call it after the run, before
+        `finish()` (`ccscope.export.simulate_with_routes`)."""
+        return [(list(f), list(r)) for f, r in self._native.flow_routes()]
+
     def finish(self) -> SimResult:
         """End the run and return its result. After an interrupted run (KeyboardInterrupt from
         `run`/`run_until`), the result covers the simulated time reached and is marked partial

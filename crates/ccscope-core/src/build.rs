@@ -656,6 +656,9 @@ pub fn build_with_budget(
             Some(n) if n > 0 => Some(Box::new(crate::sim::tsq::Tsq::new(n))),
             _ => None,
         },
+        stamp_tx: sc.tcp.stamp_at == crate::scenario::StampAt::HostTx,
+        host_send_hook: sc.tcp.host_queue_pkts.is_some_and(|n| n > 0)
+            || sc.tcp.stamp_at == crate::scenario::StampAt::HostTx,
     })
 }
 

@@ -326,6 +326,26 @@ impl Simulation {
         Ok(self.sim()?.events_processed())
     }
 
+    /// Each flow's routes as the engine forwards on them: one (data route, ACK route) per flow,
+    /// in flow id order, each the port names "from->to" in crossing order. Flows a workload
+    /// creates appear once created: call it at the end of the run, before finish().
+    #[allow(clippy::type_complexity)]
+    fn flow_routes(&mut self) -> PyResult<Vec<(Vec<String>, Vec<String>)>> {
+        let sim = self.sim()?;
+        let names = sim.port_names();
+        let named = |r| {
+            sim.route_port_ids(r)
+                .iter()
+                .map(|p| names[p.idx()].clone())
+                .collect::<Vec<_>>()
+        };
+        Ok(sim
+            .flows()
+            .iter()
+            .map(|f| (named(f.fwd), named(f.rev)))
+            .collect())
+    }
+
     /// The expanded scenario, JSON.
     fn scenario_json(&mut self) -> PyResult<String> {
         Ok(self.sim()?.scenario().to_json())

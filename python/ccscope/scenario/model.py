@@ -444,6 +444,8 @@ class TcpConfig:
     ns2_ecn_first: bool = False
     ns2_old_ecn: bool = False
     host_queue_pkts: Optional[int] = None
+    # when a data packet's echoed timestamp is taken: "send" (None: the default) or "host_tx"
+    stamp_at: Optional[Literal["send", "host_tx"]] = None
     ack_class: Optional[int] = None
 
 

@@ -32,7 +32,7 @@ pub use int::{IntConfig, IntPorts, MAX_INT_SLOTS};
 pub use record::{RecordConfig, TraceKind, ALL_TRACES};
 pub use sched::{PathKind, PfcConfig, SchedConfig, SchedulerKind, MAX_CLASSES};
 pub use shared_buffer::SharedBufferConfig;
-pub use tcp::TcpConfig;
+pub use tcp::{StampAt, TcpConfig};
 pub use topology::{
     port_name, Dumbbell, FatTree, Graph, LeafSpine, LinkSpec, LoadBalance, NodeKind, NodeSpec,
     Topology, DEFAULT_BUFFER_PKTS, MAX_FAT_TREE_K,

@@ -192,9 +192,58 @@ pub struct TcpConfig {
     /// htsim's Swift: 3. Default: unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_queue_pkts: Option<u32>,
+    /// When a TCP data packet's timestamp (the one its ACK echoes, the start of a per-ACK RTT
+    /// sample) is taken: "send" (when the sender hands the packet to its host's egress port, as
+    /// Linux's `tcp_transmit_skb`, before the qdisc: the wait in the host port is part of the
+    /// sample) or "host_tx" (when the host port starts serializing it, as htsim's Swift host
+    /// scheduler re-stamps a packet in `BaseScheduler::beginService`, swift_scheduler.cpp: the
+    /// wait in the host port is left out). Retransmissions are stamped the same way; the
+    /// `once_per_rtt` sampling's timed segment keeps the sender's clock. Default "send".
+    #[serde(default, skip_serializing_if = "StampAt::is_send")]
+    pub stamp_at: StampAt,
     /// Traffic class of ACKs (and of a rate-based flow's feedback frames), 0 to 7 (`[sched]`). Default: the class of the flow's data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_class: Option<u8>,
+}
+
+/// When a TCP data packet is timestamped (`tcp.stamp_at`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StampAt {
+    /// When the sender puts it into its host port (as Linux; the default).
+    #[default]
+    Send,
+    /// When its host port starts serializing it (htsim's Swift host scheduler).
+    HostTx,
+}
+
+impl StampAt {
+    /// The default (left out when a scenario is written).
+    pub fn is_send(&self) -> bool {
+        *self == StampAt::Send
+    }
+}
+
+/// Any other value (a number, a boolean, another word) is refused with the value and the two
+/// words allowed: `invalid type: integer `1`, expected "send" or "host_tx"`.
+impl<'de> Deserialize<'de> for StampAt {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = StampAt;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("\"send\" or \"host_tx\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<StampAt, E> {
+                match v {
+                    "send" => Ok(StampAt::Send),
+                    "host_tx" => Ok(StampAt::HostTx),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Str(v), &self)),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Default for TcpConfig {
@@ -228,6 +277,7 @@ impl Default for TcpConfig {
             ns2_ecn_first: false,
             ns2_old_ecn: false,
             host_queue_pkts: None,
+            stamp_at: StampAt::Send,
             ack_class: None,
         }
     }

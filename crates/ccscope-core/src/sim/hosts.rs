@@ -423,8 +423,9 @@ impl Simulation {
     #[inline]
     fn pump(&mut self, f: FlowId) {
         let now = self.now;
-        // `tcp.host_queue_pkts` (`tsq`, out of line): one test per packet when unset
-        let limited = self.tsq.is_some();
+        // `tcp.host_queue_pkts` (`tsq`) and `tcp.stamp_at = "host_tx"` (`stamp`), out of line:
+        // one test per packet when unset
+        let limited = self.host_send_hook;
         let mut room = !limited || self.tsq_room(f);
         while room {
             let fl = &mut self.flows[f.idx()];
@@ -450,7 +451,7 @@ impl Simulation {
                 flags: seg.flags,
             };
             if limited {
-                room = self.tsq_inject(pkt);
+                room = self.host_send(pkt);
             } else {
                 self.inject(pkt);
             }

@@ -15,6 +15,7 @@ pub(crate) mod pfc;
 pub(crate) mod pool;
 mod rdma;
 mod sample;
+mod stamp;
 pub(crate) mod tsq;
 
 pub(crate) use lookahead::Lookahead;
@@ -79,6 +80,12 @@ pub struct Simulation {
     pub(crate) nic_waiters: Vec<Vec<crate::world::FlowId>>,
     /// TCP flows' packets in their host ports (`tcp.host_queue_pkts`, `tsq`), if limited.
     pub(crate) tsq: Option<Box<tsq::Tsq>>,
+    /// TCP data packets are stamped when their host port starts them (`tcp.stamp_at =
+    /// "host_tx"`, `stamp`).
+    pub(crate) stamp_tx: bool,
+    /// `tsq.is_some() || stamp_tx`: a TCP sender's packets go to its host port through
+    /// `host_send` (one test per packet in `pump`).
+    pub(crate) host_send_hook: bool,
 }
 
 /// Append route `p` to the route arenas; its id.
@@ -140,6 +147,14 @@ impl Simulation {
 
     pub fn node_names(&self) -> &[String] {
         &self.node_names
+    }
+
+    /// The ports of route `r` in the order its packets cross them (a flow's `fwd` route for its
+    /// data, `rev` for its ACKs), as the engine forwards on them: read-only, for exporting each
+    /// flow's path (`ccscope scenario export-flows --format paths`).
+    pub fn route_port_ids(&self, r: RouteId) -> &[PortId] {
+        let (off, len) = self.routes[r.idx()];
+        &self.route_ports[off as usize..off as usize + len as usize]
     }
 
     pub fn port(&self, id: PortId) -> &Port {
@@ -365,7 +380,10 @@ impl Simulation {
                     self.record_drop(port, &pkt, DropReason::Aqm);
                     self.queue_left(port, &pkt);
                 }
-                Started::Sent(pkt, arrive_at, end, marked) => {
+                Started::Sent(mut pkt, arrive_at, end, marked) => {
+                    if self.stamp_tx {
+                        self.stamp_started(&mut pkt);
+                    }
                     if marked {
                         self.record_mark(port, &pkt);
                     }

@@ -736,6 +736,50 @@ mod tests {
         assert!(a.is_empty());
     }
 
+    /// `schedule_started` (the lane remembered in the table shared by all ports) puts every
+    /// packet where `schedule_unqueued` on the simulation clock does, for more link times than
+    /// the table has ways (collisions, evictions): the two queues pop the same sequence.
+    #[test]
+    fn shared_lane_table_gives_the_per_port_lanes() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let n_ports = 16;
+        let mut a = EventQueue::new(n_ports, 8);
+        let mut b = EventQueue::new(n_ports, 8);
+        let mut now = 0u64;
+        let mut n = 0;
+        for id in 0..60_000u64 {
+            if rnd(3) > 0 {
+                // 300 link times over 64 two-way sets
+                let p = PortId(rnd(n_ports as u64) as u32);
+                let at = SimTime(now + 1_000 + 7 * rnd(300));
+                a.schedule_unqueued(p, SimTime(now), at, pkt(id), 0);
+                b.schedule_started(SimTime(now), at, pkt(id));
+            } else {
+                match (a.pop(), b.pop()) {
+                    (Some((ta, Event::Arrive(pa))), Some((tb, Event::Arrive(pb)))) => {
+                        assert_eq!((ta, pa.seq), (tb, pb.seq));
+                        now = ta.0;
+                        n += 1;
+                    }
+                    (None, None) => {}
+                    other => panic!("different events: {other:?}"),
+                }
+            }
+        }
+        assert!(n > 10_000);
+        while let Some(e) = a.pop() {
+            assert_eq!(format!("{:?}", b.pop()), format!("{:?}", Some(e)));
+        }
+        assert!(b.is_empty());
+        assert!(b.lanes.len() >= 250, "lanes: {}", b.lanes.len());
+    }
+
     /// Lanes (never-queued packets grouped by link time), port pipes and timers, driven like
     /// a simulation (time moves to each popped event; ports keep FIFO order, a packet is
     /// unqueued only when its port is idle): every packet comes out once, in global

@@ -6,7 +6,7 @@ use crate::aqm::{Aqm, AqmConfig};
 use crate::engine::{Event, EventQueue};
 use crate::error::ScenarioError;
 use crate::flow::{path_rtt_s, FlowFactory};
-use crate::net::routing::{PortEnds, Router};
+use crate::net::routing::{PairMap, PortEnds, Router};
 use crate::net::sched::DequeuePolicy;
 use crate::net::spray::{NoGroup, SprayTable, MAX_SPRAY_PATHS};
 use crate::net::{Port, PortPath, Sched};
@@ -185,8 +185,8 @@ pub fn build_with_budget(
     let router = std::cell::RefCell::new(Router::new(g.nodes.len(), &ends, &is_host));
     let route_ports = std::cell::RefCell::new(Vec::new());
     let routes: std::cell::RefCell<Vec<(u32, u16)>> = std::cell::RefCell::new(Vec::new());
-    let route_of_cell: std::cell::RefCell<HashMap<(NodeId, NodeId), RouteId>> =
-        std::cell::RefCell::new(HashMap::new());
+    let route_of_cell: std::cell::RefCell<PairMap<RouteId>> =
+        std::cell::RefCell::new(PairMap::default());
     let push_route = |p: Vec<PortId>| -> RouteId {
         let mut routes = routes.borrow_mut();
         let mut route_ports = route_ports.borrow_mut();
@@ -438,15 +438,22 @@ pub fn build_with_budget(
             WorkloadSpec::Poisson(x) => {
                 let src: Vec<NodeId> = x.src.iter().map(|s| node_ids[s.as_str()]).collect();
                 let dst: Vec<NodeId> = x.dst.iter().map(|s| node_ids[s.as_str()]).collect();
+                // a route each way for every pair (written once: about 2 million at k = 16)
+                let (at_dst, at_src) = (format!("{p}.dst"), format!("{p}.src"));
+                // (all-to-all: one route per ordered pair; a map sized for twice that would
+                // double its table)
+                let pairs = src.len() * dst.len();
+                route_of_cell.borrow_mut().reserve(pairs);
+                routes.borrow_mut().reserve(pairs);
                 for &a in &src {
                     for &b in &dst {
                         if a != b {
-                            let r = route(a, b, &format!("{p}.dst"))?;
+                            let r = route(a, b, &at_dst)?;
                             if x.cc.contains(&CcKind::Hpcc) {
                                 let name = format!("{:?}", g.nodes[b.idx()].name);
-                                check_int_hops(r, &format!("{p}.dst"), &name, a, b)?;
+                                check_int_hops(r, &at_dst, &name, a, b)?;
                             }
-                            route(b, a, &format!("{p}.src"))?;
+                            route(b, a, &at_src)?;
                         }
                     }
                 }

@@ -83,6 +83,15 @@ impl Entry {
     }
 }
 
+/// Sets of the lane and transmission-end memo tables (two ways each).
+const MEMO_SETS: usize = 64;
+
+/// The memo set of link time `d`: the top bits of a multiplicative hash.
+#[inline(always)]
+fn memo_set(d: u64) -> usize {
+    (d.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
+}
+
 /// A binary min-heap of entries by `(time, seq)`. Unlike `std::collections::BinaryHeap` it
 /// can replace its top in place with a value held in registers (the pipe-head case: one sift,
 /// no write-then-read of the same slot), and it needs no reversed `Ord`.
@@ -166,7 +175,7 @@ impl MinHeap {
 /// A `(time, seq)`-ordered event queue: per-port packet pipes, a small heap of pipe heads and
 /// periodic events, and a separate heap of per-flow timers (mostly stale, so kept apart from
 /// the hot heap). Entries are 24 bytes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
     heap: MinHeap,
     timers: MinHeap,
@@ -181,6 +190,11 @@ pub struct EventQueue {
     lanes: std::collections::HashMap<(u64, u32), u32>,
     /// Per port, the last two lanes it used (`(d, clock, queue index)`, `u32::MAX` = none).
     lane_cache: Vec<[(u64, u32, u32); 2]>,
+    /// The lanes of the general path's started transmissions used lately: a small two-way
+    /// table (`(d, queue index)`, `u32::MAX` = none) indexed by a hash of `d`, shared by all
+    /// ports (a fabric's links have a few link times; on a big fabric a table per port cost
+    /// a cache miss per transmission). Like `lane_cache`, it only remembers `lanes`' answers.
+    lane_memo: [[(u64, u32); 2]; MEMO_SETS],
     /// Transmission ends of the general path (`Event::TxDone`) in `(time, seq)` order, one
     /// queue per transmission time `d` (a transmission that starts at or a few ps after `now`
     /// ends at `now + d`; `now` never decreases): like the lanes, one heap entry per queue
@@ -188,8 +202,9 @@ pub struct EventQueue {
     tx_lanes: Vec<VecDeque<(SimTime, u64, PortId)>>,
     /// `d` → index into `tx_lanes`.
     tx_lane_of: std::collections::HashMap<u64, u32>,
-    /// Per port, the last two transmission-end queues it used (`(d, index)`, `u32::MAX` = none).
-    tx_cache: Vec<[(u64, u32); 2]>,
+    /// The transmission-end queues used lately, like `lane_memo` (`(d, index)`, `u32::MAX` =
+    /// none), indexed by a hash of `d`.
+    tx_memo: [[(u64, u32); 2]; MEMO_SETS],
     /// Transmission ends waiting in `tx_lanes`.
     in_tx: u64,
     /// Packets scheduled without a port (unit tests); slot index = position.
@@ -201,6 +216,12 @@ pub struct EventQueue {
     stale: u64,
 }
 
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::new(0, 0)
+    }
+}
+
 impl EventQueue {
     /// A queue for a network of `n_ports` ports.
     pub fn new(n_ports: usize, capacity: usize) -> Self {
@@ -210,9 +231,10 @@ impl EventQueue {
             pipes: vec![VecDeque::new(); n_ports],
             lanes: std::collections::HashMap::new(),
             lane_cache: vec![[(0, 0, u32::MAX); 2]; n_ports],
+            lane_memo: [[(0, u32::MAX); 2]; MEMO_SETS],
             tx_lanes: Vec::new(),
             tx_lane_of: std::collections::HashMap::new(),
-            tx_cache: vec![[(0, u32::MAX); 2]; n_ports],
+            tx_memo: [[(0, u32::MAX); 2]; MEMO_SETS],
             in_tx: 0,
             loose: Vec::new(),
             next_seq: 0,
@@ -303,36 +325,61 @@ impl EventQueue {
         self.push_queue(qi as usize, time, pkt);
     }
 
+    /// [`Self::schedule_unqueued`] on the simulation clock for a transmission the general path
+    /// started (`Simulation::start_next`): the same lane, remembered in the table shared by
+    /// all ports (`lane_memo`) instead of the port's own.
+    #[inline]
+    pub fn schedule_started(&mut self, now: SimTime, time: SimTime, pkt: Packet) {
+        let d = time.0 - now.0;
+        let c = &mut self.lane_memo[memo_set(d)];
+        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
+            c[0].1
+        } else if c[1].0 == d && c[1].1 != u32::MAX {
+            c.swap(0, 1);
+            c[0].1
+        } else {
+            let q = self.lane_of(d);
+            let c = &mut self.lane_memo[memo_set(d)];
+            c[1] = c[0];
+            c[0] = (d, q);
+            q
+        };
+        self.push_queue(qi as usize, time, pkt);
+    }
+
+    /// The lane of link time `d` on the simulation clock, opened if new.
+    #[inline(never)]
+    fn lane_of(&mut self, d: u64) -> u32 {
+        let next = self.pipes.len() as u32;
+        let q = *self.lanes.entry((d, 0)).or_insert(next);
+        if q == next {
+            self.pipes.push(VecDeque::new());
+        }
+        q
+    }
+
     /// Schedule `Event::TxDone(port)` at `end` for a transmission that `port` started at `now`
     /// on the simulation clock (which never goes back): the same event, in the same `(time,
     /// seq)` order, as [`Self::schedule`] gives it, kept in the queue of its transmission time.
     #[inline]
     pub fn schedule_tx_done(&mut self, port: PortId, now: SimTime, end: SimTime) {
         let d = end.0 - now.0;
-        let cached = self.tx_cache.get_mut(port.idx()).and_then(|c| {
-            if c[0].0 == d && c[0].1 != u32::MAX {
-                Some(c[0].1)
-            } else if c[1].0 == d && c[1].1 != u32::MAX {
-                c.swap(0, 1);
-                Some(c[0].1)
-            } else {
-                None
+        let c = &mut self.tx_memo[memo_set(d)];
+        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
+            c[0].1
+        } else if c[1].0 == d && c[1].1 != u32::MAX {
+            c.swap(0, 1);
+            c[0].1
+        } else {
+            let next = self.tx_lanes.len() as u32;
+            let q = *self.tx_lane_of.entry(d).or_insert(next);
+            if q == next {
+                self.tx_lanes.push(VecDeque::new());
             }
-        });
-        let qi = match cached {
-            Some(q) => q,
-            None => {
-                let next = self.tx_lanes.len() as u32;
-                let q = *self.tx_lane_of.entry(d).or_insert(next);
-                if q == next {
-                    self.tx_lanes.push(VecDeque::new());
-                }
-                if let Some(c) = self.tx_cache.get_mut(port.idx()) {
-                    c[1] = c[0];
-                    c[0] = (d, q);
-                }
-                q
-            }
+            let c = &mut self.tx_memo[memo_set(d)];
+            c[1] = c[0];
+            c[0] = (d, q);
+            q
         };
         let seq = self.seq();
         let lane = &mut self.tx_lanes[qi as usize];
@@ -687,6 +734,50 @@ mod tests {
             assert_eq!(format!("{:?}", a.pop()), format!("{:?}", Some(e)));
         }
         assert!(a.is_empty());
+    }
+
+    /// `schedule_started` (the lane remembered in the table shared by all ports) puts every
+    /// packet where `schedule_unqueued` on the simulation clock does, for more link times than
+    /// the table has ways (collisions, evictions): the two queues pop the same sequence.
+    #[test]
+    fn shared_lane_table_gives_the_per_port_lanes() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let n_ports = 16;
+        let mut a = EventQueue::new(n_ports, 8);
+        let mut b = EventQueue::new(n_ports, 8);
+        let mut now = 0u64;
+        let mut n = 0;
+        for id in 0..60_000u64 {
+            if rnd(3) > 0 {
+                // 300 link times over 64 two-way sets
+                let p = PortId(rnd(n_ports as u64) as u32);
+                let at = SimTime(now + 1_000 + 7 * rnd(300));
+                a.schedule_unqueued(p, SimTime(now), at, pkt(id), 0);
+                b.schedule_started(SimTime(now), at, pkt(id));
+            } else {
+                match (a.pop(), b.pop()) {
+                    (Some((ta, Event::Arrive(pa))), Some((tb, Event::Arrive(pb)))) => {
+                        assert_eq!((ta, pa.seq), (tb, pb.seq));
+                        now = ta.0;
+                        n += 1;
+                    }
+                    (None, None) => {}
+                    other => panic!("different events: {other:?}"),
+                }
+            }
+        }
+        assert!(n > 10_000);
+        while let Some(e) = a.pop() {
+            assert_eq!(format!("{:?}", b.pop()), format!("{:?}", Some(e)));
+        }
+        assert!(b.is_empty());
+        assert!(b.lanes.len() >= 250, "lanes: {}", b.lanes.len());
     }
 
     /// Lanes (never-queued packets grouped by link time), port pipes and timers, driven like

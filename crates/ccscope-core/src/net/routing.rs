@@ -265,6 +265,41 @@ pub fn ecmp_path(
     Some(path)
 }
 
+/// A hasher for small integer keys (node pairs, ids): each written integer is folded in with a
+/// multiply, and `finish` mixes the state (`mix`). The route table of a big fabric holds a
+/// route for every host pair (about 2 million at k = 16); std's SipHash cost a second of
+/// set-up there. Nothing iterates a map keyed with it, so its order never shows in results.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        mix(self.0)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(26) ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// A map keyed by a node pair (`(src, dst)` routes), hashed with [`IdHasher`].
+pub type PairMap<V> = std::collections::HashMap<
+    (crate::world::NodeId, crate::world::NodeId),
+    V,
+    std::hash::BuildHasherDefault<IdHasher>,
+>;
+
 pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -62,7 +62,14 @@ pub struct PortEnv {
 }
 
 /// One traffic class of a port.
+///
+/// Laid out for a big fabric, where a port's class is rarely in cache when a packet comes:
+/// the first 64-byte line holds what every enqueue and dequeue reads (the FIFO's ring header,
+/// the counts, the pause and which optional parts the class has), the second the counters
+/// every arrival and transmission updates (`ClassStats`' first line); the optional policies
+/// follow and are read only when `parts` says they are there.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct ClassQueue {
     /// The FIFO (unused when `fq` holds the packets).
     q: VecDeque<Queued>,
@@ -71,10 +78,19 @@ pub struct ClassQueue {
     pkts: u32,
     /// Packets this class may hold (u32::MAX: only the port's buffer limits it).
     pub limit_pkts: u32,
+    /// PFC: the class may not start a transmission before this time.
+    paused_until: SimTime,
+    /// Which of the optional parts below are present (`parts::*` bits): 0 on a plain FIFO.
+    parts: u8,
+    in_list: bool,
+    pub stats: ClassStats,
     /// DRR quantum, bytes.
     quantum: u64,
     deficit: u64,
-    in_list: bool,
+    /// When the class last became empty (for its own policy's idle rules).
+    empty_since: SimTime,
+    /// PFC: since when the class has been paused (None while it is not).
+    pause_from: Option<SimTime>,
     /// A dequeue-time policy of this class (CoDel), with its ECN choice.
     codel: Option<(Codel, bool)>,
     /// FQ-CoDel's flow queues, holding this class's packets instead of `q`.
@@ -86,15 +102,18 @@ pub struct ClassQueue {
     /// The class's own enqueue-time policy (`sched.class_aqm`), judging arrivals with the
     /// class's queue; None: the port's policy judges them with the port's queue.
     aqm: Option<Aqm>,
-    /// When the class last became empty (for its own policy's idle rules).
-    empty_since: SimTime,
     /// The packet DRR took from the class but has not sent yet (with its CE mark).
     aside: Option<(Queued, bool)>,
-    /// PFC: the class may not start a transmission before this time.
-    paused_until: SimTime,
-    /// PFC: since when the class has been paused (None while it is not).
-    pause_from: Option<SimTime>,
-    pub stats: ClassStats,
+}
+
+/// Bits of `ClassQueue::parts`.
+mod parts {
+    pub const FQ: u8 = 1;
+    pub const CODEL: u8 = 2;
+    pub const MARK_AT_DEQUEUE: u8 = 4;
+    pub const RED_AT_DEQUEUE: u8 = 8;
+    /// `aside` holds a packet.
+    pub const ASIDE: u8 = 16;
 }
 
 impl ClassQueue {
@@ -134,14 +153,33 @@ impl ClassQueue {
     /// Whether FQ-CoDel holds this class's packets.
     #[inline]
     pub fn is_fq(&self) -> bool {
-        self.fq.is_some()
+        self.parts & parts::FQ != 0
     }
 
     /// The class's next packet at `now`, judged by its dequeue policy. A packet handed out as
     /// `Pkt` or `Dropped` has left the class's counts.
     #[inline]
     fn take(&mut self, now: SimTime) -> Taken {
+        if self.parts == 0 {
+            // a plain FIFO (what the general path's switch ports mostly are): the line of
+            // `parts` is the only one of the class read
+            let Some(q) = self.q.pop_front() else {
+                return Taken::Empty;
+            };
+            self.leave(&q);
+            if self.pkts == 0 {
+                self.empty_since = now;
+            }
+            return Taken::Pkt(q, false);
+        }
+        self.take_with_parts(now)
+    }
+
+    /// [`Self::take`] of a class with a dequeue-time policy, FQ-CoDel or a packet held aside.
+    #[inline(never)]
+    fn take_with_parts(&mut self, now: SimTime) -> Taken {
         if let Some((q, m)) = self.aside.take() {
+            self.parts &= !parts::ASIDE;
             self.leave(&q);
             return Taken::Pkt(q, m);
         }
@@ -203,17 +241,19 @@ impl ClassQueue {
     }
 }
 
-/// Counters of one class over the run.
+/// Counters of one class over the run. The first 64 bytes are the ones every arrival and
+/// transmission updates (`repr(C)`: they stay together, in the line after the class's queue).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct ClassStats {
+    /// Sum of the sojourn times of the packets sent, picoseconds (mean sojourn = this / tx_pkts).
+    pub sojourn_ps: u128,
     pub arrivals: u64,
     pub tx_pkts: u64,
     pub tx_bytes: u64,
-    pub drops: u64,
     pub marks: u64,
+    pub drops: u64,
     pub max_q_pkts: u32,
-    /// Sum of the sojourn times of the packets sent, picoseconds (mean sojourn = this / tx_pkts).
-    pub sojourn_ps: u128,
     /// PFC frames received for this class (pauses, refreshes and resumes).
     pub pause_rx: u64,
     /// Time the class spent paused by PFC, picoseconds (closed pauses; see `paused_ps_at`).
@@ -312,6 +352,13 @@ impl Sched {
                 },
                 ..Default::default()
             })
+            .map(|mut cl| {
+                cl.parts = (cl.fq.is_some() as u8 * parts::FQ)
+                    | (cl.codel.is_some() as u8 * parts::CODEL)
+                    | (cl.mark_at_dequeue.is_some() as u8 * parts::MARK_AT_DEQUEUE)
+                    | (cl.red_at_dequeue.is_some() as u8 * parts::RED_AT_DEQUEUE);
+                cl
+            })
             .collect();
         let batch = match policy {
             Some(DequeuePolicy::FqCodel(f, _)) => f.drop_batch.max(1) as usize,
@@ -342,9 +389,12 @@ impl Sched {
     #[inline]
     pub fn push(&mut self, c: usize, pkt: Packet, now: SimTime) {
         let cl = &mut self.classes[c];
-        match cl.fq.as_mut() {
-            Some(fq) => fq.enqueue(pkt, now),
-            None => cl.q.push_back(Queued { pkt, since: now }),
+        match cl.parts & parts::FQ {
+            0 => cl.q.push_back(Queued { pkt, since: now }),
+            _ => match cl.fq.as_mut() {
+                Some(fq) => fq.enqueue(pkt, now),
+                None => unreachable!("parts::FQ without FQ-CoDel's queues"),
+            },
         }
         cl.bytes += pkt.size_bytes as u64;
         cl.pkts += 1;
@@ -475,6 +525,7 @@ impl Sched {
                                 cl.pkts += 1;
                                 cl.bytes += q.pkt.size_bytes as u64;
                                 cl.aside = Some((q, m));
+                                cl.parts |= parts::ASIDE;
                             }
                             Taken::Dropped(q) => {
                                 if cl.pkts == 0 {
@@ -519,7 +570,11 @@ impl Sched {
     /// paused by PFC is not).
     #[cold]
     fn idle(&mut self) -> Next {
-        for cl in self.classes.iter_mut().filter(|c| c.pkts == 0) {
+        for cl in self
+            .classes
+            .iter_mut()
+            .filter(|c| c.pkts == 0 && c.parts & parts::CODEL != 0)
+        {
             if let Some((cd, _)) = cl.codel.as_mut() {
                 cd.on_empty();
             }

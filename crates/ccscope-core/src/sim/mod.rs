@@ -41,7 +41,7 @@ pub struct Simulation {
     pub(crate) route_ports: Vec<PortId>,
     /// (offset into route_ports, length)
     pub(crate) routes: Vec<(u32, u16)>,
-    pub(crate) route_of: std::collections::HashMap<(NodeId, NodeId), RouteId>,
+    pub(crate) route_of: crate::net::routing::PairMap<RouteId>,
     /// The node that owns each port (where a congestion point's feedback starts).
     pub(crate) port_from: Vec<NodeId>,
     /// Per-flow ECMP routing (graphs with `ecmp = true`).
@@ -436,7 +436,7 @@ impl Simulation {
                     // fabric then keeps a few sequential lanes instead of one pipe and one
                     // heap entry per busy port. The merged (time, seq) order is the same.
                     if self.la.ahead.is_none() {
-                        self.events.schedule_unqueued(port, now, arrive_at, pkt, 0);
+                        self.events.schedule_started(now, arrive_at, pkt);
                         self.events.schedule_tx_done(port, now, end);
                     } else {
                         self.events.schedule_arrival(port, arrive_at, pkt);

@@ -78,6 +78,18 @@ impl Rng {
     }
 }
 
+/// A xorshift64 generator of draws in `0..n`, for tests that drive a data structure with a
+/// long pseudo-random mix of operations (seeded, so a failure replays).
+#[cfg(test)]
+pub(crate) fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

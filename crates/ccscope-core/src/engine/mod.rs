@@ -685,13 +685,7 @@ mod tests {
     /// for transmission times that differ by a few ps (starts just after `now`).
     #[test]
     fn tx_lanes_pop_in_the_heap_order() {
-        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = crate::rng::xorshift(0x1234_5678_9ABC_DEF1);
         let n_ports = 8;
         let mut a = EventQueue::new(n_ports, 8);
         let mut b = EventQueue::new(n_ports, 8);
@@ -741,13 +735,7 @@ mod tests {
     /// the table has ways (collisions, evictions): the two queues pop the same sequence.
     #[test]
     fn shared_lane_table_gives_the_per_port_lanes() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = crate::rng::xorshift(0x2545_F491_4F6C_DD1D);
         let n_ports = 16;
         let mut a = EventQueue::new(n_ports, 8);
         let mut b = EventQueue::new(n_ports, 8);
@@ -786,13 +774,7 @@ mod tests {
     /// `(time, insertion)` order.
     #[test]
     fn lanes_pipes_and_timers_merge_in_global_order() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = crate::rng::xorshift(0x9E37_79B9_7F4A_7C15);
         let n_ports = 6;
         let delays = [5u64, 5, 5, 9, 9, 13];
         let mut q = EventQueue::new(n_ports, 8);

@@ -735,13 +735,7 @@ mod tests {
     #[test]
     fn fifo_matches_vecdeque() {
         use std::collections::VecDeque;
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut rnd = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rnd = crate::rng::xorshift(0x2545_F491_4F6C_DD1D);
         let mut f: Fifo<u64> = Fifo::default();
         let mut d: VecDeque<u64> = VecDeque::new();
         let mut longest = 0;

@@ -333,12 +333,7 @@ def shared_path_fcts(a: argparse.Namespace, cc: str, cm: Path, c: dict, res, rou
         cmd = [str(a.exe), "-tm", str(cm), "-paths", str(pf), "-nodes", str(k ** 3 // 4),
                "-linkspeed", htsim_linkspeed(c), "-hop_latency", f"{c['delay_s'] * 1e6:g}",
                "-q", str(c["buffer_pkts"]), "-mtu", str(MTU), "-pfc_thresholds", "12", "15", "-end", end]
-    err = cm.with_suffix(".stderr")
-    with open(err, "w") as ef:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
-    if p.returncode != 0:
-        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
-        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    p = run_driver(cmd, cm)
     fin = re.compile(rf"Flow {cc}(\d+)_\d+_\d+ finished at ([0-9.eE+-]+) total bytes")
     got_path = re.compile(r"(?:^|\.)path (\d+) fwd ((?:\S+ )*)rev((?: \S+)*)$")  # htsim may leave a "." open
     done: dict[int, float] = {}
@@ -362,6 +357,18 @@ def shared_path_fcts(a: argparse.Namespace, cc: str, cm: Path, c: dict, res, rou
             for f, s in zip(flows["flow"], flows["start_s"])]
 
 
+def run_driver(cmd: list[str], cm: Path) -> subprocess.CompletedProcess:
+    """One htsim driver run in cm's folder (htsim writes its logs into the cwd), stdout captured,
+    stderr kept beside cm; a failed run raises with its command and its last stderr line."""
+    err = cm.with_suffix(".stderr")
+    with open(err, "w") as ef:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
+    if p.returncode != 0:
+        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
+        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    return p
+
+
 def swift_command(exe: Path, cm: Path, c: dict) -> list[str]:
     """bench/peers/htsim_swift_fabric.cpp's command line: main_swift's options, each flow's size and
     start from the matrix."""
@@ -377,12 +384,7 @@ def swift_fcts(exe: Path, cm: Path, c: dict, flows,
     matrix's id is ccscope's flow + 1), and the driver's (id, links, hop_count) route lines. It runs
     in cm's folder."""
     cmd = swift_command(exe, cm, c) + (extra or [])
-    err = cm.with_suffix(".stderr")
-    with open(err, "w") as ef:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=ef, text=True, errors="replace", cwd=cm.parent)
-    if p.returncode != 0:
-        last = (err.read_text(errors="replace").strip().splitlines() or [""])[-1]
-        raise peer.BuildError(f"htsim exited with status {p.returncode}: {' '.join(cmd)}: {last}")
+    p = run_driver(cmd, cm)
     fin = re.compile(r"Flow swift(\d+)_(\d+)_(\d+) finished at ([0-9.eE+-]+) total bytes (\d+)")
     rte = re.compile(r"route (\d+) links (\d+) hop_count (\d+)")
     done: dict[int, float] = {}

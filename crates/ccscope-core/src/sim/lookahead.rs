@@ -19,6 +19,9 @@ pub(crate) struct Lookahead {
     pub ahead: Option<PortId>,
     /// Per port: it is the sole feeder of more than `build::LANE_FAN_OUT` ports.
     pub fan_out: Vec<bool>,
+    /// Per port: it is the sole feeder of some port (else nothing it sends is taken ahead and
+    /// `next_port` need not look up the packet's next hop); empty: the lookahead is off.
+    pub feeds: Vec<bool>,
     /// Per port that may be fed ahead of time: arrivals its feeder sent as events instead
     /// (beyond the `run_until` target, behind another such arrival, or from inside a
     /// lookahead); while any is on its way the port takes nothing ahead.
@@ -35,11 +38,17 @@ impl Lookahead {
             }
         }
         let on = !sole_feeder.is_empty();
+        let feeds = if on {
+            fan_out.iter().map(|&n| n > 0).collect()
+        } else {
+            Vec::new()
+        };
         Lookahead {
             sole_feeder,
             horizon: SimTime::ZERO,
             ahead: None,
             fan_out: fan_out.into_iter().map(|n| n > lane_fan_out).collect(),
+            feeds,
             pending: vec![0; if on { ports } else { 0 }],
         }
     }
@@ -53,8 +62,8 @@ impl Lookahead {
         routes: &[(u32, u16)],
         route_ports: &[PortId],
     ) -> Option<PortId> {
-        if self.sole_feeder.is_empty() {
-            return None; // the lookahead is off for this run
+        if self.feeds.get(port.idx()) != Some(&true) {
+            return None; // `port` feeds no port alone, or the lookahead is off for this run
         }
         let (off, len) = routes[pkt.route.idx()];
         if pkt.hop >= len {

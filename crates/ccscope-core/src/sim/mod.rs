@@ -29,7 +29,7 @@ use crate::record::{Ledger, PortEventKind, Recorder};
 use crate::scenario::Scenario;
 use crate::units::{SimDuration, SimTime};
 use crate::workload::{RoundRecord, WorkloadState};
-use crate::world::{NodeId, PortId, RouteId};
+use crate::world::{FlowId, NodeId, PortId, RouteId};
 
 pub struct Simulation {
     pub(crate) now: SimTime,
@@ -204,8 +204,10 @@ impl Simulation {
     pub fn run_until_bounded(&mut self, t: SimTime, max_events: u64) -> bool {
         self.la.horizon = t;
         let mut left = max_events;
+        // a pipe's arrival comes as its packet alone, written here (`pop_until_into`)
+        let mut pkt = Packet::data_probe(FlowId(0), 0, 0, 0);
         while left > 0 {
-            let Some((nt, ev)) = self.events.pop_until(t) else {
+            let Some((nt, ev)) = self.events.pop_until_into(t, &mut pkt) else {
                 if t > self.now {
                     self.now = t;
                 }
@@ -213,7 +215,10 @@ impl Simulation {
             };
             left -= 1;
             self.now = nt;
-            self.handle(ev);
+            match ev {
+                None => self.on_arrive(pkt),
+                Some(ev) => self.handle(ev),
+            }
         }
         false
     }

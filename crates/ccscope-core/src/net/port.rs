@@ -114,21 +114,24 @@ impl<T: Copy> Fifo<T> {
     }
 }
 
-/// Counters of one port over the whole run.
+/// Counters of one port over the whole run. Laid out in declaration order (`repr(C)`): what
+/// every arrival and departure updates first (the queue integral, arrivals, transmissions, marks
+/// and the longest queue), the drops last.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct PortStats {
+    /// Integral of the queue (packets) over time, packet-picoseconds.
+    pub q_integral_pkt_ps: u128,
+    pub q_integral_byte_ps: u128,
     pub arrivals: u64,
     pub arrival_bytes: u64,
     /// Packets/bytes whose transmission has started.
     pub tx_pkts: u64,
     pub tx_bytes: u64,
+    pub marks: u64,
+    pub max_q_pkts: u32,
     pub drops_overflow: u64,
     pub drops_aqm: u64,
-    pub marks: u64,
-    /// Integral of the queue (packets) over time, packet-picoseconds.
-    pub q_integral_pkt_ps: u128,
-    pub q_integral_byte_ps: u128,
-    pub max_q_pkts: u32,
 }
 
 /// Why a packet was dropped.
@@ -164,11 +167,15 @@ pub enum PortPath {
     General,
 }
 
-/// Laid out in declaration order (`repr(C)`), the fields every arrival and departure touches
-/// first: on a big fabric each event meets a port that is not in cache, and the few lines it
-/// reads (clock and queue, serializer, limits, start times, counters, then the scheduler of the
-/// general path, held in place rather than behind a pointer) decide its cost; the policy's
-/// state, the random stream and the change log follow.
+/// Laid out in declaration order (`repr(C)`), what every arrival and departure touches first:
+/// on a big fabric each event meets a port that is not in cache, and the lines it reads decide
+/// its cost. The first 320 bytes hold all the general path reads per packet: clocks, queue,
+/// limits, delay, serializer and path, the counters (queue integral first), the enqueue-time
+/// policy, and the head of the scheduler (its classes, kind and PFC mask; `Sched` is `repr(C)`
+/// for that). The change log, what only the committed FIFO reads (the start times: a
+/// dumbbell's few ports stay in cache) and the random stream follow. (Not aligned to a line: a
+/// 64-byte alignment makes the port 576 bytes, whose index takes two instructions instead of
+/// one multiply on the dumbbell's path.)
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Port {
@@ -185,14 +192,14 @@ pub struct Port {
     /// The port stamps in-band telemetry into the data packets it starts (`[int]`; general
     /// path only).
     int: bool,
-    waiting: Fifo<Waiting>,
     pub stats: PortStats,
+    pub aqm: Aqm,
     /// Classes and scheduler of the general path (None on the committed FIFO).
     pub sched: Option<Sched>,
-    pub aqm: Aqm,
-    rng: Rng,
     /// (time, queue pkts, queue bytes) at every change, when enabled.
     pub change_log: Option<crate::record::ChangeLog>,
+    waiting: Fifo<Waiting>,
+    rng: Rng,
 }
 
 impl Port {
@@ -728,6 +735,21 @@ pub enum Started {
 mod tests {
     use super::*;
     use crate::world::FlowId;
+
+    /// What the general path reads per packet stays in the port's first 320 bytes (clocks,
+    /// limits and the serializer, the counters next, the policy and the scheduler's head after
+    /// them).
+    #[test]
+    fn the_per_packet_fields_fill_the_first_lines() {
+        use std::mem::{offset_of, size_of};
+        assert!(offset_of!(Port, int) < 112);
+        let stats = offset_of!(Port, stats);
+        assert!(stats + offset_of!(PortStats, max_q_pkts) + 4 <= 192);
+        assert!(offset_of!(Port, aqm) + size_of::<Aqm>() <= 256);
+        // Option<Sched> keeps Sched at offset 0 (its niche is the classes' pointer)
+        assert!(offset_of!(Port, sched) + 32 <= 320);
+        assert!(offset_of!(Port, waiting) >= 320);
+    }
 
     /// The Vec-with-head FIFO behaves as a VecDeque under any mix of pushes, pops, removals
     /// from the middle and shifts of the tail (the committed FIFO's uses), and its memory stays

@@ -271,20 +271,24 @@ pub enum Next {
     Idle,
 }
 
-/// The scheduler state of a port on the general path.
+/// The scheduler state of a port on the general path. Laid out in declaration order
+/// (`repr(C)`): what every enqueue and dequeue reads (the classes, the kind, the PFC mask and
+/// whether a class has its own policy) fills the first 32 bytes, which `Port` keeps in one of
+/// its hot lines; DRR's list and FQ-CoDel's evictions follow.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Sched {
-    pub kind: SchedulerKind,
     pub classes: Vec<ClassQueue>,
+    pub kind: SchedulerKind,
+    /// PFC: the lossless classes (bit c for class c) of a switch port; 0 elsewhere.
+    pub lossless: u8,
+    /// Some class has its own queue policy (`sched.class_aqm`): see `class_verdict`.
+    pub own_policies: bool,
     /// DRR's list of backlogged classes (head first).
     active: VecDeque<u8>,
     /// The packets FQ-CoDel's overflow rule dropped at the last arrival; the engine records and
     /// clears them (capacity `drop_batch`, allocated once).
     pub evicted: Vec<Packet>,
-    /// PFC: the lossless classes (bit c for class c) of a switch port; 0 elsewhere.
-    pub lossless: u8,
-    /// Some class has its own queue policy (`sched.class_aqm`): see `class_verdict`.
-    pub own_policies: bool,
 }
 
 impl Sched {

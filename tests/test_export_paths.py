@@ -8,11 +8,10 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from typer.testing import CliRunner
 
 import ccscope as cc
-from ccscope.cli import app
 from ccscope.export import ExportError, parse_paths, simulate_with_routes, to_paths
+from tests.cli_errors import cli, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,18 +100,6 @@ def test_paths_follow_the_ecmp_seed_and_workload_flows_are_included():
     assert len(res.flows) > 5 and len(routes) == len(res.flows)
     text = to_paths(res, routes)
     assert f"Paths {len(res.flows)}" in text and len(parse_paths(text)) == len(res.flows)
-
-
-def cli(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    text = r.output.strip()
-    assert text.startswith("error:") and "\n" not in text and "Traceback" not in text, text
-    for n in needles:
-        assert n in text, text
 
 
 def test_cli_writes_paths_that_join_the_connection_matrix(tmp_path):

@@ -6,11 +6,10 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from typer.testing import CliRunner
 
 import ccscope as cc
-from ccscope.cli import app
 from tests.rdma_scenarios import RED, dcqcn_dumbbell, write_toml
+from tests.cli_errors import cli, one_line_error
 
 LEAF_SPINE = {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 4, "host_bps": 10e9,
               "fabric_bps": 40e9, "link_delay_s": 1e-6, "buffer_pkts": 500}
@@ -21,18 +20,6 @@ def scenario(flow, *, until_s=0.01, **extra) -> dict:
          "topology": dict(LEAF_SPINE), "flow": flow, "record": {"traces": ["rate"]}}
     d.update(extra)
     return d
-
-
-def cli(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    text = r.output.strip()
-    assert text.startswith("error:") and "\n" not in text and "Traceback" not in text, text
-    for n in needles:
-        assert n in text, text
 
 
 def test_a_lone_rdma_flow_runs_at_line_rate_from_the_first_packet():

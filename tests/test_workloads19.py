@@ -10,13 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 import ccscope as cc
 from ccscope.analysis import builtin_cdf, cdf_quantile, queue_cdf, slowdown_bin_edges, slowdown_stats
-from ccscope.cli import app
 from ccscope.scenario.io import load_cdf
 from ccscope.scenario.model import CdfSize, Poisson
+from tests.cli_errors import cli, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 CDF_DIR = ROOT / "scenarios" / "cdf"
@@ -41,18 +40,6 @@ def poisson(**kw) -> dict:
          "size": {"kind": "cdf", "builtin": "websearch"}, "cc": ["dctcp"]}
     w.update(kw)
     return w
-
-
-def cli(*args, cwd=None):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    text = r.output.strip()
-    assert text.startswith("error:") and "\n" not in text and "Traceback" not in text, text
-    for n in needles:
-        assert n in text, text
 
 
 # --------------------------------------------------------------------------- flow-size CDFs

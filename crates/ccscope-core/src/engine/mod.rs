@@ -92,6 +92,32 @@ fn memo_set(d: u64) -> usize {
     (d.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
 }
 
+/// A small two-way table of the queues used lately (`(d, queue index)`, `u32::MAX` = none),
+/// indexed by a hash of the time `d`. It only remembers its owner's map's answers.
+type Memo = [[(u64, u32); 2]; MEMO_SETS];
+
+/// The queue index `memo` remembers for `d` (the way found moves to the front).
+#[inline(always)]
+fn memo_get(memo: &mut Memo, d: u64) -> Option<u32> {
+    let c = &mut memo[memo_set(d)];
+    if c[0].0 == d && c[0].1 != u32::MAX {
+        Some(c[0].1)
+    } else if c[1].0 == d && c[1].1 != u32::MAX {
+        c.swap(0, 1);
+        Some(c[0].1)
+    } else {
+        None
+    }
+}
+
+/// Remember queue `q` for `d` in front of its set, evicting the set's older way.
+#[inline(always)]
+fn memo_put(memo: &mut Memo, d: u64, q: u32) {
+    let c = &mut memo[memo_set(d)];
+    c[1] = c[0];
+    c[0] = (d, q);
+}
+
 /// A binary min-heap of entries by `(time, seq)`. Unlike `std::collections::BinaryHeap` it
 /// can replace its top in place with a value held in registers (the pipe-head case: one sift,
 /// no write-then-read of the same slot), and it needs no reversed `Ord`.
@@ -194,7 +220,7 @@ pub struct EventQueue {
     /// table (`(d, queue index)`, `u32::MAX` = none) indexed by a hash of `d`, shared by all
     /// ports (a fabric's links have a few link times; on a big fabric a table per port cost
     /// a cache miss per transmission). Like `lane_cache`, it only remembers `lanes`' answers.
-    lane_memo: [[(u64, u32); 2]; MEMO_SETS],
+    lane_memo: Memo,
     /// Transmission ends of the general path (`Event::TxDone`) in `(time, seq)` order, one
     /// queue per transmission time `d` (a transmission that starts at or a few ps after `now`
     /// ends at `now + d`; `now` never decreases): like the lanes, one heap entry per queue
@@ -204,7 +230,7 @@ pub struct EventQueue {
     tx_lane_of: std::collections::HashMap<u64, u32>,
     /// The transmission-end queues used lately, like `lane_memo` (`(d, index)`, `u32::MAX` =
     /// none), indexed by a hash of `d`.
-    tx_memo: [[(u64, u32); 2]; MEMO_SETS],
+    tx_memo: Memo,
     /// Transmission ends waiting in `tx_lanes`.
     in_tx: u64,
     /// Packets scheduled without a port (unit tests); slot index = position.
@@ -331,18 +357,13 @@ impl EventQueue {
     #[inline]
     pub fn schedule_started(&mut self, now: SimTime, time: SimTime, pkt: Packet) {
         let d = time.0 - now.0;
-        let c = &mut self.lane_memo[memo_set(d)];
-        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
-            c[0].1
-        } else if c[1].0 == d && c[1].1 != u32::MAX {
-            c.swap(0, 1);
-            c[0].1
-        } else {
-            let q = self.lane_of(d);
-            let c = &mut self.lane_memo[memo_set(d)];
-            c[1] = c[0];
-            c[0] = (d, q);
-            q
+        let qi = match memo_get(&mut self.lane_memo, d) {
+            Some(q) => q,
+            None => {
+                let q = self.lane_of(d);
+                memo_put(&mut self.lane_memo, d, q);
+                q
+            }
         };
         self.push_queue(qi as usize, time, pkt);
     }
@@ -364,22 +385,17 @@ impl EventQueue {
     #[inline]
     pub fn schedule_tx_done(&mut self, port: PortId, now: SimTime, end: SimTime) {
         let d = end.0 - now.0;
-        let c = &mut self.tx_memo[memo_set(d)];
-        let qi = if c[0].0 == d && c[0].1 != u32::MAX {
-            c[0].1
-        } else if c[1].0 == d && c[1].1 != u32::MAX {
-            c.swap(0, 1);
-            c[0].1
-        } else {
-            let next = self.tx_lanes.len() as u32;
-            let q = *self.tx_lane_of.entry(d).or_insert(next);
-            if q == next {
-                self.tx_lanes.push(VecDeque::new());
+        let qi = match memo_get(&mut self.tx_memo, d) {
+            Some(q) => q,
+            None => {
+                let next = self.tx_lanes.len() as u32;
+                let q = *self.tx_lane_of.entry(d).or_insert(next);
+                if q == next {
+                    self.tx_lanes.push(VecDeque::new());
+                }
+                memo_put(&mut self.tx_memo, d, q);
+                q
             }
-            let c = &mut self.tx_memo[memo_set(d)];
-            c[1] = c[0];
-            c[0] = (d, q);
-            q
         };
         let seq = self.seq();
         let lane = &mut self.tx_lanes[qi as usize];
